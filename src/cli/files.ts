@@ -1,0 +1,40 @@
+/**
+ * Finds the `.mh` files a command was pointed at: files as given, folders walked recursively,
+ * skipping hidden entries and node_modules, sorted so output never depends on directory order.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export class PathNotFoundError extends Error {
+  readonly path: string;
+  constructor(path: string) {
+    super(`no such file or directory: ${path}`);
+    this.path = path;
+  }
+}
+
+/** Absolute paths of every `.mh` file under `paths`. Throws `PathNotFoundError` for a missing path. */
+export function findMhFiles(paths: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const p of paths) {
+    const abs = resolve(p);
+    let stat: ReturnType<typeof statSync>;
+    try {
+      stat = statSync(abs);
+    } catch {
+      throw new PathNotFoundError(p);
+    }
+    if (stat.isDirectory()) walk(abs, found);
+    else found.add(abs);
+  }
+  return [...found].sort();
+}
+
+function walk(dir: string, found: Set<string>): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) walk(path, found);
+    else if (entry.isFile() && entry.name.endsWith('.mh')) found.add(path);
+  }
+}

@@ -1,0 +1,354 @@
+/**
+ * Structural checks of declarations: properties each kind accepts, agent configuration, types,
+ * duplicates inside a declaration, `goto` targets and unreachable steps. Name resolution lives in
+ * check-names.ts; this module looks at shapes, not scopes.
+ */
+import type { Block, DeclOf, NamedDecl, Param, Property, Step, Stmt, TypeNode } from './ast.js';
+import {
+  AGENT_PROPERTIES,
+  BUILTIN_TYPES,
+  MEMORY_PROPERTIES,
+  MEMORY_TYPES,
+  PIPELINE_PROPERTIES,
+} from './builtins.js';
+import { DIAGNOSTIC_CODES, type Diagnostic, diagnostic, type Span } from './diagnostics.js';
+import type { Binding } from './modules.js';
+
+type Report = (
+  code: Diagnostic['code'],
+  message: string,
+  span: Span,
+  severity?: Diagnostic['severity'],
+) => void;
+
+export function checkDeclaration(
+  decl: NamedDecl,
+  bindings: ReadonlyMap<string, Binding>,
+  out: Diagnostic[],
+): void {
+  const report: Report = (code, message, span, severity) =>
+    out.push(diagnostic(code, message, span, severity));
+  const types = new TypeChecker(bindings, report);
+  switch (decl.kind) {
+    case 'Agent':
+      return checkAgent(decl, report);
+    case 'Memory':
+      return checkMemory(decl, report);
+    case 'Pipeline':
+      return checkPipeline(decl, types, report);
+    case 'Tool':
+      checkUnique(decl.methods, 'method', report);
+      for (const m of decl.methods) checkParams(m.params, types, report, true);
+      return;
+    case 'Prompt':
+      checkParams(decl.params, types, report, false);
+      return;
+    case 'TypeAlias':
+      if (decl.name in BUILTIN_TYPES) {
+        report(
+          DIAGNOSTIC_CODES.DUPLICATE,
+          `type '${decl.name}' would shadow the built-in type; choose another name`,
+          decl.nameSpan,
+        );
+      }
+      types.check(decl.type);
+      types.checkAliasCycle(decl);
+      return;
+    case 'Enum':
+      checkUnique(decl.variants, 'enum variant', report);
+      return;
+  }
+}
+
+function checkUnique(
+  items: readonly { name: string; span: Span }[],
+  what: string,
+  report: Report,
+): void {
+  const seen = new Map<string, Span>();
+  for (const item of items) {
+    const first = seen.get(item.name);
+    if (first)
+      report(
+        DIAGNOSTIC_CODES.DUPLICATE,
+        `${what} '${item.name}' is already declared at line ${first.line}:${first.col}`,
+        item.span,
+      );
+    else seen.set(item.name, item.span);
+  }
+}
+
+function checkProperties(
+  props: readonly Property[],
+  known: ReadonlySet<string>,
+  owner: string,
+  report: Report,
+): void {
+  checkUnique(props, 'property', report);
+  for (const p of props) {
+    if (!known.has(p.name)) {
+      report(
+        DIAGNOSTIC_CODES.UNKNOWN_PROPERTY,
+        `${owner} has no property '${p.name}'; known: ${[...known].join(', ')}`,
+        p.span,
+      );
+    }
+  }
+}
+
+function literal(props: readonly Property[], name: string): string | undefined {
+  const value = props.find((p) => p.name === name)?.value;
+  if (value?.kind !== 'String' || value.segments.length !== 1) return undefined;
+  return typeof value.segments[0] === 'string' ? value.segments[0] : undefined;
+}
+
+function checkAgent(decl: DeclOf<'Agent'>, report: Report): void {
+  const owner = `agent '${decl.name}'`;
+  checkProperties(decl.props, AGENT_PROPERTIES, owner, report);
+  const has = (name: string) => decl.props.some((p) => p.name === name);
+  const engine = literal(decl.props, 'engine');
+  const isCli =
+    engine === undefined ? !has('engine') || !has('endpoint') : engine.startsWith('cli/');
+  if (isCli && !has('command')) {
+    report(
+      DIAGNOSTIC_CODES.AGENT_CONFIG,
+      `${owner} has no command: add command: "<cli>" (or an engine like "ollama/<model>" with an endpoint)`,
+      decl.nameSpan,
+    );
+  }
+  if (engine?.startsWith('ollama/') && !has('endpoint')) {
+    report(
+      DIAGNOSTIC_CODES.AGENT_CONFIG,
+      `${owner} uses engine "${engine}" but has no endpoint`,
+      decl.nameSpan,
+    );
+  }
+  const skills = decl.props.find((p) => p.name === 'skills');
+  if (skills && !has('system_prompt')) {
+    report(
+      DIAGNOSTIC_CODES.AGENT_CONFIG,
+      `${owner} declares skills but no system_prompt: (skills, prompt) -> … to build the prompt`,
+      skills.span,
+    );
+  }
+  const before = decl.props.find((p) => p.name === 'before');
+  if (before?.value.kind === 'Lambda' && before.value.params.length > 0) {
+    report(
+      DIAGNOSTIC_CODES.AGENT_CONFIG,
+      `${owner}: the before hook takes no parameters`,
+      before.span,
+    );
+  }
+}
+
+function checkMemory(decl: DeclOf<'Memory'>, report: Report): void {
+  const owner = `memory '${decl.name}'`;
+  checkProperties(decl.props, MEMORY_PROPERTIES, owner, report);
+  const type = literal(decl.props, 'type');
+  if (type === undefined) {
+    report(
+      DIAGNOSTIC_CODES.INVALID,
+      `${owner} needs type: one of ${[...MEMORY_TYPES].join(', ')}`,
+      decl.nameSpan,
+    );
+  } else if (!MEMORY_TYPES.has(type)) {
+    report(
+      DIAGNOSTIC_CODES.INVALID,
+      `${owner} has unknown type "${type}"; use one of ${[...MEMORY_TYPES].join(', ')}`,
+      decl.nameSpan,
+    );
+  } else if (type !== 'kv' && type !== 'vector' && !decl.props.some((p) => p.name === 'path')) {
+    report(DIAGNOSTIC_CODES.INVALID, `${owner} of type "${type}" needs a path`, decl.nameSpan);
+  }
+}
+
+function checkParams(
+  params: readonly Param[],
+  types: TypeChecker,
+  report: Report,
+  trailingDefaults: boolean,
+): void {
+  checkUnique(params, 'parameter', report);
+  let sawDefault = false;
+  for (const p of params) {
+    if (p.type) types.check(p.type, true);
+    if (p.default) sawDefault = true;
+    else if (sawDefault && trailingDefaults) {
+      report(
+        DIAGNOSTIC_CODES.INVALID,
+        `parameter '${p.name}' has no default but follows one that has; move it before`,
+        p.span,
+      );
+    }
+  }
+}
+
+function checkPipeline(decl: DeclOf<'Pipeline'>, types: TypeChecker, report: Report): void {
+  const owner = `${decl.flavor} '${decl.name}'`;
+  checkProperties(decl.props, PIPELINE_PROPERTIES, owner, report);
+  checkUnique([...decl.inputs, ...decl.vars], 'pipeline variable', report);
+  for (const input of decl.inputs) types.check(input.type);
+  if (
+    !decl.loop &&
+    (decl.maxIterations !== undefined || decl.props.some((p) => p.name === 'repeat'))
+  ) {
+    report(
+      DIAGNOSTIC_CODES.INVALID,
+      `${owner} is not a loop: 'repeat' and 'max' need 'loop ${decl.flavor}'`,
+      decl.nameSpan,
+    );
+  }
+  const steps = decl.steps.flatMap((s) => (s.kind === 'Parallel' ? s.steps : [s]));
+  checkUnique(
+    [...decl.steps, ...steps.filter((s) => !decl.steps.includes(s))].map((s) => ({
+      name: s.name,
+      span: s.nameSpan,
+    })),
+    'step',
+    report,
+  );
+  const topLevel = new Set(decl.steps.filter((s) => s.kind === 'Step').map((s) => s.name));
+  for (const group of decl.steps) {
+    if (group.kind !== 'Parallel') continue;
+    for (const s of group.steps) {
+      for (const stmt of walk(s.body)) {
+        if (stmt.kind === 'Goto' || stmt.kind === 'Break') {
+          report(
+            DIAGNOSTIC_CODES.GOTO,
+            `'${stmt.kind.toLowerCase()}' is not allowed inside parallel group '${group.name}'`,
+            stmt.span,
+          );
+        }
+      }
+    }
+  }
+  for (const step of decl.steps) {
+    if (step.kind !== 'Step') continue;
+    for (const stmt of walk(step.body)) {
+      if (stmt.kind === 'Goto' && !topLevel.has(stmt.target)) {
+        const inGroup = steps.some((s) => s.name === stmt.target);
+        const why = inGroup ? 'it is inside a parallel group' : `${owner} has no such step`;
+        report(DIAGNOSTIC_CODES.GOTO, `goto '${stmt.target}': ${why}`, stmt.targetSpan);
+      }
+    }
+  }
+  reportUnreachable(decl, report);
+}
+
+/** Steps no path from the first (or `entry`) step reaches, by fall-through or goto. */
+function reportUnreachable(decl: DeclOf<'Pipeline'>, report: Report): void {
+  const order = decl.steps;
+  if (order.length === 0) return;
+  const index = new Map(order.map((s, i) => [s.name, i]));
+  const entry = order.findIndex((s) => s.kind === 'Step' && s.entry);
+  const seen = new Set<number>();
+  const queue = [Math.max(entry, 0)];
+  while (queue.length) {
+    const i = queue.pop() as number;
+    if (seen.has(i)) continue;
+    seen.add(i);
+    const step = order[i] as Step | DeclOf<'Pipeline'>['steps'][number];
+    const bodies = step.kind === 'Parallel' ? step.steps.map((s) => s.body) : [step.body];
+    for (const body of bodies) {
+      for (const stmt of walk(body)) {
+        const target = stmt.kind === 'Goto' ? index.get(stmt.target) : undefined;
+        if (target !== undefined) queue.push(target);
+      }
+    }
+    if (i + 1 < order.length && !bodies.every(alwaysLeaves)) queue.push(i + 1);
+  }
+  order.forEach((step, i) => {
+    if (!seen.has(i)) {
+      report(
+        DIAGNOSTIC_CODES.UNREACHABLE,
+        `step '${step.name}' is never reached: no goto targets it and the step before it always jumps away`,
+        step.nameSpan,
+        'warning',
+      );
+    }
+  });
+}
+
+/** Whether a block always ends with `goto`, `break` or `fail(…)`, so it never falls through. */
+function alwaysLeaves(block: Block): boolean {
+  const last = block.body[block.body.length - 1];
+  if (!last) return false;
+  if (last.kind === 'Goto' || last.kind === 'Break') return true;
+  if (last.kind === 'If') return !!last.else && alwaysLeaves(last.then) && alwaysLeaves(last.else);
+  return (
+    last.kind === 'ExprStmt' &&
+    last.expr.kind === 'Call' &&
+    last.expr.callee.kind === 'Ident' &&
+    last.expr.callee.name === 'fail'
+  );
+}
+
+/** Every statement in a block, nested blocks included (not lambda bodies). */
+function* walk(block: Block): Generator<Stmt> {
+  for (const stmt of block.body) {
+    yield stmt;
+    switch (stmt.kind) {
+      case 'If':
+        yield* walk(stmt.then);
+        if (stmt.else) yield* walk(stmt.else);
+        break;
+      case 'While':
+      case 'ForIn':
+        yield* walk(stmt.body);
+        break;
+      case 'Try':
+        yield* walk(stmt.body);
+        yield* walk(stmt.handler);
+        if (stmt.finalizer) yield* walk(stmt.finalizer);
+        break;
+    }
+  }
+}
+
+class TypeChecker {
+  readonly #bindings: ReadonlyMap<string, Binding>;
+  readonly #report: Report;
+  constructor(bindings: ReadonlyMap<string, Binding>, report: Report) {
+    this.#bindings = bindings;
+    this.#report = report;
+  }
+
+  /** Reports unknown type names; `prompt` is a type only for prompt parameters. */
+  check(type: TypeNode, allowPrompt = false): void {
+    if (type.kind === 'ArrayType') return this.check(type.element, allowPrompt);
+    if (type.kind === 'ShapeType') {
+      checkUnique(type.fields, 'field', this.#report);
+      for (const f of type.fields) this.check(f.type, allowPrompt);
+      return;
+    }
+    if (type.name in BUILTIN_TYPES || (allowPrompt && type.name === 'prompt')) return;
+    const b = this.#bindings.get(type.name);
+    if (b?.kind === 'decl' && (b.decl.kind === 'TypeAlias' || b.decl.kind === 'Enum')) return;
+    this.#report(
+      DIAGNOSTIC_CODES.UNKNOWN_TYPE,
+      `unknown type '${type.name}'; use string, number, bool, any, array, object, T[], {field: T} or a declared type or enum`,
+      type.span,
+    );
+  }
+
+  checkAliasCycle(decl: DeclOf<'TypeAlias'>): void {
+    const seen = new Set<string>([decl.name]);
+    let type: TypeNode = decl.type;
+    while (true) {
+      while (type.kind === 'ArrayType') type = type.element;
+      if (type.kind !== 'NamedType') return;
+      if (seen.has(type.name)) {
+        this.#report(
+          DIAGNOSTIC_CODES.INVALID,
+          `type '${decl.name}' refers to itself through '${type.name}'`,
+          decl.nameSpan,
+        );
+        return;
+      }
+      seen.add(type.name);
+      const b = this.#bindings.get(type.name);
+      if (b?.kind !== 'decl' || b.decl.kind !== 'TypeAlias') return;
+      type = b.decl.type;
+    }
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The MHL language front end: parse, resolve modules, check. Reads files only through a
+ * `SourceHost`; knows nothing of running or serving workflows.
+ */
+export type { Asset, PromptAsset, SchemaAsset, SkillAsset } from './assets.js';
+export type {
+  Block,
+  Decl,
+  DeclOf,
+  Expr,
+  ExprOf,
+  NamedDecl,
+  PipelineDecl,
+  Program,
+  Stmt,
+  StmtOf,
+  TypeNode,
+} from './ast.js';
+export { type CheckResult, checkFiles } from './checker.js';
+export {
+  compareDiagnostics,
+  DIAGNOSTIC_CODES,
+  type Diagnostic,
+  type DiagnosticCode,
+  formatDiagnostic,
+  LangError,
+  type Severity,
+  type Span,
+  sourceExcerpt,
+} from './diagnostics.js';
+export { DEFAULT_LIMITS, type Limits, resolveLimits } from './limits.js';
+export {
+  type Binding,
+  buildNamespace,
+  type Module,
+  ModuleGraph,
+  type Namespace,
+} from './modules.js';
+export { type ParseResult, parse } from './parser.js';
+export { diskHost, memoryHost, type SourceHost } from './source-host.js';

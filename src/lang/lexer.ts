@@ -7,46 +7,13 @@
  * Lexical problems become diagnostics and the lexer carries on; it never throws.
  */
 import { DIAGNOSTIC_CODES, type Diagnostic, diagnostic, type Span } from './diagnostics.js';
+import { type Interpolation, type StringPart, TOKEN, type Token, type TokenType } from './token.js';
+import { type PositionOverride, TokenTable } from './token-table.js';
 
-export const TOKEN = {
-  Ident: 'ident',
-  Number: 'number',
-  Duration: 'duration',
-  String: 'string',
-  Punct: 'punct',
-  EOF: 'eof',
-} as const;
-export type TokenType = (typeof TOKEN)[keyof typeof TOKEN];
-
-/** A `${…}` inside a string literal: the source range of the expression between the braces. */
-export interface Interpolation {
-  readonly start: number;
-  readonly end: number;
-  readonly line: number;
-  readonly col: number;
-  /** Legacy form with backslash-escaped quotes inside (`"${f(\"a\")}"`): lexed from unescaped text. */
-  readonly escaped: boolean;
-}
-export type StringPart = string | Interpolation;
-
-export interface Token {
-  readonly type: TokenType;
-  /** Identifier or punctuation text; the source text for literals. */
-  readonly text: string;
-  readonly start: number;
-  readonly end: number;
-  readonly line: number;
-  readonly col: number;
-  /** Numbers: the value. Durations: milliseconds. */
-  readonly num?: number;
-  /** Strings: literal text and interpolations, in order. */
-  readonly parts?: readonly StringPart[];
-  /** Strings: whether this was a triple-quoted string. */
-  readonly triple?: boolean;
-}
+export { type Interpolation, type StringPart, TOKEN, type Token, type TokenType } from './token.js';
 
 export interface LexResult {
-  readonly tokens: Token[];
+  readonly table: TokenTable;
   readonly diagnostics: Diagnostic[];
 }
 
@@ -58,6 +25,8 @@ const DURATION_MS: Readonly<Record<string, number>> = {
   d: 86_400_000,
 };
 const TWO_CHAR_PUNCT = new Set(['..', '->', '==', '!=', '>=', '<=', '&&', '||', '?.', '??', '+=']);
+/** Second characters of two-char punctuation: only these make the lexer look at a pair. */
+const TWO_CHAR_SECOND = new Set([...TWO_CHAR_PUNCT].map((p) => p.charCodeAt(1)));
 const ONE_CHAR_PUNCT = new Set('-+*/%<>=!^(){}[]:,.?');
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
   n: '\n',
@@ -75,6 +44,9 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
   "'": "'",
 };
 
+/** Strings inside `${…}` inside strings…: deeper than this is refused, not recursed into. */
+const MAX_STRING_NESTING = 32;
+
 const isDigit = (c: number) => c >= 48 && c <= 57;
 const isIdentStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 const isIdentPart = (c: number) => isIdentStart(c) || isDigit(c);
@@ -88,11 +60,27 @@ export interface LexRange {
 }
 
 /**
- * Splits `text` (or the range of it given) into tokens, ending with one EOF token.
+ * Splits `text` (or the range of it given) into a token table ending with one EOF token.
+ * `override` reports every token at one position (for text that is not the file itself).
  * Never throws; problems are returned as diagnostics.
  */
-export function tokenize(text: string, file: string, range?: LexRange): LexResult {
-  return new Lexer(text, file, range).run();
+export function lex(
+  text: string,
+  file: string,
+  range?: LexRange,
+  override?: PositionOverride,
+): LexResult {
+  return new Lexer(text, file, range, override).run();
+}
+
+/** `lex`, with every token made into an object: for tests and tools, not the parser's hot path. */
+export function tokenize(
+  text: string,
+  file: string,
+  range?: LexRange,
+): { tokens: Token[]; diagnostics: Diagnostic[] } {
+  const { table, diagnostics } = lex(text, file, range);
+  return { tokens: Array.from({ length: table.count }, (_, i) => table.token(i)), diagnostics };
 }
 
 class Lexer {
@@ -102,14 +90,16 @@ class Lexer {
   #pos: number;
   #line: number;
   #lineStart: number;
-  readonly #tokens: Token[] = [];
+  readonly #tokens: TokenTable;
   readonly #diags: Diagnostic[] = [];
 
-  constructor(text: string, file: string, range?: LexRange) {
+  constructor(text: string, file: string, range?: LexRange, override?: PositionOverride) {
     this.#text = text;
     this.#file = file;
     this.#pos = range?.start ?? 0;
     this.#end = range?.end ?? text.length;
+    // About one token per four characters of MHL; the table grows if that is short.
+    this.#tokens = new TokenTable(text, (this.#end - this.#pos) >> 2, override);
     this.#line = range?.line ?? 1;
     this.#lineStart = this.#pos - ((range?.col ?? 1) - 1);
   }
@@ -121,16 +111,25 @@ class Lexer {
       if (this.#pos >= this.#end) break;
       this.#scanToken();
     }
-    this.#tokens.push(this.#token(TOKEN.EOF, '', this.#pos, this.#line, this.#col(this.#pos)));
-    return { tokens: this.#tokens, diagnostics: this.#diags };
+    this.#push(TOKEN.EOF, this.#pos, this.#line, this.#col(this.#pos));
+    return { table: this.#tokens, diagnostics: this.#diags };
   }
 
   #col(pos: number): number {
     return pos - this.#lineStart + 1;
   }
 
-  #token(type: TokenType, text: string, start: number, line: number, col: number): Token {
-    return { type, text, start, end: this.#pos, line, col };
+  #push(
+    type: TokenType,
+    start: number,
+    line: number,
+    col: number,
+    num = 0,
+    parts?: StringPart[],
+    triple = false,
+  ): void {
+    const i = this.#tokens.push(type, start, this.#pos, line, col, num);
+    if (parts) this.#tokens.strings.set(i, { parts, triple });
   }
 
   #error(message: string, start: number, end: number, line = this.#line, col = this.#col(start)) {
@@ -204,19 +203,21 @@ class Lexer {
       let p = start + 1;
       while (p < this.#end && isIdentPart(text.charCodeAt(p))) p++;
       this.#pos = p;
-      this.#tokens.push(this.#token(TOKEN.Ident, text.slice(start, p), start, line, col));
+      this.#push(TOKEN.Ident, start, line, col);
       return;
     }
-    const two = text.slice(start, start + 2);
-    if (two.length === 2 && start + 2 <= this.#end && TWO_CHAR_PUNCT.has(two)) {
+    const next = text.charCodeAt(start + 1);
+    const two =
+      start + 2 <= this.#end && TWO_CHAR_SECOND.has(next) ? text.slice(start, start + 2) : '';
+    if (two && TWO_CHAR_PUNCT.has(two)) {
       this.#pos = start + 2;
-      this.#tokens.push(this.#token(TOKEN.Punct, two, start, line, col));
+      this.#push(TOKEN.Punct, start, line, col);
       return;
     }
     const one = text[start] as string;
     if (ONE_CHAR_PUNCT.has(one)) {
       this.#pos = start + 1;
-      this.#tokens.push(this.#token(TOKEN.Punct, one, start, line, col));
+      this.#push(TOKEN.Punct, start, line, col);
       return;
     }
     this.#pos = start + (c >= 0xd800 && c <= 0xdbff ? 2 : 1);
@@ -238,14 +239,14 @@ class Lexer {
     this.#pos = p;
     const raw = text.slice(start, p);
     if (p === numberEnd) {
-      this.#tokens.push({ ...this.#token(TOKEN.Number, raw, start, line, col), num: Number(raw) });
+      this.#push(TOKEN.Number, start, line, col, Number(raw));
       return;
     }
     const unit = text.slice(numberEnd, p);
     const factor = DURATION_MS[unit];
     if (!fraction && factor !== undefined) {
       const ms = Number(text.slice(start, numberEnd)) * factor;
-      this.#tokens.push({ ...this.#token(TOKEN.Duration, raw, start, line, col), num: ms });
+      this.#push(TOKEN.Duration, start, line, col, ms);
       return;
     }
     this.#error(
@@ -255,7 +256,7 @@ class Lexer {
       line,
       col,
     );
-    this.#tokens.push({ ...this.#token(TOKEN.Number, raw, start, line, col), num: 0 });
+    this.#push(TOKEN.Number, start, line, col, 0);
   }
 
   /** A double-quoted string with Go-style escapes and `${…}` interpolations. */
@@ -291,17 +292,19 @@ class Lexer {
         if (chunk) parts.push(chunk);
         chunk = '';
         p = this.#scanInterpolation(p, parts);
+        if (p < 0) break; // unterminated `${`: already reported, and it ends the string too
         continue;
       }
-      chunk += text[p];
-      p++;
+      const run = p;
+      while (p < this.#end) {
+        const d = text.charCodeAt(p);
+        if (d === 34 || d === 92 || d === 10 || (d === 36 && text.charCodeAt(p + 1) === 123)) break;
+        p++;
+      }
+      chunk += text.slice(run, p);
     }
     if (chunk || parts.length === 0) parts.push(chunk);
-    this.#tokens.push({
-      ...this.#token(TOKEN.String, text.slice(start, this.#pos), start, line, col),
-      parts,
-      triple: false,
-    });
+    this.#push(TOKEN.String, start, line, col, 0, parts, false);
   }
 
   #decodeEscape(p: number): { text: string; next: number } {
@@ -327,7 +330,8 @@ class Lexer {
 
   /**
    * Scans `${ … }` starting at the `$`, tracking brace depth and nested strings so that
-   * `"${f(x, "a}b")}"` is one token. Returns the position after the closing brace.
+   * `"${f(x, "a}b")}"` is one token. Returns the position after the closing brace, or -1 (with
+   * the lexer moved to the end of the line) when the interpolation is never closed.
    */
   #scanInterpolation(dollar: number, parts: StringPart[]): number {
     const text = this.#text;
@@ -353,15 +357,25 @@ class Lexer {
     }
     if (depth !== 0) {
       this.#error("unterminated '${' in string: close the interpolation with '}'", dollar, p);
-      return p;
+      this.#pos = p;
+      return -1;
     }
     parts.push({ start: exprStart, end: p, line, col: this.#col(exprStart), escaped });
     return p + 1;
   }
 
   /** Skips a string nested inside an interpolation; returns the position after its closing quote. */
-  #skipNestedString(p: number): number {
+  #skipNestedString(p: number, nesting = 1): number {
     const text = this.#text;
+    if (nesting > MAX_STRING_NESTING) {
+      this.#error(
+        `strings nest more than ${MAX_STRING_NESTING} levels deep inside \${…}; use variables`,
+        p - 1,
+        p,
+      );
+      const nl = text.indexOf('\n', p);
+      return nl < 0 || nl > this.#end ? this.#end : nl;
+    }
     while (p < this.#end) {
       const c = text.charCodeAt(p);
       if (c === 10) return p;
@@ -375,7 +389,7 @@ class Lexer {
           if (d === 123) depth++;
           else if (d === 125) depth--;
           else if (d === 34) {
-            p = this.#skipNestedString(p + 1);
+            p = this.#skipNestedString(p + 1, nesting + 1);
             continue;
           }
           p++;
@@ -410,11 +424,7 @@ class Lexer {
     if (contentEnd > chunkStart) parts.push(text.slice(chunkStart, contentEnd));
     trimParts(parts);
     this.#pos = contentEnd === this.#end ? this.#end : contentEnd + 3;
-    this.#tokens.push({
-      ...this.#token(TOKEN.String, text.slice(start, this.#pos), start, line, col),
-      parts,
-      triple: true,
-    });
+    this.#push(TOKEN.String, start, line, col, 0, parts, true);
   }
 
   #scanTripleInterpolation(dollar: number, limit: number, parts: StringPart[]): number {

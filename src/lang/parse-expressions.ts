@@ -19,7 +19,7 @@ import type {
   StringSegment,
   TypeNode,
 } from './ast.js';
-import { type Interpolation, TOKEN, type Token, tokenize } from './lexer.js';
+import { type Interpolation, lex, TOKEN, type Token } from './lexer.js';
 import { parseBlock } from './parse-statements.js';
 import { describeToken, TokenStream } from './token-stream.js';
 
@@ -53,7 +53,8 @@ function parseBinary(s: TokenStream, minPrecedence: number): Expr {
     if (precedence === undefined || precedence < minPrecedence) return left;
     s.next();
     const right = s.nested(() => parseBinary(s, precedence + 1));
-    const span = { ...left.span, end: right.span.end };
+    const { file, start, line, col } = left.span;
+    const span = { file, start, end: right.span.end, line, col };
     left = { kind: 'Binary', op: t.text as BinaryOp, left, right, span };
   }
 }
@@ -226,7 +227,7 @@ function parseParenthesized(s: TokenStream): Expr {
 
 function isLambdaAhead(s: TokenStream): boolean {
   const close = s.matchOf(s.pos);
-  const after = close < 0 ? undefined : s.tokens[close + 1];
+  const after = close < 0 ? undefined : s.tokenAt(close + 1);
   return after?.type === TOKEN.Punct && after.text === '->';
 }
 
@@ -397,21 +398,15 @@ function parseStringToken(s: TokenStream, t: Token): Expr {
 }
 
 function parseInterpolation(s: TokenStream, part: Interpolation): Expr {
-  const lexed = part.escaped ? lexEscapedInterpolation(s, part) : tokenize(s.text, s.file, part);
-  for (const d of lexed.diagnostics) s.report(d);
-  const sub = new TokenStream(lexed.tokens, s.file, s.text, s.limits, s.diagnostics, s.depth);
+  const lexed = part.escaped
+    ? lex(s.text.slice(part.start, part.end).replace(/\\(["\\])/g, '$1'), s.file, undefined, part)
+    : lex(s.text, s.file, part);
+  for (const d of lexed.diagnostics)
+    s.report(part.escaped ? { ...d, span: { ...d.span, ...positionOf(part) } } : d);
+  const sub = new TokenStream(lexed.table, s.file, s.limits, s.diagnostics, s.depth);
   if (sub.atEnd()) {
-    const at = {
-      file: s.file,
-      start: part.start - 2,
-      end: part.end + 1,
-      line: part.line,
-      col: part.col - 2,
-    };
-    sub.fail("empty '${}' in string: put an expression between the braces", {
-      ...lexed.tokens[0],
-      ...at,
-    } as Token);
+    const empty = { ...sub.peek(), start: part.start - 2, end: part.end + 1, col: part.col - 2 };
+    sub.fail("empty '${}' in string: put an expression between the braces", empty);
   }
   const expr = parseExpr(sub);
   if (!sub.atEnd())
@@ -419,13 +414,7 @@ function parseInterpolation(s: TokenStream, part: Interpolation): Expr {
   return expr;
 }
 
-/** Legacy `"${f(\"a\")}"`: unescape, lex, and place every token at the interpolation's start. */
-function lexEscapedInterpolation(s: TokenStream, part: Interpolation) {
-  const unescaped = s.text.slice(part.start, part.end).replace(/\\(["\\])/g, '$1');
-  const lexed = tokenize(unescaped, s.file);
-  const at = { start: part.start, end: part.end, line: part.line, col: part.col };
-  return {
-    tokens: lexed.tokens.map((tok) => ({ ...tok, ...at })),
-    diagnostics: lexed.diagnostics.map((d) => ({ ...d, span: { ...d.span, ...at } })),
-  };
+/** Legacy `"${f(\"a\")}"` is lexed from unescaped text, so its tokens all report the interpolation's place. */
+function positionOf(part: Interpolation) {
+  return { start: part.start, end: part.end, line: part.line, col: part.col };
 }

@@ -33,7 +33,7 @@
  */
 import type { Decl, DescribeCase, ImportItem, Program, Property, ToolMethod } from './ast.js';
 import { DIAGNOSTIC_CODES, type Diagnostic, diagnostic } from './diagnostics.js';
-import { TOKEN, type Token, tokenize } from './lexer.js';
+import { lex, TOKEN, type Token } from './lexer.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import {
   parseArrowBody,
@@ -86,8 +86,8 @@ export function parse(text: string, file: string, limits: Limits = DEFAULT_LIMIT
       diagnostics: [diagnostic(DIAGNOSTIC_CODES.LIMIT_EXCEEDED, message, span)],
     };
   }
-  const lexed = tokenize(text, file);
-  const s = new TokenStream(lexed.tokens, file, text, limits, [...lexed.diagnostics]);
+  const lexed = lex(text, file);
+  const s = new TokenStream(lexed.table, file, limits, [...lexed.diagnostics]);
   const decls: Decl[] = [];
   try {
     while (!s.atEnd()) {

@@ -10,8 +10,9 @@ import {
   diagnostic,
   type Span,
 } from './diagnostics.js';
-import { TOKEN, type Token } from './lexer.js';
 import type { Limits } from './limits.js';
+import { TOKEN, type Token } from './token.js';
+import { type TokenTable, TYPE_CODE } from './token-table.js';
 
 /** Thrown inside the parser to unwind to the nearest recovery point; never escapes `parse()`. */
 export class ParseError extends Error {
@@ -44,9 +45,14 @@ export function describeToken(t: Token): string {
   }
 }
 
+const PUNCT = TYPE_CODE.punct;
+const IDENT = TYPE_CODE.ident;
+const CACHE_SIZE = 16;
+
 export class TokenStream {
-  readonly tokens: readonly Token[];
+  readonly table: TokenTable;
   readonly file: string;
+  /** The text tokens were read from: the file, or the unescaped text of a legacy interpolation. */
   readonly text: string;
   readonly limits: Limits;
   readonly diagnostics: Diagnostic[];
@@ -56,50 +62,69 @@ export class TokenStream {
   readonly enclosing: Int32Array;
   pos = 0;
   depth: number;
+  /** The last few tokens made into objects, so repeated look-ahead does not make them again. */
+  readonly #cacheIndex = new Int32Array(CACHE_SIZE).fill(-1);
+  readonly #cache: (Token | undefined)[] = new Array(CACHE_SIZE);
 
   constructor(
-    tokens: readonly Token[],
+    table: TokenTable,
     file: string,
-    text: string,
     limits: Limits,
     diagnostics: Diagnostic[],
     depth = 0,
   ) {
-    this.tokens = tokens;
+    this.table = table;
     this.file = file;
-    this.text = text;
+    this.text = table.source;
     this.limits = limits;
     this.diagnostics = diagnostics;
     this.depth = depth;
-    this.match = new Int32Array(tokens.length).fill(-1);
-    this.enclosing = new Int32Array(tokens.length).fill(-1);
+    this.match = new Int32Array(table.count).fill(-1);
+    this.enclosing = new Int32Array(table.count).fill(-1);
     this.#mapBrackets();
   }
 
+  get count(): number {
+    return this.table.count;
+  }
+
   #mapBrackets(): void {
+    const { types, starts, ends, source, count } = this.table;
     const stack: number[] = [];
-    this.tokens.forEach((t, i) => {
+    const charOf = (i: number) => source[starts[i] as number] as string;
+    for (let i = 0; i < count; i++) {
       this.enclosing[i] = stack.length ? (stack[stack.length - 1] as number) : -1;
-      if (t.type !== TOKEN.Punct) return;
-      if (OPENERS[t.text]) stack.push(i);
-      else if (CLOSERS.has(t.text)) {
-        const at = stack.findLastIndex((o) => OPENERS[this.tokens[o]?.text ?? ''] === t.text);
-        if (at < 0) return;
+      if (types[i] !== PUNCT || (ends[i] as number) - (starts[i] as number) !== 1) continue;
+      const c = charOf(i);
+      if (OPENERS[c]) stack.push(i);
+      else if (CLOSERS.has(c)) {
+        const at = stack.findLastIndex((o) => OPENERS[charOf(o)] === c);
+        if (at < 0) continue;
         const opener = stack[at] as number;
         this.match[opener] = i;
         this.enclosing[i] = this.enclosing[opener] as number;
         stack.length = at;
       }
-    });
+    }
+  }
+
+  /** The token at index `i` (clamped to the EOF token). */
+  tokenAt(i: number): Token {
+    const index = Math.min(i, this.table.count - 1);
+    const slot = index % CACHE_SIZE;
+    if (this.#cacheIndex[slot] === index) return this.#cache[slot] as Token;
+    const token = this.table.token(index);
+    this.#cacheIndex[slot] = index;
+    this.#cache[slot] = token;
+    return token;
   }
 
   peek(k = 0): Token {
-    const i = Math.min(this.pos + k, this.tokens.length - 1);
-    return this.tokens[i] as Token;
+    return this.tokenAt(this.pos + k);
   }
 
   previous(): Token {
-    return this.tokens[Math.max(0, this.pos - 1)] as Token;
+    return this.tokenAt(Math.max(0, this.pos - 1));
   }
 
   next(): Token {
@@ -112,20 +137,22 @@ export class TokenStream {
     return this.peek().type === TOKEN.EOF;
   }
 
+  #index(k: number): number {
+    return Math.min(this.pos + k, this.table.count - 1);
+  }
+
   /** Whether the token `k` ahead is the punctuation `text`. */
   isPunct(text: string, k = 0): boolean {
-    const t = this.peek(k);
-    return t.type === TOKEN.Punct && t.text === text;
+    return this.table.is(this.#index(k), PUNCT, text);
   }
 
   /** Whether the token `k` ahead is the identifier or keyword `word`. */
   isWord(word: string, k = 0): boolean {
-    const t = this.peek(k);
-    return t.type === TOKEN.Ident && t.text === word;
+    return this.table.is(this.#index(k), IDENT, word);
   }
 
   isIdent(k = 0): boolean {
-    return this.peek(k).type === TOKEN.Ident;
+    return this.table.types[this.#index(k)] === IDENT;
   }
 
   eatPunct(text: string): boolean {
@@ -249,6 +276,6 @@ export class TokenStream {
   /** Moves past the bracketed group starting at the current opener (for parse-and-ignore forms). */
   skipGroup(): void {
     const close = this.matchOf(this.pos);
-    this.pos = close < 0 ? this.tokens.length - 1 : close + 1;
+    this.pos = close < 0 ? this.table.count - 1 : close + 1;
   }
 }

@@ -7,7 +7,7 @@
  * Lexical problems become diagnostics and the lexer carries on; it never throws.
  */
 import { DIAGNOSTIC_CODES, type Diagnostic, diagnostic, type Span } from './diagnostics.js';
-import { type Interpolation, type StringPart, TOKEN, type Token, type TokenType } from './token.js';
+import { type StringPart, TOKEN, type Token, type TokenType } from './token.js';
 import { type PositionOverride, TokenTable } from './token-table.js';
 
 export { type Interpolation, type StringPart, TOKEN, type Token, type TokenType } from './token.js';

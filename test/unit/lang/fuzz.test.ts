@@ -95,7 +95,7 @@ function mutate(text: string, random: () => number): string {
     case 3:
       return t1 ? text.slice(0, t1.start) + text.slice(t1.end) : text;
     case 4:
-      return t1 ? text.slice(0, t1.end) + ' ' + text.slice(t1.start) : text;
+      return t1 ? `${text.slice(0, t1.end)} ${text.slice(t1.start)}` : text;
     default:
       return text.slice(0, at) + INSERTS[pick(INSERTS.length)] + text.slice(at);
   }

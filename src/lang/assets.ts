@@ -4,13 +4,12 @@
  * Each is read once, relative to the declaring `.mh` file, and checked here, at lint time, so a
  * broken asset is a diagnostic with a position and never a surprise in the middle of a run.
  */
-import { dirname, resolve } from 'node:path';
-import { Ajv } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { basename, dirname, resolve } from 'node:path';
 import type { DeclOf, NamedDecl, Program } from './ast.js';
 import { DIAGNOSTIC_CODES, type Diagnostic, diagnostic, type Span } from './diagnostics.js';
 import { type FrontmatterValue, isFrontmatterError, parseFrontmatter } from './frontmatter.js';
 import type { Limits } from './limits.js';
+import { checkSchema } from './schema-check.js';
 import type { SourceHost } from './source-host.js';
 
 export interface PromptAsset {
@@ -41,8 +40,6 @@ export interface AssetResult {
 }
 
 type AssetDecl = DeclOf<'Prompt'> | DeclOf<'Skill'> | DeclOf<'Schema'>;
-
-const DRAFT_07 = 'http://json-schema.org/draft-07/schema';
 
 /** Reads and checks every asset a program declares. */
 export function loadAssets(program: Program, host: SourceHost, limits: Limits): AssetResult {
@@ -82,7 +79,8 @@ function loadAsset(
     fail(`cannot read ${path}: ${(e as Error).message}`);
     return;
   }
-  if (text === undefined) return void fail(`no such file (looked for ${path})`);
+  if (text === undefined)
+    return void fail(`no such file (paths are relative to ${basename(file)})`);
   if (Buffer.byteLength(text) > limits.maxAssetBytes) {
     return void fail(`file is larger than ${limits.maxAssetBytes} bytes`);
   }
@@ -146,46 +144,6 @@ export function placeholders(body: string): { name: string; line: number; col: n
     found.push({ name: (m[2] as string).trim(), line, col });
   }
   return found;
-}
-
-function checkSchema(text: string): { message: string; line?: number; col?: number } | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    const position = /position (\d+)/.exec((e as Error).message);
-    const offset = position ? Number(position[1]) : undefined;
-    const where = offset === undefined ? {} : lineCol(text, offset);
-    return { message: `invalid JSON: ${(e as Error).message}`, ...where };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { message: 'must be a JSON object (a JSON Schema)' };
-  }
-  const declared = (value as { $schema?: unknown }).$schema;
-  const ajv =
-    typeof declared === 'string' && declared.startsWith(DRAFT_07) ? draft07() : draft2020();
-  if (!ajv.validateSchema(value as object)) {
-    return { message: `not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}` };
-  }
-  return undefined;
-}
-
-let ajv2020: Ajv2020 | undefined;
-let ajv07: Ajv | undefined;
-/** JSON Schema 2020-12, the default for schemas that do not name a draft. */
-function draft2020(): Ajv2020 {
-  ajv2020 ??= new Ajv2020({ strict: false });
-  return ajv2020;
-}
-/** Draft-07, which many agent CLIs' examples still declare. */
-function draft07(): Ajv {
-  ajv07 ??= new Ajv({ strict: false });
-  return ajv07;
-}
-
-function lineCol(text: string, offset: number): { line: number; col: number } {
-  const before = text.slice(0, offset);
-  return { line: (before.match(/\n/g)?.length ?? 0) + 1, col: offset - before.lastIndexOf('\n') };
 }
 
 function spanAt(file: string, text: string, line: number, col: number): Span {

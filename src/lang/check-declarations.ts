@@ -3,7 +3,17 @@
  * duplicates inside a declaration, `goto` targets and unreachable steps. Name resolution lives in
  * check-names.ts; this module looks at shapes, not scopes.
  */
-import type { Block, DeclOf, NamedDecl, Param, Property, Step, Stmt, TypeNode } from './ast.js';
+import type {
+  Block,
+  DeclOf,
+  Expr,
+  NamedDecl,
+  Param,
+  Property,
+  Step,
+  Stmt,
+  TypeNode,
+} from './ast.js';
 import {
   AGENT_PROPERTIES,
   BUILTIN_TYPES,
@@ -13,6 +23,7 @@ import {
 } from './builtins.js';
 import { DIAGNOSTIC_CODES, type Diagnostic, diagnostic, type Span } from './diagnostics.js';
 import type { Binding } from './modules.js';
+import { suggest } from './suggest.js';
 
 type Report = (
   code: Diagnostic['code'],
@@ -96,10 +107,22 @@ function checkProperties(
   }
 }
 
+/** The one value each agent policy field accepts (the runtime implements no other). */
+const AGENT_POLICY_VALUES: readonly [string, string, string][] = [
+  ['retry', 'backoff', 'exponential'],
+  ['cache', 'strategy', 'exact'],
+  ['rate_limit', 'on_exceeded', 'queue'],
+];
+
+/** The text of a string literal without interpolation, else undefined. */
+function stringLiteral(value: Expr): string | undefined {
+  if (value.kind !== 'String' || value.segments.length !== 1) return undefined;
+  return typeof value.segments[0] === 'string' ? value.segments[0] : undefined;
+}
+
 function literal(props: readonly Property[], name: string): string | undefined {
   const value = props.find((p) => p.name === name)?.value;
-  if (value?.kind !== 'String' || value.segments.length !== 1) return undefined;
-  return typeof value.segments[0] === 'string' ? value.segments[0] : undefined;
+  return value ? stringLiteral(value) : undefined;
 }
 
 function checkAgent(decl: DeclOf<'Agent'>, report: Report): void {
@@ -131,6 +154,16 @@ function checkAgent(decl: DeclOf<'Agent'>, report: Report): void {
       skills.span,
     );
   }
+  for (const [prop, field, allowed] of AGENT_POLICY_VALUES) {
+    const value = decl.props.find((p) => p.name === prop)?.value;
+    const given =
+      value?.kind === 'Object' ? value.fields.find((f) => f.key === field)?.value : undefined;
+    const text = given ? stringLiteral(given) : undefined;
+    if (given && text !== undefined && text !== allowed) {
+      const message = `${owner}: ${prop} ${field} "${text}" is not supported; use "${allowed}"`;
+      report(DIAGNOSTIC_CODES.AGENT_CONFIG, message, given.span);
+    }
+  }
   const before = decl.props.find((p) => p.name === 'before');
   if (before?.value.kind === 'Lambda' && before.value.params.length > 0) {
     report(
@@ -145,6 +178,7 @@ function checkMemory(decl: DeclOf<'Memory'>, report: Report): void {
   const owner = `memory '${decl.name}'`;
   checkProperties(decl.props, MEMORY_PROPERTIES, owner, report);
   const type = literal(decl.props, 'type');
+  const typeSpan = decl.props.find((p) => p.name === 'type')?.value.span ?? decl.nameSpan;
   if (type === undefined) {
     report(
       DIAGNOSTIC_CODES.INVALID,
@@ -155,7 +189,7 @@ function checkMemory(decl: DeclOf<'Memory'>, report: Report): void {
     report(
       DIAGNOSTIC_CODES.INVALID,
       `${owner} has unknown type "${type}"; use one of ${[...MEMORY_TYPES].join(', ')}`,
-      decl.nameSpan,
+      typeSpan,
     );
   } else if (type !== 'kv' && type !== 'vector' && !decl.props.some((p) => p.name === 'path')) {
     report(DIAGNOSTIC_CODES.INVALID, `${owner} of type "${type}" needs a path`, decl.nameSpan);
@@ -227,7 +261,10 @@ function checkPipeline(decl: DeclOf<'Pipeline'>, types: TypeChecker, report: Rep
     for (const stmt of walk(step.body)) {
       if (stmt.kind === 'Goto' && !topLevel.has(stmt.target)) {
         const inGroup = steps.some((s) => s.name === stmt.target);
-        const why = inGroup ? 'it is inside a parallel group' : `${owner} has no such step`;
+        const hint = suggest(stmt.target, topLevel);
+        const why = inGroup
+          ? 'it is inside a parallel group'
+          : `${owner} has no such step${hint ? `; did you mean '${hint}'?` : ''}`;
         report(DIAGNOSTIC_CODES.GOTO, `goto '${stmt.target}': ${why}`, stmt.targetSpan);
       }
     }
@@ -239,7 +276,12 @@ function checkPipeline(decl: DeclOf<'Pipeline'>, types: TypeChecker, report: Rep
 function reportUnreachable(decl: DeclOf<'Pipeline'>, report: Report): void {
   const order = decl.steps;
   if (order.length === 0) return;
-  const index = new Map(order.map((s, i) => [s.name, i]));
+  // A goto into a group reaches the group (the goto itself is reported as invalid).
+  const index = new Map<string, number>();
+  order.forEach((s, i) => {
+    index.set(s.name, i);
+    if (s.kind === 'Parallel') for (const inner of s.steps) index.set(inner.name, i);
+  });
   const entry = order.findIndex((s) => s.kind === 'Step' && s.entry);
   const seen = new Set<number>();
   const queue = [Math.max(entry, 0)];
@@ -261,7 +303,7 @@ function reportUnreachable(decl: DeclOf<'Pipeline'>, report: Report): void {
     if (!seen.has(i)) {
       report(
         DIAGNOSTIC_CODES.UNREACHABLE,
-        `step '${step.name}' is never reached: no goto targets it and the step before it always jumps away`,
+        `${step.kind === 'Parallel' ? 'parallel group' : 'step'} '${step.name}' is never reached: no goto targets it and the step before it always jumps away`,
         step.nameSpan,
         'warning',
       );
@@ -334,15 +376,16 @@ class TypeChecker {
   checkAliasCycle(decl: DeclOf<'TypeAlias'>): void {
     const seen = new Set<string>([decl.name]);
     let type: TypeNode = decl.type;
+    let via: string | undefined;
     while (true) {
       while (type.kind === 'ArrayType') type = type.element;
       if (type.kind !== 'NamedType') return;
+      via ??= type.name;
       if (seen.has(type.name)) {
-        this.#report(
-          DIAGNOSTIC_CODES.INVALID,
-          `type '${decl.name}' refers to itself through '${type.name}'`,
-          decl.nameSpan,
-        );
+        // Reported on each alias of the cycle; an alias that only leads into one stays quiet.
+        if (type.name !== decl.name) return;
+        const message = `type '${decl.name}' refers to itself through '${via}'`;
+        this.#report(DIAGNOSTIC_CODES.INVALID, message, decl.nameSpan);
         return;
       }
       seen.add(type.name);

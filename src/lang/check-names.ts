@@ -11,6 +11,7 @@ import type { Block, DeclOf, Expr, NamedDecl, Param, Stmt } from './ast.js';
 import { BUILTIN_FUNCTIONS, NATIVE_NAMESPACES, TEST_ASSERTIONS } from './builtins.js';
 import { DIAGNOSTIC_CODES, type Diagnostic, diagnostic, type Span } from './diagnostics.js';
 import type { Binding } from './modules.js';
+import { suggest } from './suggest.js';
 
 interface Local {
   readonly isConst: boolean;
@@ -268,6 +269,7 @@ export class NameChecker {
         this.#expr(e.else, scope, ctx);
         return;
       case 'Match':
+        this.#exhaustive(e);
         this.#expr(e.subject, scope, ctx);
         for (const arm of e.arms) {
           if (arm.pattern) this.#expr(arm.pattern, scope, ctx);
@@ -306,6 +308,8 @@ export class NameChecker {
           'nameof takes one declared name, e.g. nameof(Review)',
           e.span,
         );
+      } else if (!this.#bindings.has(target.name)) {
+        this.#ident(target.name, target.span, new Scope(), ctx);
       }
       return;
     }
@@ -325,6 +329,34 @@ export class NameChecker {
     }
   }
 
+  /** A match over enum variants or booleans with no `_` arm must cover every value. */
+  #exhaustive(e: Extract<Expr, { kind: 'Match' }>): void {
+    if (e.arms.length === 0 || e.arms.some((a) => a.pattern === undefined)) return;
+    let subject: string | undefined;
+    let all: string[] = [];
+    const covered = new Set<string>();
+    for (const { pattern: p } of e.arms) {
+      if (p?.kind === 'Bool') {
+        subject = 'bool';
+        all = ['true', 'false'];
+        covered.add(String(p.value));
+        continue;
+      }
+      if (p?.kind !== 'Member' || p.object.kind !== 'Ident') return;
+      const enumName = p.object.name;
+      const b = this.#bindings.get(enumName);
+      if (b?.kind !== 'decl' || b.decl.kind !== 'Enum') return;
+      subject = `enum '${b.decl.name}'`;
+      all = b.decl.variants.map((v) => `${enumName}.${v.name}`);
+      covered.add(`${enumName}.${p.name}`);
+    }
+    const missing = all.filter((v) => !covered.has(v));
+    if (missing.length === 0) return;
+    const them = missing.length === 1 ? 'an arm for it' : 'arms for them';
+    const message = `match on ${subject} is not exhaustive: missing ${missing.join(', ')}; add ${them} or a '_' arm`;
+    this.#report(DIAGNOSTIC_CODES.INVALID, message, e.span);
+  }
+
   #ident(name: string, span: Span, scope: Scope, ctx: Context): void {
     if (scope.lookup(name) || this.#bindings.has(name) || isIntrinsic(name) || ctx.lenient) return;
     const hint = suggest(name, [...scope.visible(), ...this.#bindings.keys()]);
@@ -342,39 +374,4 @@ export class NameChecker {
 
 function isIntrinsic(name: string): boolean {
   return name === 'context' || NATIVE_NAMESPACES.has(name) || BUILTIN_FUNCTIONS.has(name);
-}
-
-/** The closest visible name within an edit distance of 2 (and shorter than the name), for "did you mean". */
-function suggest(name: string, candidates: Iterable<string>): string | undefined {
-  let best: string | undefined;
-  // A suggestion must keep most of the name: one edit of a one-letter name says nothing.
-  let bestDistance = Math.min(3, name.length);
-  for (const c of candidates) {
-    if (Math.abs(c.length - name.length) >= bestDistance) continue;
-    const d = editDistance(name, c);
-    if (d < bestDistance) {
-      best = c;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row.push(
-        Math.min(
-          (prev[j] as number) + 1,
-          (row[j - 1] as number) + 1,
-          (prev[j - 1] as number) + cost,
-        ),
-      );
-    }
-    prev = row;
-  }
-  return prev[b.length] as number;
 }

@@ -15,7 +15,14 @@ import {
   diagnostic,
 } from './diagnostics.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
-import { type Binding, buildNamespace, type Module, ModuleGraph, position } from './modules.js';
+import {
+  type Binding,
+  buildNamespace,
+  type Module,
+  ModuleGraph,
+  moduleScope,
+  position,
+} from './modules.js';
 import type { SourceHost } from './source-host.js';
 
 export interface CheckResult {
@@ -45,7 +52,9 @@ export function checkFiles(
   const all: Diagnostic[] = modules.flatMap((m) => m.diagnostics);
   const visible = visibleNames(modules, all);
   for (const module of modules) {
-    const names = visible.get(module) ?? new Map();
+    // A module's own declarations and imports come first; the rest of its programs after.
+    const names = new Map(visible.get(module));
+    for (const [name, binding] of moduleScope(module).bindings) names.set(name, binding);
     const checker = new NameChecker(names, all);
     for (const decl of module.program.decls) {
       if (decl.kind === 'Import') continue;

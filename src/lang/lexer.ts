@@ -222,6 +222,18 @@ class Lexer {
     }
     this.#pos = start + (c >= 0xd800 && c <= 0xdbff ? 2 : 1);
     this.#error(unexpectedCharMessage(text.slice(start, this.#pos)), start, this.#pos, line, col);
+    // Read on as the author meant, so one slip is one diagnostic: `&` as `&&`, 'x' as "x".
+    if (one === '&' || one === '|') this.#push(TOKEN.Punct, start, line, col);
+    else if (one === "'") this.#recoverSingleQuoted(start, line, col);
+  }
+
+  #recoverSingleQuoted(start: number, line: number, col: number): void {
+    const text = this.#text;
+    const nl = text.indexOf('\n', start);
+    const close = text.indexOf("'", start + 1);
+    if (close < 0 || close > this.#end || (nl >= 0 && close > nl)) return;
+    this.#pos = close + 1;
+    this.#push(TOKEN.String, start, line, col, 0, [text.slice(start + 1, close)], false);
   }
 
   #scanNumber(start: number, line: number, col: number): void {

@@ -7,10 +7,10 @@
  * on which names a file may request (only exported ones), not a scope, so a module may use a
  * name that another file of the same program imported.
  */
-import { dirname, relative, resolve } from 'node:path';
+import { basename, dirname, relative, resolve } from 'node:path';
 import { type Asset, loadAssets } from './assets.js';
 import type { DeclOf, NamedDecl, Program } from './ast.js';
-import { DIAGNOSTIC_CODES, type Diagnostic, diagnostic } from './diagnostics.js';
+import { DIAGNOSTIC_CODES, type Diagnostic, diagnostic, type Span } from './diagnostics.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import { parse } from './parser.js';
 import type { SourceHost } from './source-host.js';
@@ -34,7 +34,9 @@ export interface Module {
 /** A name in a program's namespace: a declaration (maybe under an alias) or a legacy namespace. */
 export type Binding =
   | { readonly kind: 'decl'; readonly decl: NamedDecl; readonly module: Module }
-  | { readonly kind: 'namespace'; readonly module: Module };
+  | { readonly kind: 'namespace'; readonly module: Module }
+  /** Imported from a file that is missing or closes a cycle (already reported): no cascades. */
+  | { readonly kind: 'unresolved' };
 
 /** Import chains deeper than this are reported instead of followed. */
 const MAX_IMPORT_DEPTH = 64;
@@ -118,7 +120,10 @@ export class ModuleGraph {
     } catch (e) {
       return report(`cannot read "${decl.path}": ${(e as Error).message}`);
     }
-    if (!module) return report(`cannot find "${decl.path}" (looked for ${target})`);
+    if (!module)
+      return report(
+        `cannot find "${decl.path}" (import paths are relative to ${basename(from.path)})`,
+      );
     return { decl, target: module };
   }
 }
@@ -129,6 +134,7 @@ function displayName(path: string, relativeTo: string): string {
 }
 
 export interface Namespace {
+  /** Every name of the program, first declaration wins; a module's own scope comes first for it. */
   readonly bindings: ReadonlyMap<string, Binding>;
   /** Every module the root reaches, root first. */
   readonly modules: readonly Module[];
@@ -136,43 +142,67 @@ export interface Namespace {
   readonly diagnostics: readonly Diagnostic[];
 }
 
+export interface ModuleScope {
+  /** The module's own declarations and the names it imports (under their aliases). */
+  readonly bindings: ReadonlyMap<string, Binding>;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+const scopes = new WeakMap<Module, ModuleScope>();
+
+/**
+ * A module's own names: its declarations plus what it imports. Two of them with one name is an
+ * error (a duplicate or an alias collision); the same name in two different modules is not,
+ * since each module sees its own first.
+ */
+export function moduleScope(module: Module): ModuleScope {
+  const cached = scopes.get(module);
+  if (cached) return cached;
+  const bindings = new Map<string, Binding>();
+  const diagnostics: Diagnostic[] = [];
+  const scope: ModuleScope = { bindings, diagnostics };
+  scopes.set(module, scope);
+  const bind = (name: string, binding: Binding, span: Span, what: string) => {
+    const existing = bindings.get(name);
+    if (!existing) return void bindings.set(name, binding);
+    if (sameTarget(existing, binding)) return;
+    const where = existing.kind === 'decl' ? ` at ${position(existing.decl, span.file)}` : '';
+    const message = `${what} '${name}' is already declared${where}`;
+    diagnostics.push(diagnostic(DIAGNOSTIC_CODES.DUPLICATE, message, span));
+  };
+  for (const decl of module.program.decls) {
+    if (decl.kind === 'Import' || decl.kind === 'Pipeline' || decl.kind === 'Test') continue;
+    bind(decl.name, { kind: 'decl', decl, module }, decl.nameSpan, declWord(decl));
+  }
+  for (const edge of module.imports) {
+    const { decl, target } = edge;
+    if (!target) {
+      for (const item of decl.items) bindings.set(item.alias ?? item.name, { kind: 'unresolved' });
+      if (decl.namespace) bindings.set(decl.namespace, { kind: 'unresolved' });
+      continue;
+    }
+    if (decl.form === 'namespace' && decl.namespace) {
+      bind(decl.namespace, { kind: 'namespace', module: target }, decl.span, 'namespace');
+      continue;
+    }
+    for (const item of decl.items) {
+      const found = requestable(target, item.name, diagnostics, item.span, decl.path);
+      if (found) bind(item.alias ?? item.name, found, item.span, 'import');
+    }
+  }
+  return scope;
+}
+
 /** Merges `root` and every module it reaches into one flat namespace. */
 export function buildNamespace(root: Module): Namespace {
   const modules = reachable(root);
   const bindings = new Map<string, Binding>();
   const diagnostics: Diagnostic[] = [];
-  const bind = (name: string, binding: Binding, span: Diagnostic['span'], what: string) => {
-    const existing = bindings.get(name);
-    if (!existing) return void bindings.set(name, binding);
-    if (sameTarget(existing, binding)) return;
-    const where = existing.kind === 'decl' ? ` at ${position(existing.decl, span.file)}` : '';
-    diagnostics.push(
-      diagnostic(DIAGNOSTIC_CODES.DUPLICATE, `${what} '${name}' is already declared${where}`, span),
-    );
-  };
   for (const module of modules) {
-    for (const decl of module.program.decls) {
-      if (decl.kind === 'Import' || decl.kind === 'Pipeline' || decl.kind === 'Test') continue;
-      bind(decl.name, { kind: 'decl', decl, module }, decl.nameSpan, declWord(decl));
-    }
-  }
-  for (const module of modules) {
-    for (const edge of module.imports) {
-      if (!edge.target) continue;
-      if (edge.decl.form === 'namespace' && edge.decl.namespace) {
-        bind(
-          edge.decl.namespace,
-          { kind: 'namespace', module: edge.target },
-          edge.decl.span,
-          'namespace',
-        );
-        continue;
-      }
-      for (const item of edge.decl.items) {
-        const found = requestable(edge.target, item.name, diagnostics, item.span, edge.decl.path);
-        if (found) bind(item.alias ?? item.name, found, item.span, 'import');
-      }
-    }
+    const scope = moduleScope(module);
+    diagnostics.push(...scope.diagnostics);
+    for (const [name, binding] of scope.bindings)
+      if (!bindings.has(name)) bindings.set(name, binding);
   }
   return { bindings, modules, diagnostics };
 }
@@ -182,7 +212,7 @@ function requestable(
   target: Module,
   name: string,
   diagnostics: Diagnostic[],
-  span: Diagnostic['span'],
+  span: Span,
   path: string,
 ): Binding | undefined {
   const own = target.program.decls.find(
@@ -190,13 +220,8 @@ function requestable(
   );
   if (own) {
     if (!own.exported) {
-      diagnostics.push(
-        diagnostic(
-          DIAGNOSTIC_CODES.IMPORT,
-          `'${name}' is not exported by "${path}": add 'export' before its declaration`,
-          span,
-        ),
-      );
+      const message = `'${name}' is not exported by "${path}": add 'export' before its declaration`;
+      diagnostics.push(diagnostic(DIAGNOSTIC_CODES.IMPORT, message, span));
     }
     return { kind: 'decl', decl: own, module: target };
   }
@@ -222,7 +247,8 @@ function reachable(root: Module): Module[] {
 
 function sameTarget(a: Binding, b: Binding): boolean {
   if (a.kind === 'decl' && b.kind === 'decl') return a.decl === b.decl;
-  return a.kind === 'namespace' && b.kind === 'namespace' && a.module === b.module;
+  if (a.kind === 'namespace' && b.kind === 'namespace') return a.module === b.module;
+  return a.kind === 'unresolved' || b.kind === 'unresolved';
 }
 
 /** Where a declaration is, as seen from `fromFile`: `line 3:1` in the same file, else `path:3:1`. */

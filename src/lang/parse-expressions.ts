@@ -20,13 +20,15 @@ import type {
   TypeNode,
 } from './ast.js';
 import { type Interpolation, lex, TOKEN, type Token } from './lexer.js';
-import { parseBlock } from './parse-statements.js';
+import { parseBlock, startsDeclaration } from './parse-statements.js';
 import { describeToken, TokenStream } from './token-stream.js';
 
 const BINARY_PRECEDENCE: Readonly<Record<string, number>> = {
   '??': 1,
   '||': 2,
+  '|': 2,
   '&&': 3,
+  '&': 3,
   '==': 4,
   '!=': 4,
   '<': 5,
@@ -47,15 +49,18 @@ export function parseExpr(s: TokenStream): Expr {
 
 function parseBinary(s: TokenStream, minPrecedence: number): Expr {
   let left = parseUnary(s);
-  while (true) {
+  for (let chain = 1; ; chain++) {
     const t = s.peek();
     const precedence = t.type === TOKEN.Punct ? BINARY_PRECEDENCE[t.text] : undefined;
     if (precedence === undefined || precedence < minPrecedence) return left;
+    s.guardDepth(chain);
     s.next();
     const right = s.nested(() => parseBinary(s, precedence + 1));
+    // A lone `&`/`|` was already reported by the lexer; read it as the operator it stands for.
+    const op = (t.text === '&' ? '&&' : t.text === '|' ? '||' : t.text) as BinaryOp;
     const { file, start, line, col } = left.span;
     const span = { file, start, end: right.span.end, line, col };
-    left = { kind: 'Binary', op: t.text as BinaryOp, left, right, span };
+    left = { kind: 'Binary', op, left, right, span };
   }
 }
 
@@ -75,7 +80,8 @@ function parseUnary(s: TokenStream): Expr {
 function parsePostfix(s: TokenStream): Expr {
   const start = s.peek();
   let expr = parsePrimary(s);
-  while (true) {
+  for (let chain = 1; ; chain++) {
+    s.guardDepth(chain);
     if (s.eatPunct('.')) {
       const name = s.expectIdent("a member name after '.'");
       expr = {
@@ -305,6 +311,8 @@ export function parseObjectFields(s: TokenStream): ObjectField[] {
   const fields: ObjectField[] = [];
   while (!s.isPunct('}') && !s.atEnd()) {
     const start = s.peek();
+    if (start.type === TOKEN.Ident && !isFieldEnd(s))
+      s.failMissing("expected '}' to close the object");
     let key: string;
     if (start.type === TOKEN.String) key = s.expectPlainString('an object key').value;
     else key = s.expectIdent('an object key').text;
@@ -322,11 +330,19 @@ export function parseObjectFields(s: TokenStream): ObjectField[] {
   return fields;
 }
 
+/** After an identifier in an object: `:` (a field) or what may follow a `{name}` shorthand. */
+function isFieldEnd(s: TokenStream): boolean {
+  if (s.isPunct(':', 1) || s.isPunct(',', 1) || s.isPunct('}', 1)) return true;
+  const next = s.peek(1).type;
+  return next === TOKEN.Ident || next === TOKEN.String;
+}
+
 // props = "{" { IDENT ":" expr [ "," ] } "}"   (newline-separated; commas tolerated)
 export function parseProperties(s: TokenStream): Property[] {
   s.expectPunct('{');
   const props: Property[] = [];
   while (!s.isPunct('}') && !s.atEnd()) {
+    if (startsDeclaration(s)) s.failMissing("expected '}' to close the declaration body");
     props.push(parseProperty(s));
     s.eatPunct(',');
   }
@@ -366,7 +382,8 @@ export function parseType(s: TokenStream): TypeNode {
       const name = s.expectIdent('a type');
       type = { kind: 'NamedType', name: name.text, span: s.tokenSpan(name) };
     }
-    while (s.isPunct('[') && s.isPunct(']', 1)) {
+    for (let chain = 1; s.isPunct('[') && s.isPunct(']', 1); chain++) {
+      s.guardDepth(chain);
       s.pos += 2;
       type = { kind: 'ArrayType', element: type, span: s.spanFrom(start) };
     }

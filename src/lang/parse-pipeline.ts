@@ -16,7 +16,7 @@ import type {
 } from './ast.js';
 import { TOKEN, type Token } from './lexer.js';
 import { parseExpr, parseProperty, parseType } from './parse-expressions.js';
-import { parseBlock, parseVarDecl } from './parse-statements.js';
+import { declarationPlaceholder, parseBlock, parseVarDecl } from './parse-statements.js';
 import { describeToken, type TokenStream } from './token-stream.js';
 
 interface Modifiers {
@@ -78,11 +78,16 @@ function parseMembers(s: TokenStream): Members {
   s.expectPunct('{', 'to open the pipeline body');
   const openIndex = s.pos - 1;
   while (!s.isPunct('}')) {
-    if (s.atEnd()) s.fail("expected '}' to close the pipeline, found end of file");
+    if (s.atEnd()) s.failMissing("expected '}' to close the pipeline");
     const before = s.pos;
     try {
       parseMember(s, members);
     } catch (e) {
+      const placeholder = declarationPlaceholder(s, before);
+      if (placeholder) {
+        const { name, value, span, isConst } = placeholder;
+        members.vars.push({ name, storage: isConst ? 'const' : 'var', value, span });
+      }
       s.recoverInBlock(e, openIndex, before);
     }
     s.eatPunct(',');

@@ -12,6 +12,7 @@ import type {
   LValue,
   Property,
   Stmt,
+  StmtOf,
   WaitMode,
 } from './ast.js';
 import { DIAGNOSTIC_CODES, diagnostic } from './diagnostics.js';
@@ -62,12 +63,35 @@ export function parseBlock(s: TokenStream): Block {
           s.report(e.diagnostic);
           return { kind: 'Block', body, span: s.spanFrom(open) };
         }
+        const placeholder = declarationPlaceholder(s, before);
+        if (placeholder) body.push(placeholder);
         s.recoverInBlock(e, openIndex, before);
       }
     }
     s.next();
     return { kind: 'Block', body, span: s.spanFrom(open) };
   });
+}
+
+/**
+ * A `var x …`/`const x …` that failed to parse still declares `x` (as null), so the error is
+ * reported once and not again at every later use of `x`.
+ */
+export function declarationPlaceholder(s: TokenStream, at: number): StmtOf<'VarDecl'> | undefined {
+  const keyword = s.tokenAt(at);
+  const name = s.tokenAt(at + 1);
+  if (keyword.type !== TOKEN.Ident || name.type !== TOKEN.Ident) return undefined;
+  if (!['var', 'const', 'mem', 'input'].includes(keyword.text)) return undefined;
+  const span = s.tokenSpan(name);
+  const value: Expr = { kind: 'Null', span };
+  return {
+    kind: 'VarDecl',
+    name: name.text,
+    isConst: keyword.text === 'const',
+    value,
+    span,
+    nameSpan: span,
+  };
 }
 
 function isAtMemberStart(s: TokenStream, e: ParseError): boolean {
@@ -79,13 +103,19 @@ function startsEnclosingMember(s: TokenStream): boolean {
   if (t.type !== TOKEN.Ident || !s.isIdent(1)) return false;
   if (MEMBER_WORDS.has(t.text))
     return s.isPunct('{', 2) || s.isWord('timeout', 2) || s.isWord('step', 1);
-  return t.col === 1 && DECLARATION_WORDS.has(t.text);
+  return startsDeclaration(s);
+}
+
+/** A declaration keyword at the start of a line in column 1: a new top-level declaration. */
+export function startsDeclaration(s: TokenStream): boolean {
+  const t = s.peek();
+  return t.type === TOKEN.Ident && t.col === 1 && DECLARATION_WORDS.has(t.text) && s.isIdent(1);
 }
 
 function unclosedBlock(s: TokenStream, open: Token) {
   const found = s.peek();
   const message = `expected '}' to close the block opened at line ${open.line}, found ${describeToken(found)}`;
-  return diagnostic(DIAGNOSTIC_CODES.SYNTAX, message, s.tokenSpan(found));
+  return diagnostic(DIAGNOSTIC_CODES.SYNTAX, message, s.missingSpan());
 }
 
 /** A block, or a single statement wrapped in one (`if (x) goto A else goto B`). */

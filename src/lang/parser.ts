@@ -45,7 +45,7 @@ import {
 } from './parse-expressions.js';
 import { parsePipeline } from './parse-pipeline.js';
 import { parseBlock, parseVarDecl } from './parse-statements.js';
-import { describeToken, ParseError, TokenStream, TooManyErrors } from './token-stream.js';
+import { AbortParse, describeToken, ParseError, TokenStream } from './token-stream.js';
 
 export interface ParseResult {
   readonly program: Program;
@@ -97,20 +97,17 @@ export function parse(text: string, file: string, limits: Limits = DEFAULT_LIMIT
       } catch (e) {
         if (!(e instanceof ParseError)) throw e;
         s.report(e.diagnostic);
-        if (s.diagnostics.length >= limits.maxDiagnosticsPerFile) throw new TooManyErrors();
+        if (s.diagnostics.length >= limits.maxDiagnosticsPerFile) throw new AbortParse();
         syncTopLevel(s, before);
       }
     }
   } catch (e) {
-    if (!(e instanceof TooManyErrors)) throw e;
-    const span = s.tokenSpan(s.peek());
-    s.report(
-      diagnostic(
-        DIAGNOSTIC_CODES.LIMIT_EXCEEDED,
-        'too many errors; stopped reading this file',
-        span,
-      ),
-    );
+    if (!(e instanceof AbortParse)) throw e;
+    if (e.diagnostic) s.report(e.diagnostic);
+    else if (!e.quiet) {
+      const message = 'too many errors; stopped reading this file';
+      s.report(diagnostic(DIAGNOSTIC_CODES.LIMIT_EXCEEDED, message, s.tokenSpan(s.peek())));
+    }
   }
   return { program: { file, decls }, diagnostics: s.diagnostics };
 }

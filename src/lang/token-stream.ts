@@ -23,11 +23,32 @@ export class ParseError extends Error {
   }
 }
 
-/** Thrown once a file has more diagnostics than the limit; `parse()` stops there. */
-export class TooManyErrors extends Error {}
+/**
+ * Stops reading a file: thrown when it has more diagnostics than the limit, or nests deeper than
+ * the limit (recovering from that would only report the same problem again and again).
+ */
+export class AbortParse extends Error {
+  /** Reported when the parse stops; undefined means "too many errors". */
+  readonly diagnostic: Diagnostic | undefined;
+  /** Stop without a word: what remains is an echo of an error already reported. */
+  readonly quiet: boolean;
+  constructor(d?: Diagnostic, quiet = false) {
+    super(d?.message ?? 'too many errors');
+    this.diagnostic = d;
+    this.quiet = quiet;
+  }
+}
 
 const OPENERS: Readonly<Record<string, string>> = { '(': ')', '[': ']', '{': '}' };
 const CLOSERS = new Set([')', ']', '}']);
+
+/** The 1-based column where the line holding `offset` has its first non-blank character. */
+function indentOf(source: string, offset: number): number {
+  const lineStart = source.lastIndexOf('\n', offset - 1) + 1;
+  let p = lineStart;
+  while (source[p] === ' ' || source[p] === '\t') p++;
+  return p - lineStart + 1;
+}
 
 /** Describes a token for "found …" in messages. */
 export function describeToken(t: Token): string {
@@ -65,6 +86,8 @@ export class TokenStream {
   /** The last few tokens made into objects, so repeated look-ahead does not make them again. */
   readonly #cacheIndex = new Int32Array(CACHE_SIZE).fill(-1);
   readonly #cache: (Token | undefined)[] = new Array(CACHE_SIZE);
+  /** Lines with lexical errors: syntax errors there are their echoes. */
+  readonly #lexicalLines = new Set<number>();
 
   constructor(
     table: TokenTable,
@@ -79,6 +102,8 @@ export class TokenStream {
     this.limits = limits;
     this.diagnostics = diagnostics;
     this.depth = depth;
+    for (const d of diagnostics)
+      if (d.code === DIAGNOSTIC_CODES.LEXICAL) this.#lexicalLines.add(d.span.line);
     this.match = new Int32Array(table.count).fill(-1);
     this.enclosing = new Int32Array(table.count).fill(-1);
     this.#mapBrackets();
@@ -170,29 +195,24 @@ export class TokenStream {
   /** Consumes the punctuation `text` or fails with "expected … found …". */
   expectPunct(text: string, context?: string): Token {
     if (this.isPunct(text)) return this.next();
-    return this.fail(
-      `expected '${text}'${context ? ` ${context}` : ''}, found ${describeToken(this.peek())}`,
-    );
+    return this.failMissing(`expected '${text}'${context ? ` ${context}` : ''}`);
   }
 
   expectWord(word: string, context?: string): Token {
     if (this.isWord(word)) return this.next();
-    return this.fail(
-      `expected '${word}'${context ? ` ${context}` : ''}, found ${describeToken(this.peek())}`,
-    );
+    return this.failMissing(`expected '${word}'${context ? ` ${context}` : ''}`);
   }
 
   /** Consumes an identifier; `what` names it in the message ("a step name"). */
   expectIdent(what: string): Token {
     if (this.isIdent()) return this.next();
-    return this.fail(`expected ${what}, found ${describeToken(this.peek())}`);
+    return this.failMissing(`expected ${what}`);
   }
 
   /** Consumes a plain string literal (no interpolation) and returns its text. */
   expectPlainString(what: string): { value: string; token: Token } {
     const t = this.peek();
-    if (t.type !== TOKEN.String)
-      this.fail(`expected ${what} (a string), found ${describeToken(t)}`);
+    if (t.type !== TOKEN.String) this.failMissing(`expected ${what} (a string)`);
     const parts = t.parts ?? [];
     if (parts.length !== 1 || typeof parts[0] !== 'string') {
       this.fail(`${what} must be a plain string without \${…}`, t);
@@ -204,13 +224,72 @@ export class TokenStream {
   /** Throws a syntax error at `at` (default: the current token). */
   fail(
     message: string,
-    at: Token = this.peek(),
+    at: Token | Span = this.peek(),
     code: DiagnosticCode = DIAGNOSTIC_CODES.SYNTAX,
   ): never {
-    throw new ParseError(diagnostic(code, message, this.tokenSpan(at)));
+    const span = 'file' in at ? at : this.tokenSpan(at);
+    throw new ParseError(diagnostic(code, message, span));
   }
 
+  /**
+   * "expected X, found Y". When Y starts a later line, X was missing at the end of the line
+   * before, so that is where the caret goes, not on the good code below.
+   */
+  failMissing(expected: string): never {
+    if (this.atEnd() && expected.startsWith("expected '}'")) this.#failUnclosed();
+    return this.fail(`${expected}, found ${describeToken(this.peek())}`, this.missingSpan());
+  }
+
+  /**
+   * The file ended inside a block. Brackets pair up innermost-first, so the '}' that is really
+   * missing is usually earlier: the last '{' whose partner is indented less than the line that
+   * opened it. Point there; if an error was already reported from that line on, stop quietly.
+   */
+  #failUnclosed(): void {
+    const { types, starts, ends, cols, lines, source, count } = this.table;
+    let suspect = -1;
+    for (let i = 0; i < count; i++) {
+      const close = this.match[i] as number;
+      if (close < 0 || types[i] !== PUNCT || ends[i] !== (starts[i] as number) + 1) continue;
+      if (source[starts[i] as number] !== '{') continue;
+      if ((cols[close] as number) < indentOf(source, starts[i] as number)) suspect = i;
+    }
+    if (suspect < 0) return;
+    const line = lines[suspect] as number;
+    if (this.diagnostics.some((d) => d.span.file === this.file && d.span.line >= line)) {
+      throw new AbortParse(undefined, true);
+    }
+    const message = `expected '}' to close the block opened at line ${line}, found end of file`;
+    this.fail(message, this.tokenSpan(this.tokenAt(suspect)));
+  }
+
+  /** Where a missing token belongs: after the previous token when the next one starts a later line. */
+  missingSpan(): Span {
+    const found = this.peek();
+    const last = this.previous();
+    if (this.pos === 0 || found.line <= last.line) return this.tokenSpan(found);
+    const lineStart = this.text.lastIndexOf('\n', last.end - 1) + 1;
+    const line = last.line + (this.text.slice(last.start, last.end).match(/\n/g)?.length ?? 0);
+    return {
+      file: this.file,
+      start: last.end,
+      end: last.end + 1,
+      line,
+      col: last.end - lineStart + 1,
+    };
+  }
+
+  /**
+   * Records a diagnostic, dropping syntax errors that only echo a lexical one: on the same line or
+   * the next (an unterminated string swallows the rest of its line), or at the end of the file
+   * (an unterminated triple-quoted string swallows the rest of the file).
+   */
   report(d: Diagnostic): void {
+    if (d.code === DIAGNOSTIC_CODES.SYNTAX && this.#lexicalLines.size > 0) {
+      const l = d.span.line;
+      const atEnd = d.span.start >= this.text.length;
+      if (atEnd || this.#lexicalLines.has(l) || this.#lexicalLines.has(l - 1)) return;
+    }
     this.diagnostics.push(d);
   }
 
@@ -227,19 +306,26 @@ export class TokenStream {
 
   /** Guards recursion: every nesting production calls this around its body. */
   nested<T>(parse: () => T): T {
-    if (this.depth >= this.limits.maxDepth) {
-      this.fail(
-        `nesting deeper than ${this.limits.maxDepth} levels; split the expression or block`,
-        this.peek(),
-        DIAGNOSTIC_CODES.LIMIT_EXCEEDED,
-      );
-    }
+    this.guardDepth(1);
     this.depth++;
     try {
       return parse();
     } finally {
       this.depth--;
     }
+  }
+
+  /**
+   * Fails when `extra` more levels would pass the depth limit. Loops that build left-nested
+   * trees (`a.b.c…`, `a + b + …`, `T[][]…`) call this with their length, since the checker and
+   * the interpreter recurse through what they build.
+   */
+  guardDepth(extra: number): void {
+    if (this.depth + extra <= this.limits.maxDepth) return;
+    const message = `nesting deeper than ${this.limits.maxDepth} levels; split the expression or block`;
+    throw new AbortParse(
+      diagnostic(DIAGNOSTIC_CODES.LIMIT_EXCEEDED, message, this.tokenSpan(this.peek())),
+    );
   }
 
   /** Index of the bracket matching the opener at `index`, or -1. */
@@ -253,10 +339,12 @@ export class TokenStream {
    */
   syncInBlock(openerIndex: number, errorLine: number): void {
     const close = this.matchOf(openerIndex);
-    while (!this.atEnd()) {
+    const { lines, count } = this.table;
+    while (this.pos < count - 1) {
       if (this.pos === close) return;
-      const t = this.peek();
-      if (t.line > errorLine && this.enclosing[this.pos] === openerIndex) return;
+      // A closer whose opener sits in this block ends a nested group, not a statement.
+      const directlyInside = this.enclosing[this.pos] === openerIndex && !this.#isCloser(this.pos);
+      if (directlyInside && (lines[this.pos] as number) > errorLine) return;
       this.pos++;
     }
   }
@@ -268,9 +356,18 @@ export class TokenStream {
   recoverInBlock(e: unknown, openerIndex: number, before: number): void {
     if (!(e instanceof ParseError)) throw e;
     this.report(e.diagnostic);
-    if (this.diagnostics.length >= this.limits.maxDiagnosticsPerFile) throw new TooManyErrors();
+    if (this.diagnostics.length >= this.limits.maxDiagnosticsPerFile) throw new AbortParse();
     this.syncInBlock(openerIndex, e.diagnostic.span.line);
     if (this.pos === before) this.next();
+  }
+
+  #isCloser(i: number): boolean {
+    const { types, starts, ends, source } = this.table;
+    return (
+      types[i] === PUNCT &&
+      (ends[i] as number) - (starts[i] as number) === 1 &&
+      CLOSERS.has(source[starts[i] as number] as string)
+    );
   }
 
   /** Moves past the bracketed group starting at the current opener (for parse-and-ignore forms). */

@@ -276,7 +276,7 @@ describe('parser: recovery', () => {
   });
 
   it('gives up after the diagnostics limit and says so', () => {
-    const src = `pipeline P { step S {\n${'  ) \n'.repeat(200)} } }`;
+    const src = `pipeline P { step S {\n${'  var = 1\n'.repeat(200)} } }`;
     const { diagnostics } = parse(src, 't.mh');
     assert.equal(diagnostics.length, 101);
     assert.equal(diagnostics.at(-1)?.message, 'too many errors; stopped reading this file');

@@ -44,7 +44,10 @@ const BINARY_PRECEDENCE: Readonly<Record<string, number>> = {
 
 // expr = or_expr { "??" or_expr } ; … ; mul_expr = unary { ("*"|"/"|"%") unary }
 export function parseExpr(s: TokenStream): Expr {
-  return s.nested(() => parseBinary(s, 1));
+  s.enter();
+  const expr = parseBinary(s, 1);
+  s.depth--;
+  return expr;
 }
 
 function parseBinary(s: TokenStream, minPrecedence: number): Expr {
@@ -55,7 +58,9 @@ function parseBinary(s: TokenStream, minPrecedence: number): Expr {
     if (precedence === undefined || precedence < minPrecedence) return left;
     s.guardDepth(chain);
     s.next();
-    const right = s.nested(() => parseBinary(s, precedence + 1));
+    s.enter();
+    const right = parseBinary(s, precedence + 1);
+    s.depth--;
     // A lone `&`/`|` was already reported by the lexer; read it as the operator it stands for.
     const op = (t.text === '&' ? '&&' : t.text === '|' ? '||' : t.text) as BinaryOp;
     const { file, start, line, col } = left.span;
@@ -69,7 +74,9 @@ function parseUnary(s: TokenStream): Expr {
   const t = s.peek();
   if (s.isPunct('!') || s.isPunct('-')) {
     s.next();
-    const operand = s.nested(() => parseUnary(s));
+    s.enter();
+    const operand = parseUnary(s);
+    s.depth--;
     return { kind: 'Unary', op: t.text as '!' | '-', operand, span: s.spanFrom(t) };
   }
   return parsePostfix(s);
@@ -414,7 +421,12 @@ function parseStringToken(s: TokenStream, t: Token): Expr {
   return { kind: 'String', segments, triple: t.triple ?? false, span: s.tokenSpan(t) };
 }
 
+/** `${name}` and `${a.b.c}`, by far the most common interpolations, need no sub-parser. */
+const SIMPLE_PATH = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
 function parseInterpolation(s: TokenStream, part: Interpolation): Expr {
+  const source = s.text.slice(part.start, part.end);
+  if (!part.escaped && SIMPLE_PATH.test(source)) return simplePath(s, part, source);
   const lexed = part.escaped
     ? lex(s.text.slice(part.start, part.end).replace(/\\(["\\])/g, '$1'), s.file, undefined, part)
     : lex(s.text, s.file, part);
@@ -429,6 +441,29 @@ function parseInterpolation(s: TokenStream, part: Interpolation): Expr {
   if (!sub.atEnd())
     sub.fail(`expected '}' to end the interpolation, found ${describeToken(sub.peek())}`);
   return expr;
+}
+
+function simplePath(s: TokenStream, part: Interpolation, source: string): Expr {
+  const { file } = s;
+  const { start, line, col } = part;
+  let offset = 0;
+  let expr: Expr | undefined;
+  for (const name of source.split('.')) {
+    const end = start + offset + name.length;
+    if (!expr) {
+      expr = { kind: 'Ident', name, span: { file, start, end, line, col } };
+    } else {
+      expr = {
+        kind: 'Member',
+        object: expr,
+        name,
+        optional: false,
+        span: { file, start, end, line, col },
+      };
+    }
+    offset += name.length + 1;
+  }
+  return expr as Expr;
 }
 
 /** Legacy `"${f(\"a\")}"` is lexed from unescaped text, so its tokens all report the interpolation's place. */

@@ -80,6 +80,7 @@ function parseMembers(s: TokenStream): Members {
   while (!s.isPunct('}')) {
     if (s.atEnd()) s.failMissing("expected '}' to close the pipeline");
     const before = s.pos;
+    const depth = s.depth;
     try {
       parseMember(s, members);
     } catch (e) {
@@ -88,7 +89,7 @@ function parseMembers(s: TokenStream): Members {
         const { name, value, span, isConst } = placeholder;
         members.vars.push({ name, storage: isConst ? 'const' : 'var', value, span });
       }
-      s.recoverInBlock(e, openIndex, before);
+      s.recoverInBlock(e, openIndex, before, depth);
     }
     s.eatPunct(',');
   }

@@ -55,17 +55,19 @@ export function parseBlock(s: TokenStream): Block {
         return { kind: 'Block', body, span: s.spanFrom(open) };
       }
       const before = s.pos;
+      const depth = s.depth;
       try {
         body.push(parseStatement(s));
       } catch (e) {
         if (e instanceof ParseError && isAtMemberStart(s, e)) {
           // The statement ran into the next step or declaration: the block lacks its '}'.
           s.report(e.diagnostic);
+          s.depth = depth;
           return { kind: 'Block', body, span: s.spanFrom(open) };
         }
         const placeholder = declarationPlaceholder(s, before);
         if (placeholder) body.push(placeholder);
-        s.recoverInBlock(e, openIndex, before);
+        s.recoverInBlock(e, openIndex, before, depth);
       }
     }
     s.next();

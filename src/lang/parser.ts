@@ -96,6 +96,7 @@ export function parse(text: string, file: string, limits: Limits = DEFAULT_LIMIT
         decls.push(parseDeclaration(s));
       } catch (e) {
         if (!(e instanceof ParseError)) throw e;
+        s.depth = 0;
         s.report(e.diagnostic);
         if (s.diagnostics.length >= limits.maxDiagnosticsPerFile) throw new AbortParse();
         syncTopLevel(s, before);

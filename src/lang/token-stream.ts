@@ -123,7 +123,12 @@ export class TokenStream {
       const c = charOf(i);
       if (OPENERS[c]) stack.push(i);
       else if (CLOSERS.has(c)) {
-        const at = stack.findLastIndex((o) => OPENERS[charOf(o)] === c);
+        const top = stack.length - 1;
+        // Well-formed code closes the innermost bracket; search deeper only when it does not.
+        const at =
+          top >= 0 && OPENERS[charOf(stack[top] as number)] === c
+            ? top
+            : stack.findLastIndex((o) => OPENERS[charOf(o)] === c);
         if (at < 0) continue;
         const opener = stack[at] as number;
         this.match[opener] = i;
@@ -299,20 +304,28 @@ export class TokenStream {
 
   /** The span from `start` to the end of the last consumed token. */
   spanFrom(start: Token): Span {
-    const last = this.previous();
-    const end = Math.max(last.end, start.end);
+    const { override, ends } = this.table;
+    const lastEnd = override ? override.end : (ends[Math.max(0, this.pos - 1)] as number);
+    const end = Math.max(lastEnd, start.end);
     return { file: this.file, start: start.start, end, line: start.line, col: start.col };
   }
 
-  /** Guards recursion: every nesting production calls this around its body. */
-  nested<T>(parse: () => T): T {
+  /**
+   * Guards recursion: every nesting production calls `enter()` before its body and lowers
+   * `depth` after it. A syntax error skips the lowering; the recovery points restore the depth
+   * they saved (`recoverInBlock`), so the hot path needs no try/finally.
+   */
+  enter(): void {
     this.guardDepth(1);
     this.depth++;
-    try {
-      return parse();
-    } finally {
-      this.depth--;
-    }
+  }
+
+  /** `enter()`, the body, and the way out, for productions off the hot path. */
+  nested<T>(parse: () => T): T {
+    this.enter();
+    const result = parse();
+    this.depth--;
+    return result;
   }
 
   /**
@@ -353,8 +366,9 @@ export class TokenStream {
    * The recovery step shared by every list-in-braces production: reports a syntax error, then
    * resynchronises with `syncInBlock`, always making progress past `before`.
    */
-  recoverInBlock(e: unknown, openerIndex: number, before: number): void {
+  recoverInBlock(e: unknown, openerIndex: number, before: number, depth: number): void {
     if (!(e instanceof ParseError)) throw e;
+    this.depth = depth;
     this.report(e.diagnostic);
     if (this.diagnostics.length >= this.limits.maxDiagnosticsPerFile) throw new AbortParse();
     this.syncInBlock(openerIndex, e.diagnostic.span.line);

@@ -1,0 +1,116 @@
+/**
+ * Crash-safe file writes for the dir store: temp file in the target's own directory → fsync →
+ * rename → fsync of the directory, so after a crash a reader finds the old bytes or the new ones,
+ * never a mix. File system calls go through an injected `AtomicFs`, so tests can simulate
+ * failures (a cross-device rename) without patching `node:fs`.
+ *
+ * This module writes bytes; it knows nothing of keys or stores.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, rmdir, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+/** The file system functions the dir store uses; `NODE_FS` is the real one. */
+export const NODE_FS = { mkdir, open, readdir, readFile, rename, rmdir, unlink };
+/** The shape of `NODE_FS`: what a test substitutes to simulate file system failures. */
+export type AtomicFs = typeof NODE_FS;
+
+/** Mode of every file written (owner read/write). */
+export const FILE_MODE = 0o600;
+/** Mode of every directory created (owner only). */
+export const DIR_MODE = 0o700;
+/** Temp files start with this; keys never have a segment starting with ".". */
+export const TEMP_PREFIX = '.tmp-';
+
+/** The `code` of a Node system error, or undefined. */
+export function errnoCode(err: unknown): string | undefined {
+  if (err instanceof Error && 'code' in err && typeof err.code === 'string') return err.code;
+  return undefined;
+}
+
+/**
+ * Flushes a directory's entries (a rename or unlink inside it) to disk. Best effort: some file
+ * systems refuse to open or fsync a directory, and the data itself is already synced.
+ */
+export async function syncDir(fs: AtomicFs, dir: string): Promise<void> {
+  try {
+    const handle = await fs.open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Directory fsync is unsupported here (EISDIR, EINVAL, EPERM on some platforms); the file's
+    // own fsync already made its bytes durable.
+  }
+}
+
+/**
+ * Creates `dir` and any missing parents with mode 0700, and syncs the parents whose entries
+ * changed. Resolves once the chain is durable.
+ */
+export async function makeDirs(fs: AtomicFs, dir: string): Promise<void> {
+  const first = await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
+  if (first === undefined) return;
+  for (let d = dirname(dir); ; d = dirname(d)) {
+    await syncDir(fs, d);
+    if (d === dirname(first) || d === dirname(d)) break;
+  }
+}
+
+/**
+ * Replaces `path` with `data` atomically, mode 0600. When the rename fails with `EXDEV` (the
+ * directory spans devices, as some bind and overlay mounts do), it falls back to rewriting
+ * `path` in place and syncing it: durable, but not atomic. Aborting `signal` before the rename
+ * removes the temp file and leaves `path` untouched; after the rename the write stands.
+ * @throws the underlying system error (`ENOENT` when the directory vanished).
+ */
+export async function writeAtomic(
+  fs: AtomicFs,
+  path: string,
+  data: Uint8Array,
+  signal?: AbortSignal,
+): Promise<void> {
+  const dir = dirname(path);
+  const tmp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`);
+  const handle = await fs.open(tmp, 'wx', FILE_MODE);
+  try {
+    try {
+      await handle.writeFile(data, signal ? { signal } : {});
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    signal?.throwIfAborted();
+    await renameOrCopy(fs, tmp, path, data);
+  } catch (err: unknown) {
+    await fs.unlink(tmp).catch(() => {
+      // Already renamed into place, or never created: nothing to clean up.
+    });
+    throw err;
+  }
+  await syncDir(fs, dir);
+}
+
+async function renameOrCopy(
+  fs: AtomicFs,
+  tmp: string,
+  path: string,
+  data: Uint8Array,
+): Promise<void> {
+  try {
+    await fs.rename(tmp, path);
+    return;
+  } catch (err: unknown) {
+    if (errnoCode(err) !== 'EXDEV') throw err;
+  }
+  const handle = await fs.open(path, 'w', FILE_MODE);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fs.unlink(tmp);
+}

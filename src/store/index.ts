@@ -1,0 +1,31 @@
+/**
+ * The state store layer: the `Store` contract and its implementations. Callers ask a store what
+ * it can do (`storeCan`) and never branch on its class. Knows nothing of runs or workflows.
+ */
+export { type AtomicFs, DIR_MODE, FILE_MODE, NODE_FS } from './atomic-file.js';
+export { DirStore, type DirStoreOptions } from './dir.js';
+export { MemoryStore } from './memory.js';
+export {
+  type CasCapability,
+  type Fence,
+  type FenceCapability,
+  type Lease,
+  MAX_KEY_LENGTH,
+  MAX_SEGMENT_BYTES,
+  type ScanCapability,
+  type ScanPage,
+  type ScanQuery,
+  STORE_CAPABILITIES,
+  STORE_ERROR_CODES,
+  type Store,
+  type StoreCapability,
+  StoreError,
+  type StoreErrorCode,
+  type StoreOptions,
+  type StoreWith,
+  storeCan,
+  type Versioned,
+  validateKey,
+  validatePrefix,
+  validateValue,
+} from './store.js';

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { PathNotFoundError } from './files.js';
 import { type Output, runLint } from './lint.js';
+import { EXIT_FAILED, type RunCliOptions, runRun } from './run.js';
 
 const EXIT_USAGE = 2;
 
@@ -41,13 +42,64 @@ function buildProgram(): Command {
       process.exitCode = runLint(paths, options, io);
     });
 
+  program
+    .command('run')
+    .description('run a pipeline or workflow, checkpointing after every step')
+    .argument('<file>', 'the .mh file to run')
+    .option(
+      '--input <key=value>',
+      'an input value (repeatable); numbers, bools and JSON are coerced by declared type',
+      collect,
+      [],
+    )
+    .option('--pipeline <name>', 'which pipeline to run when the file declares several')
+    .option('--resume', 'continue the latest (or --session) run from its last checkpoint', false)
+    .option(
+      '--force',
+      'with --resume: resume even if the pipeline changed since the checkpoint',
+      false,
+    )
+    .option('--session <id>', 'the session to start or resume')
+    .option('--state-dir <dir>', 'where .mhl/ state lives (default: the current directory)')
+    .addOption(
+      new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'),
+    )
+    .option('--dry-run', 'check the file and print the plan without running anything', false)
+    .action(async (file: string, options: RunCliOptions & { input: string[] }) => {
+      process.exitCode = await withInterrupts((signal) => runRun(file, options, io, signal));
+    });
+
   return program;
 }
 
-function main(argv: readonly string[]): void {
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/**
+ * Runs `task` with a signal that SIGINT and SIGTERM abort, so a run stops at a safe point with
+ * its last checkpoint kept. A second signal exits at once.
+ */
+async function withInterrupts(task: (signal: AbortSignal) => Promise<number>): Promise<number> {
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(EXIT_FAILED);
+    controller.abort(new Error('interrupted'));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await task(controller.signal);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+async function main(argv: readonly string[]): Promise<void> {
   const program = buildProgram();
   try {
-    program.parse(argv as string[]);
+    await program.parseAsync(argv as string[]);
   } catch (e) {
     if (e instanceof CommanderError) {
       process.exitCode = e.exitCode === 0 ? 0 : EXIT_USAGE;
@@ -62,4 +114,4 @@ function main(argv: readonly string[]): void {
   }
 }
 
-main(process.argv);
+await main(process.argv);

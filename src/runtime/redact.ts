@@ -8,7 +8,8 @@ import { isObject, newObject, type Value } from './values.js';
 export const REDACTED = '[REDACTED]';
 
 /** Names whose values are secrets: `env("GITHUB_TOKEN")` registers what it returns. */
-const SENSITIVE_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|SESSION|COOKIE)/i;
+const SENSITIVE_NAME =
+  /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|SESSION|COOKIE)/i;
 
 /** Secrets shorter than this are not registered: redacting "1" everywhere would destroy output. */
 const MIN_SECRET_LENGTH = 4;

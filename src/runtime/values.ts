@@ -57,7 +57,11 @@ export interface CallArgs {
   readonly ordered: readonly Value[];
 }
 
-export function callArgs(positional: Value[], named: Map<string, Value> = new Map(), ordered?: Value[]): CallArgs {
+export function callArgs(
+  positional: Value[],
+  named: Map<string, Value> = new Map(),
+  ordered?: Value[],
+): CallArgs {
   return { positional, named, ordered: ordered ?? [...positional, ...named.values()] };
 }
 
@@ -124,11 +128,19 @@ export class Reference extends Tagged {
   readonly name: string;
   /** Resolves `ref.member` to a function or value; undefined when there is no such member. */
   readonly member: (name: string) => Value | undefined;
-  constructor(refKind: string, name: string, member: (name: string) => Value | undefined) {
+  /** Set when the name is also callable by itself (`log("x")` beside `log.info("x")`). */
+  readonly call: FunctionValue | undefined;
+  constructor(
+    refKind: string,
+    name: string,
+    member: (name: string) => Value | undefined,
+    call?: FunctionValue,
+  ) {
     super();
     this.refKind = refKind;
     this.name = name;
     this.member = member;
+    this.call = call;
   }
   format(): string {
     return `<${this.refKind} ${this.name}>`;
@@ -166,13 +178,19 @@ export function deepEqual(a: Value, b: Value): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== typeof b) return false;
   if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i] as Value));
+    return (
+      Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i] as Value))
+    );
   }
-  if (a instanceof EnumValue) return b instanceof EnumValue && a.enumName === b.enumName && a.variant === b.variant;
+  if (a instanceof EnumValue)
+    return b instanceof EnumValue && a.enumName === b.enumName && a.variant === b.variant;
   if (a instanceof DurationValue) return b instanceof DurationValue && a.ms === b.ms;
   if (isObject(a) && isObject(b)) {
     const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => k in b && deepEqual(a[k] as Value, b[k] as Value));
+    return (
+      ka.length === Object.keys(b).length &&
+      ka.every((k) => k in b && deepEqual(a[k] as Value, b[k] as Value))
+    );
   }
   return false;
 }
@@ -200,7 +218,8 @@ export function toJson(v: Value, indent?: number): string {
 
 /** A JSON-ready copy with sorted keys; tagged values become their formatted text. */
 export function toPlain(v: Value): unknown {
-  if (v === null || typeof v !== 'object') return typeof v === 'number' && !Number.isFinite(v) ? null : v;
+  if (v === null || typeof v !== 'object')
+    return typeof v === 'number' && !Number.isFinite(v) ? null : v;
   if (Array.isArray(v)) return v.map(toPlain);
   if (v instanceof Tagged) return v.format();
   const out: Record<string, unknown> = {};
@@ -211,7 +230,8 @@ export function toPlain(v: Value): unknown {
 /** Converts parsed JSON (or any plain data) into MHL values; undefined and functions become null. */
 export function fromJson(data: unknown): Value {
   if (data === null || data === undefined) return null;
-  if (typeof data === 'boolean' || typeof data === 'number' || typeof data === 'string') return data;
+  if (typeof data === 'boolean' || typeof data === 'number' || typeof data === 'string')
+    return data;
   if (Array.isArray(data)) return data.map(fromJson);
   if (typeof data === 'object') {
     const o = newObject();

@@ -1,0 +1,246 @@
+/**
+ * `mhl run FILE`: runs one pipeline or workflow from the command line, with checkpoints under
+ * `<state-dir>/.mhl/`, `--resume`, `--dry-run`, text or JSON output and a live progress line on
+ * a terminal. Exit status: 0 completed or paused, 1 the run failed or was cancelled, 2 the
+ * command, the program or its inputs are wrong.
+ */
+import { resolve } from 'node:path';
+import type { InputDecl, PipelineDecl } from '../lang/ast.js';
+import { diskHost, formatDiagnostic, sourceExcerpt } from '../lang/index.js';
+import { CheckpointStore } from '../runtime/checkpoints.js';
+import { childEnvironment } from '../runtime/child-env.js';
+import { coerceInput, typeText } from '../runtime/inputs.js';
+import { loadProgram, selectPipeline } from '../runtime/program.js';
+import { Redactor } from '../runtime/redact.js';
+import { type RunEvent, type RunOutcome, runPipeline } from '../runtime/runner.js';
+import { toPlain, type Value } from '../runtime/values.js';
+import { DirStore } from '../store/index.js';
+import type { Output } from './lint.js';
+import { Progress } from './progress.js';
+
+export interface RunCliOptions {
+  readonly input: readonly string[];
+  readonly resume: boolean;
+  readonly force: boolean;
+  readonly session?: string;
+  readonly stateDir?: string;
+  readonly format: 'text' | 'json';
+  readonly dryRun: boolean;
+  readonly pipeline?: string;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+/** Runs the command; resolves to the exit code. */
+export async function runRun(
+  file: string,
+  options: RunCliOptions,
+  io: Output,
+  signal: AbortSignal,
+): Promise<number> {
+  if (options.force && !options.resume) return usage(io, '--force only makes sense with --resume');
+  if (options.dryRun && options.resume)
+    return usage(io, '--dry-run cannot be combined with --resume');
+  if (options.session !== undefined && !/^[A-Za-z0-9_-]{1,128}$/.test(options.session)) {
+    return usage(io, '--session takes letters, digits, "-" and "_" (at most 128)');
+  }
+  const loaded = loadProgram(resolve(file), diskHost);
+  if (!loaded.ok) {
+    for (const d of loaded.diagnostics) {
+      io.err(formatDiagnostic(d));
+      const text = loaded.texts.get(d.span.file);
+      if (text !== undefined) io.err(sourceExcerpt(text, d.span));
+    }
+    io.err(`mhl run: ${file} has errors; fix them (see mhl lint) and run again`);
+    return EXIT_USAGE;
+  }
+  const pipeline = selectPipeline(loaded.pipelines, options.pipeline);
+  if (typeof pipeline === 'string') return usage(io, pipeline);
+  const inputs = parseInputs(options.input, pipeline.inputs);
+  if (typeof inputs === 'string') return usage(io, inputs);
+  if (options.dryRun) return dryRun(pipeline, options.format, io);
+
+  const redactor = new Redactor();
+  const stateDir = resolve(options.stateDir ?? '.');
+  const progress = new Progress(options.format === 'text' && process.stderr.isTTY === true, io);
+  const outputLines: string[] = [];
+  const output = (line: string) => {
+    const text = redactor.redact(line);
+    if (options.format === 'json') outputLines.push(text);
+    else progress.line(text);
+  };
+  const outcome = await runPipeline(loaded.program, pipeline, {
+    inputs,
+    resume: options.resume,
+    force: options.force,
+    ...(options.session !== undefined ? { session: options.session } : {}),
+    signal,
+    state: new CheckpointStore(new DirStore(resolve(stateDir, '.mhl')), redactor),
+    services: {
+      cwd: process.cwd(),
+      childEnv: childEnvironment(passEnv()),
+      env: process.env,
+      redactor,
+      output,
+      cacheDir: resolve(stateDir, '.mhl-cache'),
+    },
+    onEvent: (event) => progress.event(event, options.format === 'text'),
+  });
+  progress.done();
+  if (options.format === 'json')
+    io.out(JSON.stringify(jsonOutcome(outcome, resolve(file), outputLines)));
+  else printOutcome(outcome, io);
+  return outcome.status === 'completed' || outcome.status === 'paused' ? EXIT_OK : EXIT_FAILED;
+}
+
+function usage(io: Output, message: string): number {
+  io.err(`mhl run: ${message}`);
+  return EXIT_USAGE;
+}
+
+/** Extra variables children may see, named by the operator: `MHL_PASS_ENV=ANTHROPIC_API_KEY,…`. */
+function passEnv(): string[] {
+  return (process.env['MHL_PASS_ENV'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function parseInputs(
+  pairs: readonly string[],
+  decls: readonly InputDecl[],
+): Record<string, Value> | string {
+  const inputs: Record<string, Value> = {};
+  const byName = new Map(decls.map((d) => [d.name, d]));
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) return `--input takes key=value, got ${JSON.stringify(pair)}`;
+    const key = pair.slice(0, eq);
+    try {
+      inputs[key] = coerceInput(key, pair.slice(eq + 1), byName.get(key));
+    } catch (e) {
+      return (e as Error).message.replace(/^.*?: (--input)/, '$1');
+    }
+  }
+  return inputs;
+}
+
+function dryRun(pipeline: PipelineDecl, format: 'text' | 'json', io: Output): number {
+  const steps = pipeline.steps.map((s) => ({
+    name: s.name,
+    kind: s.kind === 'Parallel' ? 'parallel' : 'step',
+    ...(s.timeoutMs ? { timeout_ms: s.timeoutMs } : {}),
+    ...(s.kind === 'Parallel' ? { steps: s.steps.map((x) => x.name) } : {}),
+  }));
+  const inputs = pipeline.inputs.map((i) => ({
+    name: i.name,
+    type: typeText(i.type),
+    required: !i.default,
+  }));
+  if (format === 'json') {
+    io.out(
+      JSON.stringify({
+        ok: true,
+        dry_run: true,
+        pipeline: pipeline.name,
+        kind: pipeline.flavor,
+        loop: pipeline.loop,
+        inputs,
+        steps,
+      }),
+    );
+    return EXIT_OK;
+  }
+  io.out(`${pipeline.loop ? 'loop ' : ''}${pipeline.flavor} ${pipeline.name}`);
+  for (const i of inputs) io.out(`  input ${i.name}: ${i.type}${i.required ? '' : ' (optional)'}`);
+  for (const [n, s] of steps.entries()) {
+    const extra = [
+      s.timeout_ms ? `timeout ${s.timeout_ms / 1000}s` : '',
+      s.steps ? `parallel: ${s.steps.join(', ')}` : '',
+    ].filter(Boolean);
+    io.out(`  ${n + 1}. ${s.name}${extra.length ? ` (${extra.join('; ')})` : ''}`);
+  }
+  return EXIT_OK;
+}
+
+function printOutcome(o: RunOutcome, io: Output): void {
+  if (o.status === 'completed') {
+    io.out(`result: ${JSON.stringify(toPlain(o.vars))}`);
+    io.err(
+      `${o.pipeline} ${o.broke ? 'stopped early (break)' : 'completed'}: session ${o.session}`,
+    );
+  } else if (o.status === 'paused') {
+    io.err(
+      `${o.pipeline} paused${o.pauseReason ? `: ${formatReason(o.pauseReason)}` : ''}; resume with: mhl run … --resume --session ${o.session}`,
+    );
+  } else {
+    io.err(`error: ${o.error?.message ?? 'run failed'}`);
+    if (
+      o.status === 'canceled' ||
+      o.error?.kind === 'step_failed' ||
+      o.error?.kind === 'step_timeout'
+    ) {
+      io.err(
+        `the last completed step is checkpointed; resume with: mhl run … --resume --session ${o.session}`,
+      );
+    }
+  }
+}
+
+function formatReason(reason: Value): string {
+  return typeof reason === 'string' ? reason : JSON.stringify(toPlain(reason));
+}
+
+function jsonOutcome(o: RunOutcome, file: string, log: string[]): Record<string, unknown> {
+  if (o.status === 'completed' || o.status === 'paused') {
+    return {
+      ok: true,
+      pipeline: o.pipeline,
+      session: o.session,
+      file,
+      executed: o.executed,
+      skipped: o.skipped,
+      resumed: o.resumed,
+      paused: o.status === 'paused',
+      ...(o.status === 'paused' ? { reason: toPlain(o.pauseReason ?? null) } : {}),
+      broke: o.broke,
+      loop: o.loop,
+      iterations: o.iterations,
+      terminal_reason: o.terminalReason,
+      vars: toPlain(o.vars),
+      log,
+    };
+  }
+  const e = o.error;
+  return {
+    ok: false,
+    pipeline: o.pipeline,
+    session: o.session,
+    error: e?.message ?? 'run failed',
+    kind: e?.kind ?? 'other',
+    step: e?.step ?? null,
+    hint: hintFor(o),
+    missing: e?.missing ?? [],
+    unknown: e?.unknown ?? [],
+    log,
+  };
+}
+
+function hintFor(o: RunOutcome): string {
+  switch (o.error?.kind) {
+    case 'invalid_inputs':
+      return 'pass every required input with --input name=value, and only declared ones';
+    case 'definition_mismatch':
+      return 'the pipeline changed since the checkpoint: rerun without --resume, or add --force';
+    case 'step_failed':
+    case 'step_timeout':
+    case 'canceled':
+      return `resume from the last completed step with --resume --session ${o.session}`;
+    default:
+      return '';
+  }
+}
+
+export type { RunEvent };

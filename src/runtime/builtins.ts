@@ -1,0 +1,61 @@
+/**
+ * Built-in functions callable by bare name: `log`, `fail`, `pause`, `env`, `type_of`, `is_*`.
+ * (`nameof` needs the declaration table and lives with the interpreter.)
+ */
+import { LangError } from '../lang/diagnostics.js';
+import { Redactor } from './redact.js';
+import { PauseSignal } from './signals.js';
+import {
+  type CallArgs,
+  EnumValue,
+  FunctionValue,
+  formatValue,
+  isObject,
+  typeOf,
+  type Value,
+} from './values.js';
+
+export interface BuiltinContext {
+  readonly output: (line: string) => void;
+  /** Where `env()` reads: the process environment minus removed secrets. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly redactor: Redactor;
+}
+
+const joined = (args: CallArgs) => args.ordered.map(formatValue).join(' ');
+
+/** The built-in functions, bound to one run's output and secrets. */
+export function builtinFunctions(ctx: BuiltinContext): ReadonlyMap<string, FunctionValue> {
+  const fn = (name: string, body: (args: CallArgs) => Value) =>
+    [name, new FunctionValue(name, async (args) => body(args))] as const;
+  const test = (name: string, check: (v: Value) => boolean) =>
+    fn(name, (a) => check(a.ordered[0] ?? null));
+  return new Map([
+    fn('log', (a) => {
+      ctx.output(joined(a));
+      return null;
+    }),
+    fn('fail', (a) => {
+      throw new LangError('FAIL', joined(a) || 'failed');
+    }),
+    fn('pause', (a) => {
+      throw new PauseSignal(a.ordered[0] ?? null);
+    }),
+    fn('env', (a) => {
+      const name = a.ordered[0];
+      if (typeof name !== 'string')
+        throw new LangError('TYPE', `env: expected a variable name, got ${typeOf(name ?? null)}`);
+      const value = ctx.env[name] ?? '';
+      if (value && Redactor.isSensitiveName(name)) ctx.redactor.register(value);
+      return value;
+    }),
+    fn('type_of', (a) => typeOf(a.ordered[0] ?? null)),
+    test('is_string', (v) => typeof v === 'string'),
+    test('is_number', (v) => typeof v === 'number'),
+    test('is_bool', (v) => typeof v === 'boolean'),
+    test('is_array', (v) => Array.isArray(v)),
+    test('is_object', (v) => isObject(v)),
+    test('is_null', (v) => v === null),
+    test('is_enum', (v) => v instanceof EnumValue),
+  ]);
+}

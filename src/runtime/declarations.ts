@@ -1,0 +1,593 @@
+/**
+ * What names mean while a program runs: declarations (agents, tools, prompts, memory, schemas,
+ * skills, enums), native namespaces, built-ins and `context`, resolved per module exactly as
+ * the checker resolves them (a module's own scope first, then its program's). Also the call
+ * forms that need a declaration: prompt calls, agent `.run`, `spawn` and `wait`.
+ */
+import type { DeclOf, ExprOf, NamedDecl, StmtOf } from '../lang/ast.js';
+import { LangError, type Span } from '../lang/diagnostics.js';
+import { type Binding, type Module, moduleScope, type Namespace } from '../lang/modules.js';
+import { agentHooks, buildAgentSpec } from './agent-config.js';
+import type { AgentSpec } from './agent-spec.js';
+import { type AgentContext, runAgent } from './agents.js';
+import { builtinFunctions } from './builtins.js';
+import { Environment } from './environment.js';
+import { type Callables, Interpreter, withSpan } from './interpreter.js';
+import { memoryMethods } from './memory.js';
+import { NATIVES } from './natives/index.js';
+import type { NativeContext } from './natives/native.js';
+import { renderPrompt } from './prompts.js';
+import type { Redactor } from './redact.js';
+import { type SpawnLimiter, waitFor } from './tasks.js';
+import {
+  callArgs,
+  EnumValue,
+  FunctionValue,
+  fromJson,
+  isObject,
+  type MhlObject,
+  newObject,
+  Reference,
+  TaskHandle,
+  typeOf,
+  type Value,
+} from './values.js';
+
+/** Everything a run needs from its host (the CLI or the server). */
+export interface RunServices {
+  readonly cwd: string;
+  readonly childEnv: Readonly<Record<string, string>>;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly redactor: Redactor;
+  /** Program output, one line at a time (already redacted by the sink). */
+  readonly output: (line: string) => void;
+  /** Where agents with `cache: {storage: "disk"}` keep entries. */
+  readonly cacheDir: string;
+}
+
+/** A checked program: its root file and everything that file reaches. */
+export interface LoadedProgram {
+  readonly root: Module;
+  readonly namespace: Namespace;
+  /** Source and asset texts by absolute path. */
+  readonly texts: ReadonlyMap<string, string>;
+}
+
+export class RunScope implements Callables {
+  readonly interpreter: Interpreter;
+  readonly #program: LoadedProgram;
+  readonly #services: RunServices;
+  readonly #context: () => MhlObject;
+  readonly #spawns: SpawnLimiter;
+  readonly #builtins: ReadonlyMap<string, FunctionValue>;
+  readonly #values = new Map<NamedDecl, Value>();
+  readonly #agentSpecs = new Map<NamedDecl, Promise<AgentSpec>>();
+  readonly #moduleEnvs = new Map<Module, Environment>();
+  /** Tasks spawned and not yet waited for, joined at the end of their step. */
+  readonly pending: TaskHandle[] = [];
+
+  constructor(
+    program: LoadedProgram,
+    services: RunServices,
+    context: () => MhlObject,
+    spawns: SpawnLimiter,
+  ) {
+    this.#program = program;
+    this.#services = services;
+    this.#context = context;
+    this.#spawns = spawns;
+    this.#builtins = builtinFunctions(services);
+    this.interpreter = new Interpreter(this);
+  }
+
+  /** The root scope of a module: resolves declarations, natives, built-ins and `context`. */
+  moduleEnv(module: Module): Environment {
+    let env = this.#moduleEnvs.get(module);
+    if (!env) {
+      env = new Environment(undefined, (name) => this.#global(module, name));
+      this.#moduleEnvs.set(module, env);
+    }
+    return env;
+  }
+
+  #global(module: Module, name: string): Value | undefined {
+    if (name === 'context') return this.#context();
+    const binding =
+      moduleScope(module).bindings.get(name) ?? this.#program.namespace.bindings.get(name);
+    if (binding) return this.#bindingValue(binding);
+    const builtin = this.#builtins.get(name);
+    const native = NATIVES[name];
+    if (native) {
+      const ops = (op: string) => {
+        const impl = native[op];
+        return (
+          impl &&
+          new FunctionValue(`${name}.${op}`, (args, signal) =>
+            impl(args, this.#nativeContext(signal)),
+          )
+        );
+      };
+      return new Reference('native', name, ops, builtin);
+    }
+    return builtin;
+  }
+
+  #nativeContext(signal: AbortSignal): NativeContext {
+    const { cwd, childEnv, env, redactor, output } = this.#services;
+    return { signal, cwd, childEnv, env, redactor, output };
+  }
+
+  #bindingValue(binding: Binding): Value {
+    if (binding.kind === 'unresolved')
+      throw new LangError('UNDEFINED', 'name imported from a file that could not be loaded');
+    if (binding.kind === 'namespace') {
+      const scope = moduleScope(binding.module).bindings;
+      return new Reference('namespace', binding.module.path, (name) => {
+        const b = scope.get(name);
+        return b ? this.#bindingValue(b) : undefined;
+      });
+    }
+    const cached = this.#values.get(binding.decl);
+    if (cached !== undefined) return cached;
+    const value = this.#declValue(binding.decl, binding.module);
+    this.#values.set(binding.decl, value);
+    return value;
+  }
+
+  #declValue(decl: NamedDecl, module: Module): Value {
+    const unsupported = (what: string) => () =>
+      new FunctionValue(what, async () => {
+        throw new LangError('UNSUPPORTED', `${what} is not supported yet`);
+      });
+    switch (decl.kind) {
+      case 'Tool':
+        return this.#tool(decl, module);
+      case 'Memory':
+        return this.#memory(decl, module);
+      case 'Schema': {
+        const asset = module.assets.get(decl);
+        if (asset?.kind !== 'schema')
+          throw new LangError('ASSET', `schema '${decl.name}' could not be loaded`, decl.span);
+        return newObject([
+          ['content', asset.content],
+          ['path', asset.path],
+        ]);
+      }
+      case 'Prompt': {
+        const asset = module.assets.get(decl);
+        const frontmatter = fromJson(asset?.kind === 'prompt' ? asset.frontmatter : {});
+        return new Reference('prompt', decl.name, (m) =>
+          m === 'frontmatter' ? frontmatter : undefined,
+        );
+      }
+      case 'Enum': {
+        const variants = new Map(
+          decl.variants.map((v) => [v.name, new EnumValue(decl.name, v.name)]),
+        );
+        return new Reference('enum', decl.name, (m) => variants.get(m));
+      }
+      case 'Extension':
+        return new Reference(
+          'extension',
+          decl.name,
+          unsupported(`extension ${decl.extKind} '${decl.name}'`),
+        );
+      case 'Router':
+        return new Reference('router', decl.name, unsupported(`router '${decl.name}'`));
+      default:
+        return new Reference(decl.kind.toLowerCase(), decl.name, () => undefined);
+    }
+  }
+
+  #tool(decl: DeclOf<'Tool'>, module: Module): Reference {
+    let vars: Promise<Environment> | undefined;
+    const toolEnv = () => {
+      vars ??= (async () => {
+        const env = this.moduleEnv(module).child();
+        env.declare('self', self);
+        for (const v of decl.vars)
+          env.declare(
+            v.name,
+            await this.interpreter.evaluate(v.value, env, AbortSignal.timeout(60_000)),
+            v.isConst,
+          );
+        return env;
+      })();
+      return vars;
+    };
+    const methods = new Map(
+      decl.methods.map((m) => [
+        m.name,
+        new FunctionValue(`${decl.name}.${m.name}`, async (args, signal) =>
+          this.interpreter.callFunction(
+            m.params,
+            m.body,
+            (await toolEnv()).child(),
+            args.ordered,
+            signal,
+          ),
+        ),
+      ]),
+    );
+    const self: Reference = new Reference('tool', decl.name, (name) => methods.get(name));
+    return self;
+  }
+
+  #memory(decl: DeclOf<'Memory'>, module: Module): Reference {
+    let methods: Promise<(name: string) => Value | undefined> | undefined;
+    const load = () => {
+      methods ??= (async () => {
+        const env = this.moduleEnv(module);
+        const text = async (key: string) => {
+          const p = decl.props.find((x) => x.name === key);
+          if (!p) return undefined;
+          const v = await this.interpreter.evaluate(p.value, env, AbortSignal.timeout(60_000));
+          return typeof v === 'string' ? v : undefined;
+        };
+        const config = {
+          name: decl.name,
+          type: (await text('type')) ?? '',
+          path: await text('path'),
+          pathGuard: (await text('path_guard')) === 'no_traversal',
+        };
+        return memoryMethods(config, this.#services.cwd);
+      })();
+      return methods;
+    };
+    return new Reference(
+      'memory',
+      decl.name,
+      (name) =>
+        new FunctionValue(`${decl.name}.${name}`, async (args, signal) => {
+          const method = (await load())(name);
+          if (!(method instanceof FunctionValue))
+            throw new LangError('CALL', `memory '${decl.name}' has no method '${name}'`);
+          return method.invoke(args, signal);
+        }),
+    );
+  }
+
+  // ── Callables ──────────────────────────────────────────────────────────────────────────────
+
+  specialCall(
+    call: ExprOf<'Call'>,
+    env: Environment,
+    signal: AbortSignal,
+  ): Promise<Value> | undefined {
+    const callee = call.callee;
+    if (callee.kind === 'Ident') {
+      const target = env.lookup(callee.name);
+      if (target instanceof Reference && target.refKind === 'prompt')
+        return this.#prompt(target.name, call, env, signal);
+    }
+    if (callee.kind === 'Member' && callee.name === 'run' && callee.object.kind === 'Ident') {
+      const decl = this.#agentDecl(env, callee.object.name);
+      if (decl) return this.#agentCall(decl, call, env, signal);
+    }
+    return undefined;
+  }
+
+  #declOf(env: Environment, name: string): { decl: NamedDecl; module: Module } | undefined {
+    if (env.has(name)) return undefined;
+    for (const [module, menv] of this.#moduleEnvs) {
+      if (!isAncestor(menv, env)) continue;
+      const b =
+        moduleScope(module).bindings.get(name) ?? this.#program.namespace.bindings.get(name);
+      return b?.kind === 'decl' ? { decl: b.decl, module: b.module } : undefined;
+    }
+    return undefined;
+  }
+
+  #agentDecl(env: Environment, name: string) {
+    const found = this.#declOf(env, name);
+    return found?.decl.kind === 'Agent'
+      ? (found as { decl: DeclOf<'Agent'>; module: Module })
+      : undefined;
+  }
+
+  async #prompt(
+    name: string,
+    call: ExprOf<'Call'>,
+    env: Environment,
+    signal: AbortSignal,
+  ): Promise<Value> {
+    const found = this.#declOf(env, name);
+    if (found?.decl.kind !== 'Prompt')
+      throw new LangError('CALL', `'${name}' is not a prompt`, call.span);
+    const decl = found.decl;
+    const args = new Map<string, Value>();
+    for (const arg of call.args) {
+      if (!arg.name)
+        throw new LangError(
+          'CALL',
+          `prompt '${name}' takes named arguments, e.g. ${name}(${decl.params[0]?.name ?? 'x'}: …)`,
+          arg.span,
+        );
+      args.set(arg.name, await this.interpreter.evaluate(arg.value, env, signal));
+    }
+    const asset = found.module.assets.get(decl);
+    return renderPrompt(decl, asset?.kind === 'prompt' ? asset.body : undefined, args, {
+      evaluate: (e, scope) => this.interpreter.evaluate(e, scope, signal),
+      scope: () => this.moduleEnv(found.module).child(),
+      callerScope: env,
+      span: call.span,
+    });
+  }
+
+  async #agentCall(
+    found: { decl: DeclOf<'Agent'>; module: Module },
+    call: ExprOf<'Call'>,
+    env: Environment,
+    signal: AbortSignal,
+  ): Promise<Value> {
+    const { decl, module } = found;
+    const hooks = agentHooks(decl.props);
+    const arg = (n: string) => call.args.find((a) => a.name === n)?.value;
+    let scope = env;
+    if (hooks.before) {
+      const extra = await this.interpreter.callFunction(
+        hooks.before.params,
+        hooks.before.body,
+        env.child(),
+        [],
+        signal,
+      );
+      if (extra !== null && !isObject(extra))
+        throw new LangError(
+          'AGENT',
+          `agent "${decl.name}": the before hook must return an object`,
+          call.span,
+        );
+      scope = env.child();
+      if (extra) for (const [k, v] of Object.entries(extra)) scope.declare(k, v);
+    }
+    const promptExpr = arg('prompt');
+    let prompt = promptExpr ? await this.interpreter.evaluate(promptExpr, scope, signal) : null;
+    if (typeof prompt !== 'string' || prompt.trim() === '') {
+      throw new LangError('AGENT', `${decl.name}.run requires a non-empty prompt`, call.span);
+    }
+    const schemaExpr = arg('schema');
+    const schema = schemaExpr ? await this.interpreter.evaluate(schemaExpr, scope, signal) : null;
+    if (schema !== null && typeof schema !== 'string')
+      throw new LangError(
+        'AGENT',
+        `${decl.name}.run: schema must be a string (use S.content or S.path)`,
+        call.span,
+      );
+    const skillsExpr = arg('skills');
+    if (skillsExpr) prompt = await this.#withSkills(decl, module, skillsExpr, prompt, env, signal);
+    const spec = await this.#spec(decl, module, signal);
+    let result: Value;
+    try {
+      result = await runAgent(
+        spec,
+        { prompt, schema: schema ?? undefined },
+        this.#agentContext(signal),
+      );
+    } catch (e) {
+      if (signal.aborted) throw e;
+      const message =
+        e instanceof Error ? (e instanceof LangError ? e.summary : e.message) : String(e);
+      throw new LangError('AGENT', `agent "${decl.name}" failed: ${message}`, call.span);
+    }
+    if (hooks.after)
+      result = await this.#after(decl.name, hooks.after, result, env, signal, call.span);
+    return result;
+  }
+
+  async #after(
+    name: string,
+    after: ExprOf<'Lambda'>,
+    result: Value,
+    env: Environment,
+    signal: AbortSignal,
+    span: Span,
+  ): Promise<Value> {
+    const scope = env.child();
+    scope.declare('result', result);
+    // The legacy form `after: (mcp, tools, result) -> …` gets the response as its last parameter.
+    const args: Value[] = after.params.map((_, i) =>
+      i === after.params.length - 1 ? result : null,
+    );
+    const replaced = await this.interpreter.callFunction(
+      after.params,
+      after.body,
+      scope,
+      args,
+      signal,
+    );
+    if (replaced === null) return result;
+    if (typeof replaced !== 'string')
+      throw new LangError(
+        'AGENT',
+        `agent "${name}": the after hook must return a string or nothing, got ${typeOf(replaced)}`,
+        span,
+      );
+    return replaced;
+  }
+
+  async #withSkills(
+    decl: DeclOf<'Agent'>,
+    module: Module,
+    skillsExpr: ExprOf<'Call'>['args'][number]['value'],
+    prompt: string,
+    env: Environment,
+    signal: AbortSignal,
+  ): Promise<string> {
+    const selected = await this.interpreter.evaluate(skillsExpr, env, signal);
+    if (!Array.isArray(selected))
+      throw new LangError('AGENT', 'skills: takes an array of skills', skillsExpr.span);
+    const allowedExpr = decl.props.find((p) => p.name === 'skills')?.value;
+    const allowed = allowedExpr
+      ? await this.interpreter.evaluate(allowedExpr, this.moduleEnv(module), signal)
+      : [];
+    const hook = agentHooks(decl.props).systemPrompt;
+    if (!hook)
+      throw new LangError(
+        'AGENT',
+        `agent "${decl.name}" declares no system_prompt`,
+        skillsExpr.span,
+      );
+    const skills: Value[] = [];
+    for (const s of selected) {
+      if (!(s instanceof Reference) || s.refKind !== 'skill')
+        throw new LangError('AGENT', 'skills: takes declared skills', skillsExpr.span);
+      if (!Array.isArray(allowed) || !allowed.includes(s))
+        throw new LangError(
+          'AGENT',
+          `skill "${s.name}" not permitted for agent "${decl.name}"`,
+          skillsExpr.span,
+        );
+      const found = this.#declOf(env, s.name);
+      const asset = found ? found.module.assets.get(found.decl) : undefined;
+      if (asset?.kind !== 'skill')
+        throw new LangError('ASSET', `skill '${s.name}' could not be loaded`, skillsExpr.span);
+      skills.push(
+        newObject([
+          ['name', s.name],
+          ['frontmatter', fromJson(asset.frontmatter)],
+          ['content', asset.content],
+        ]),
+      );
+    }
+    const text = await this.interpreter.callFunction(
+      hook.params,
+      hook.body,
+      env.child(),
+      [skills, prompt],
+      signal,
+    );
+    if (typeof text !== 'string')
+      throw new LangError(
+        'AGENT',
+        `agent "${decl.name}": system_prompt must return a string`,
+        skillsExpr.span,
+      );
+    return text;
+  }
+
+  #spec(decl: DeclOf<'Agent'>, module: Module, signal: AbortSignal): Promise<AgentSpec> {
+    let spec = this.#agentSpecs.get(decl);
+    if (!spec) {
+      const env = this.moduleEnv(module);
+      spec = buildAgentSpec(decl.name, decl.props, {
+        evaluate: (e) => this.interpreter.evaluate(e, env, signal),
+        sourceOf: (file) => this.#program.texts.get(file),
+        agentProps: (name) => {
+          const b =
+            moduleScope(module).bindings.get(name) ?? this.#program.namespace.bindings.get(name);
+          return b?.kind === 'decl' && b.decl.kind === 'Agent' ? b.decl : undefined;
+        },
+      });
+      this.#agentSpecs.set(decl, spec);
+    }
+    return spec;
+  }
+
+  #agentContext(signal: AbortSignal): AgentContext {
+    const { cwd, childEnv, redactor, output, cacheDir } = this.#services;
+    return { signal, cwd, childEnv, redactor, output, cacheDir };
+  }
+
+  async spawn(stmt: StmtOf<'Spawn'>, env: Environment, signal: AbortSignal): Promise<void> {
+    const call = stmt.call;
+    const agent =
+      call.kind === 'Call' && call.callee.kind === 'Member' && call.callee.object.kind === 'Ident'
+        ? call.callee.object.name
+        : 'agent';
+    const start = (scope: Environment) => {
+      const controller = new AbortController();
+      const linked = AbortSignal.any([signal, controller.signal]);
+      const started = Date.now();
+      let handle: TaskHandle;
+      const promise = this.#spawns
+        .run(linked, () => this.interpreter.evaluate(call, scope, linked))
+        .then(
+          (result) => {
+            handle.status = 'ok';
+            handle.result = result;
+          },
+          (e: unknown) => {
+            handle.status = linked.aborted ? 'canceled' : 'failed';
+            handle.error = e instanceof LangError ? e.summary : String(e);
+          },
+        )
+        .finally(() => {
+          handle.durationMs = Date.now() - started;
+        });
+      handle = new TaskHandle(agent, controller, promise);
+      this.pending.push(handle);
+      return handle;
+    };
+    if (!stmt.forIterable) {
+      env.declare(stmt.name, start(env));
+      return;
+    }
+    const items = await this.interpreter.evaluate(stmt.forIterable, env, signal);
+    if (!Array.isArray(items))
+      throw new LangError(
+        'TYPE',
+        `spawn … for … in needs an array, got ${typeOf(items)}`,
+        stmt.forIterable.span,
+      );
+    const handles = items.map((item) => {
+      const scope = env.child();
+      scope.declare(stmt.forName as string, item);
+      return start(scope);
+    });
+    env.declare(stmt.name, handles);
+  }
+
+  async wait(stmt: StmtOf<'Wait'>, env: Environment, signal: AbortSignal): Promise<void> {
+    const handles: TaskHandle[] = [];
+    for (const h of stmt.handles) {
+      const v = env.lookup(h.name);
+      const list = Array.isArray(v) ? v : [v];
+      for (const x of list) {
+        if (!(x instanceof TaskHandle))
+          throw new LangError('TYPE', `wait: '${h.name}' is not a spawn handle`, h.span);
+        handles.push(x);
+      }
+    }
+    let timeoutMs: number | undefined;
+    let collect = false;
+    for (const o of stmt.options) {
+      if (o.name === 'timeout') {
+        if (o.value.kind !== 'Duration')
+          throw new LangError('TYPE', 'wait timeout: needs a duration like 90s', o.value.span);
+        timeoutMs = o.value.ms;
+      } else {
+        collect = (await this.interpreter.evaluate(o.value, env, signal)) === 'collect';
+      }
+    }
+    try {
+      await waitFor(handles, { mode: stmt.mode, timeoutMs, collect, signal });
+    } catch (e) {
+      throw withSpan(e, stmt.span);
+    }
+  }
+
+  nameof(name: string, span: Span): string {
+    for (const module of this.#moduleEnvs.keys()) {
+      if (moduleScope(module).bindings.has(name) || this.#program.namespace.bindings.has(name))
+        return name;
+    }
+    throw new LangError('UNDEFINED', `nameof: '${name}' is not declared`, span);
+  }
+
+  /** Waits for every task spawned and not waited for (the end of a step joins them). */
+  async joinPending(): Promise<void> {
+    const tasks = this.pending.splice(0);
+    await Promise.all(tasks.map((t) => t.promise));
+  }
+
+  /** Calls a function value outside any expression (hooks, `stop_when`). */
+  call(fn: FunctionValue, args: Value[], signal: AbortSignal, span: Span): Promise<Value> {
+    return this.interpreter.invoke(fn, callArgs(args), signal, span);
+  }
+}
+
+function isAncestor(root: Environment, env: Environment): boolean {
+  for (let e: Environment | undefined = env; e; e = e.parent) if (e === root) return true;
+  return false;
+}

@@ -1,0 +1,672 @@
+/**
+ * Runs one pipeline or workflow: inputs, variables, steps in order or by `goto`, `break`,
+ * `pause()`, step timeouts, parallel groups, loop pipelines, a checkpoint after every completed
+ * step, resume from the last checkpoint, and the final `output:` projection.
+ *
+ * The runner owns the step loop and persistence; the interpreter owns the language. One
+ * `AbortSignal` cancels the run anywhere; a cancelled or failed run keeps its last checkpoint.
+ */
+import type { DeclOf, Expr, ParallelGroup, PipelineDecl, Step } from '../lang/ast.js';
+import { LangError } from '../lang/diagnostics.js';
+import type { TerminalReason } from './checkpoint-records.schema.js';
+import { type Checkpoint, type CheckpointStore, definitionDigest } from './checkpoints.js';
+import { deadline } from './deadline.js';
+import { type LoadedProgram, RunScope, type RunServices } from './declarations.js';
+import { Environment } from './environment.js';
+import { checkInputs, InvalidInputsError } from './inputs.js';
+import { PauseSignal } from './signals.js';
+import { SpawnLimiter } from './tasks.js';
+import {
+  DurationValue,
+  formatValue,
+  fromJson,
+  isJsonValue,
+  isObject,
+  type MhlObject,
+  newObject,
+  toPlain,
+  type Value,
+} from './values.js';
+
+/** How many times one step may be entered in a run (a `goto` loop guard). */
+export const MAX_STEP_VISITS = 10_000;
+
+export type RunStatus = 'completed' | 'paused' | 'failed' | 'canceled';
+export type FailureKind =
+  | 'step_failed'
+  | 'step_timeout'
+  | 'invalid_inputs'
+  | 'definition_mismatch'
+  | 'canceled'
+  | 'other';
+
+export interface RunEvent {
+  readonly type: 'run_start' | 'step_start' | 'step_end' | 'step_skipped' | 'iteration';
+  readonly step: string;
+  readonly index: number;
+  readonly total: number;
+  /** Set on `run_start`. */
+  readonly session?: string;
+}
+
+export interface RunOptions {
+  readonly inputs: Readonly<Record<string, Value>>;
+  readonly resume?: boolean;
+  readonly force?: boolean;
+  /** The session to start or resume; a fresh run without one gets a random id. */
+  readonly session?: string;
+  readonly principal?: string;
+  readonly signal: AbortSignal;
+  readonly services: RunServices;
+  readonly state: CheckpointStore;
+  readonly onEvent?: (event: RunEvent) => void;
+}
+
+export interface RunOutcome {
+  readonly status: RunStatus;
+  readonly pipeline: string;
+  readonly session: string;
+  readonly resumed: boolean;
+  readonly executed: readonly string[];
+  readonly skipped: readonly string[];
+  readonly broke: boolean;
+  readonly loop: boolean;
+  readonly iterations: number;
+  readonly terminalReason: string;
+  /** The result (`output:` projection or every non-internal variable); partial state when paused. */
+  readonly vars: MhlObject;
+  readonly pauseReason?: Value;
+  readonly error?: {
+    readonly message: string;
+    readonly kind: FailureKind;
+    readonly step?: string;
+    readonly missing?: readonly string[];
+    readonly unknown?: readonly string[];
+  };
+}
+
+interface StepResult {
+  readonly next: number | 'break';
+}
+
+/** Runs `pipeline` (declared in `program.root`). Never throws for program errors: see `status`. */
+export async function runPipeline(
+  program: LoadedProgram,
+  pipeline: PipelineDecl,
+  options: RunOptions,
+): Promise<RunOutcome> {
+  return new PipelineRun(program, pipeline, options).run();
+}
+
+class PipelineRun {
+  readonly #program: LoadedProgram;
+  readonly #decl: PipelineDecl;
+  readonly #options: RunOptions;
+  readonly #steps: readonly (Step | ParallelGroup)[];
+  readonly #digest: string;
+  #session = '';
+  #resumed = false;
+  readonly #executed: string[] = [];
+  readonly #skipped: string[] = [];
+  #completed: string[] = [];
+  #iteration = 0;
+  #vars: Environment | undefined;
+  readonly #mem: MhlObject = newObject();
+  readonly #scope: RunScope;
+  readonly #startedAt = new Date().toISOString();
+
+  constructor(program: LoadedProgram, decl: PipelineDecl, options: RunOptions) {
+    this.#program = program;
+    this.#decl = decl;
+    this.#options = options;
+    this.#steps = decl.steps;
+    this.#digest = definitionDigest(
+      program.root.program.decls.filter((d) => d.kind !== 'Pipeline' || d === decl),
+    );
+    const spawn = this.#setting('spawn');
+    const limit =
+      isObject(spawn) && typeof spawn['max_concurrency'] === 'number'
+        ? spawn['max_concurrency']
+        : 4;
+    this.#scope = new RunScope(
+      program,
+      options.services,
+      () => this.#context(),
+      new SpawnLimiter(limit),
+    );
+  }
+
+  /** A pipeline property that is a literal setting (evaluated without a scope). */
+  #setting(name: string): Value | undefined {
+    const e = this.#decl.props.find((p) => p.name === name)?.value;
+    return e ? literalValue(e) : undefined;
+  }
+
+  #context(): MhlObject {
+    return newObject([
+      ['session_id', this.#session],
+      ['started_at', this.#startedAt],
+      ['resumed', this.#resumed],
+      ['principal', this.#options.principal ?? ''],
+      ['vars', this.#contextVars],
+    ]);
+  }
+
+  #contextVars: MhlObject = newObject();
+
+  async run(): Promise<RunOutcome> {
+    let start = 0;
+    try {
+      start = await this.#begin();
+      if (this.#decl.loop) await this.#runLoop(start);
+      else if ((await this.#runSteps(start)) === 'break') this.#broke = true;
+      return await this.#finish();
+    } catch (e) {
+      return this.#failure(e);
+    }
+  }
+
+  #broke = false;
+  #terminalReason = '';
+  #failedStep: string | undefined;
+
+  /** Sets up a fresh or resumed run; returns the index of the first step to run. */
+  async #begin(): Promise<number> {
+    const { state, resume, force, inputs } = this.#options;
+    const name = this.#decl.name;
+    if (resume) {
+      const session = this.#options.session ?? (await state.latest(name));
+      const record = session ? await state.load(session, name) : undefined;
+      if (session && record) {
+        if (record.digest && record.digest !== this.#digest && !force) {
+          throw new RunFailure(
+            'definition_mismatch',
+            `${name} changed since session ${session} was checkpointed; rerun without --resume, or pass --force to resume anyway`,
+          );
+        }
+        this.#session = session;
+        this.#resumed = true;
+        this.#options.onEvent?.({
+          type: 'run_start',
+          step: '',
+          index: 0,
+          total: this.#steps.length,
+          session,
+        });
+        checkInputs(
+          name,
+          this.#decl.inputs.map((i) => ({ ...i, default: i.default ?? nullExpr(i) })),
+          inputs,
+        );
+        await this.#loadContextVars();
+        this.#restore(record, inputs);
+        this.#skipped.push(...record.completed_steps);
+        this.#completed = [...record.completed_steps];
+        this.#iteration = this.#decl.loop
+          ? ((await state.loadLoop(session, name))?.next_iteration ?? 0)
+          : 0;
+        const next = record.next_step === '' ? this.#steps.length : this.#indexOf(record.next_step);
+        for (const [i, step] of this.#steps.entries())
+          if (i < next) this.#emit('step_skipped', step.name, i);
+        return next;
+      }
+    }
+    this.#session = this.#options.session ?? state.newSessionId();
+    this.#options.onEvent?.({
+      type: 'run_start',
+      step: '',
+      index: 0,
+      total: this.#steps.length,
+      session: this.#session,
+    });
+    checkInputs(name, this.#decl.inputs, inputs);
+    await this.#loadContextVars();
+    await this.#initVars(inputs, true);
+    return 0;
+  }
+
+  async #loadContextVars(): Promise<void> {
+    const config = this.#setting('context');
+    if (!isObject(config)) return;
+    const source = typeof config['source'] === 'string' ? config['source'] : 'latest';
+    const session = source.startsWith('session:')
+      ? source.slice(8)
+      : await this.#options.state.latestCompleted(this.#decl.name);
+    const result = session ? (await this.#options.state.readResult(session))?.variables : undefined;
+    if (!result && config['require'] === true) {
+      throw new RunFailure(
+        'other',
+        `${this.#decl.name} needs the state of a previous completed run (context.require), and there is none`,
+      );
+    }
+    this.#contextVars = isObject(result) ? result : newObject();
+  }
+
+  /** Declares inputs and pipeline variables in a fresh pipeline scope. */
+  async #initVars(inputs: Readonly<Record<string, Value>>, initMem: boolean): Promise<void> {
+    const env = new Environment(this.#scope.moduleEnv(this.#program.root));
+    const signal = this.#options.signal;
+    for (const input of this.#decl.inputs) {
+      const value =
+        input.name in inputs
+          ? (inputs[input.name] as Value)
+          : input.default
+            ? await this.#scope.interpreter.evaluate(input.default, env, signal)
+            : null;
+      env.declare(input.name, value);
+    }
+    for (const v of this.#decl.vars) {
+      if (v.storage === 'mem') {
+        if (initMem && !(v.name in this.#mem))
+          this.#mem[v.name] = await this.#scope.interpreter.evaluate(v.value, env, signal);
+        continue;
+      }
+      env.declare(
+        v.name,
+        await this.#scope.interpreter.evaluate(v.value, env, signal),
+        v.storage === 'const',
+      );
+    }
+    this.#vars = this.#withMem(env);
+  }
+
+  /** `mem` variables live in their own store, beside the pipeline scope. */
+  #withMem(env: Environment): Environment {
+    for (const v of this.#decl.vars)
+      if (v.storage === 'mem') env.declare(v.name, this.#mem[v.name] ?? null);
+    return env;
+  }
+
+  #restore(record: Checkpoint, inputs: Readonly<Record<string, Value>>): void {
+    const env = new Environment(this.#scope.moduleEnv(this.#program.root));
+    const vars = record.variables;
+    const mem = vars['__mem'];
+    if (isObject(mem)) Object.assign(this.#mem, mem);
+    const consts = new Set(this.#decl.vars.filter((v) => v.storage === 'const').map((v) => v.name));
+    for (const input of this.#decl.inputs)
+      env.declare(
+        input.name,
+        input.name in inputs ? (inputs[input.name] as Value) : (vars[input.name] ?? null),
+      );
+    for (const v of this.#decl.vars)
+      if (v.storage !== 'mem') env.declare(v.name, vars[v.name] ?? null, consts.has(v.name));
+    this.#vars = this.#withMem(env);
+  }
+
+  async #runLoop(start: number): Promise<void> {
+    const max =
+      this.#decl.maxIterations ??
+      numberSetting(this.#setting('repeat'), 'max_iterations') ??
+      Number.POSITIVE_INFINITY;
+    const stopWhen = repeatStopWhen(this.#decl);
+    let first = start;
+    for (;;) {
+      if (this.#iteration >= max) {
+        this.#terminalReason = 'max_iterations';
+        return;
+      }
+      this.#emit('iteration', String(this.#iteration + 1), this.#iteration);
+      if ((await this.#runSteps(first)) === 'break') {
+        this.#broke = true;
+        this.#terminalReason = 'break';
+        return;
+      }
+      this.#iteration++;
+      if (stopWhen) {
+        const stop = await this.#scope.interpreter.evaluate(
+          stopWhen,
+          this.#env(),
+          this.#options.signal,
+        );
+        if (stop === true) {
+          this.#terminalReason = 'stop_when';
+          return;
+        }
+        if (stop !== false)
+          throw new LangError('TYPE', 'repeat.stop_when must be a bool', stopWhen.span);
+      }
+      if (this.#iteration >= max) continue;
+      // A new iteration: fresh pipeline variables, the same mem and inputs.
+      this.#completed = [];
+      this.#saveMem();
+      await this.#initVars(this.#currentInputs(), false);
+      await this.#checkpoint(0);
+      first = 0;
+    }
+  }
+
+  #currentInputs(): Record<string, Value> {
+    const out: Record<string, Value> = {};
+    for (const input of this.#decl.inputs) out[input.name] = this.#env().lookup(input.name) ?? null;
+    return out;
+  }
+
+  #env(): Environment {
+    if (!this.#vars) throw new Error('pipeline scope used before it was set up');
+    return this.#vars;
+  }
+
+  /** Runs steps from `start` until the end or a `break`. */
+  async #runSteps(start: number): Promise<'end' | 'break'> {
+    const visits = new Map<string, number>();
+    let i = start;
+    while (i < this.#steps.length) {
+      this.#options.signal.throwIfAborted();
+      const step = this.#steps[i] as Step | ParallelGroup;
+      const count = (visits.get(step.name) ?? 0) + 1;
+      if (count > MAX_STEP_VISITS) {
+        throw new RunFailure(
+          'step_failed',
+          `step "${step.name}" revisited more than ${MAX_STEP_VISITS} times`,
+          step.name,
+        );
+      }
+      visits.set(step.name, count);
+      this.#emit('step_start', step.name, i);
+      const result = await this.#runStep(step);
+      this.#executed.push(step.name);
+      this.#completed.push(step.name);
+      this.#emit('step_end', step.name, i);
+      if (result.next === 'break') {
+        await this.#checkpoint(this.#steps.length, step.name);
+        return 'break';
+      }
+      await this.#checkpoint(result.next, step.name);
+      i = result.next;
+    }
+    return 'end';
+  }
+
+  async #runStep(step: Step | ParallelGroup): Promise<StepResult> {
+    const runSignal = this.#options.signal;
+    const limit = deadline(runSignal, step.timeoutMs, `step "${step.name}"`);
+    const signal = limit.signal;
+    try {
+      if (step.kind === 'Parallel') {
+        await this.#runParallel(step, signal);
+        return { next: this.#indexAfter(step) };
+      }
+      const done = await this.#scope.interpreter.execIn(step.body, this.#env().child(), signal);
+      await this.#scope.joinPending();
+      if (done?.kind === 'goto') return { next: this.#indexOf(done.target, step.name) };
+      if (done?.kind === 'break') return { next: 'break' };
+      return { next: this.#indexAfter(step) };
+    } catch (e) {
+      this.#failedStep = step.name;
+      for (const h of this.#scope.pending.splice(0)) h.controller.abort();
+      if (e instanceof PauseSignal || runSignal.aborted) throw e;
+      if (signal.aborted) {
+        throw new RunFailure(
+          'step_timeout',
+          `step "${step.name}" timed out after ${formatMs(step.timeoutMs ?? 0)}`,
+          step.name,
+        );
+      }
+      const message =
+        e instanceof LangError ? e.message : e instanceof Error ? e.message : String(e);
+      throw new RunFailure('step_failed', `step "${step.name}" failed: ${message}`, step.name, e);
+    } finally {
+      limit.dispose();
+    }
+  }
+
+  /** Branches run on copies of the pipeline variables; their writes merge back, conflicts fail. */
+  async #runParallel(group: ParallelGroup, signal: AbortSignal): Promise<void> {
+    const base = this.#env();
+    const names = [...base.own()].map(([k]) => k);
+    const before = new Map(names.map((k) => [k, base.lookup(k) as Value]));
+    const branches = group.steps.map((step) => {
+      const env = new Environment(this.#scope.moduleEnv(this.#program.root));
+      for (const [k, v] of before) env.declare(k, fromJson(toPlain(v)));
+      return { step, env };
+    });
+    const results = await Promise.allSettled(
+      branches.map((b) => this.#scope.interpreter.execIn(b.step.body, b.env.child(), signal)),
+    );
+    await this.#scope.joinPending();
+    const failed = results.findIndex((r) => r.status === 'rejected');
+    if (failed >= 0) throw (results[failed] as PromiseRejectedResult).reason;
+    const writes = new Map<string, { value: Value; by: string }>();
+    for (const { step, env } of branches) {
+      for (const k of names) {
+        const v = env.lookup(k) as Value;
+        if (JSON.stringify(toPlain(v)) === JSON.stringify(toPlain(before.get(k) as Value)))
+          continue;
+        const earlier = writes.get(k);
+        if (earlier && JSON.stringify(toPlain(earlier.value)) !== JSON.stringify(toPlain(v))) {
+          throw new LangError(
+            'PARALLEL',
+            `parallel group "${group.name}": steps "${earlier.by}" and "${step.name}" both changed '${k}'`,
+            group.span,
+          );
+        }
+        writes.set(k, { value: v, by: step.name });
+      }
+    }
+    for (const [k, { value }] of writes) base.assign(k, value, group.span);
+  }
+
+  #indexAfter(step: Step | ParallelGroup): number {
+    return this.#steps.indexOf(step) + 1;
+  }
+
+  #indexOf(name: string, from?: string): number {
+    const i = this.#steps.findIndex((s) => s.name === name);
+    if (i < 0) throw new RunFailure('step_failed', `goto ${name}: no such step`, from);
+    return i;
+  }
+
+  #saveMem(): void {
+    for (const v of this.#decl.vars)
+      if (v.storage === 'mem') this.#mem[v.name] = this.#env().lookup(v.name) ?? null;
+  }
+
+  /** The persisted variables: inputs, pipeline variables and `mem`, JSON only. */
+  #snapshot(): MhlObject {
+    this.#saveMem();
+    const out = newObject();
+    const memNames = new Set(this.#decl.vars.filter((v) => v.storage === 'mem').map((v) => v.name));
+    for (const [k, v] of this.#env().own()) {
+      if (memNames.has(k)) continue;
+      if (!isJsonValue(v)) {
+        throw new RunFailure(
+          'step_failed',
+          `variable '${k}' holds a ${typeof v === 'object' && v ? (v as { typeName?: string }).typeName : typeof v}, which cannot be checkpointed; keep functions and task handles in step-local variables`,
+        );
+      }
+      out[k] = fromJson(toPlain(v));
+    }
+    out['__mem'] = fromJson(toPlain(this.#mem));
+    return out;
+  }
+
+  #checkpointEnabled(): boolean {
+    const c = this.#setting('checkpoint');
+    return !(isObject(c) && c['enabled'] === false);
+  }
+
+  async #checkpoint(next: number, lastStep = '', paused?: Value): Promise<void> {
+    if (!this.#checkpointEnabled() && paused === undefined) return;
+    const ttl = this.#setting('checkpoint');
+    const ttlValue = isObject(ttl) ? ttl['ttl'] : undefined;
+    const variables = this.#snapshot();
+    variables['__last_step'] = lastStep;
+    const draft = {
+      last_step: lastStep,
+      next_step: this.#steps[next]?.name ?? '',
+      completed_steps: [...this.#completed],
+      variables,
+      ttl_seconds: ttlValue instanceof DurationValue ? Math.round(ttlValue.ms / 1000) : 0,
+      digest: this.#digest,
+      ...(paused !== undefined ? { paused: { reason: formatValue(paused) } } : {}),
+    };
+    const options = { signal: this.#options.signal };
+    await this.#options.state.save(this.#session, this.#decl.name, draft, options);
+    if (this.#decl.loop) {
+      const loop = {
+        next_iteration: this.#iteration,
+        terminal_reason: this.#terminalReason as TerminalReason,
+        instance_id: this.#session,
+      };
+      await this.#options.state.saveLoop(this.#session, this.#decl.name, loop, options);
+    }
+    await this.#options.state.setLatest(this.#decl.name, this.#session);
+  }
+
+  async #finish(): Promise<RunOutcome> {
+    const vars = await this.#result();
+    const variables = this.#publicVars();
+    const hasOutput = this.#decl.props.some((p) => p.name === 'output');
+    await this.#options.state.complete(this.#session, this.#decl.name, {
+      variables,
+      digest: this.#digest,
+      ...(hasOutput ? { output: vars } : {}),
+    });
+    if (this.#decl.loop) {
+      const loop = {
+        next_iteration: this.#iteration,
+        terminal_reason: this.#terminalReason as TerminalReason,
+        instance_id: this.#session,
+      };
+      await this.#options.state.saveLoop(this.#session, this.#decl.name, loop);
+    }
+    await this.#options.state.setLatest(this.#decl.name, this.#session);
+    return this.#outcome('completed', vars);
+  }
+
+  /** The `output:` projection, or every pipeline variable that is not internal. */
+  async #result(): Promise<MhlObject> {
+    const output = this.#decl.props.find((p) => p.name === 'output')?.value;
+    if (output) {
+      const v = await this.#scope.interpreter.evaluate(output, this.#env(), this.#options.signal);
+      if (!isObject(v)) throw new LangError('TYPE', 'output: must be an object', output.span);
+      return this.#options.services.redactor.redactValue(fromJson(toPlain(v))) as MhlObject;
+    }
+    return this.#publicVars();
+  }
+
+  #publicVars(): MhlObject {
+    if (!this.#vars) return newObject();
+    const snapshot = this.#snapshot();
+    const out = newObject();
+    for (const k of Object.keys(snapshot)) if (!k.startsWith('__')) out[k] = snapshot[k] as Value;
+    return this.#options.services.redactor.redactValue(out) as MhlObject;
+  }
+
+  #outcome(status: RunStatus, vars: MhlObject, extra: Partial<RunOutcome> = {}): RunOutcome {
+    return {
+      status,
+      pipeline: this.#decl.name,
+      session: this.#session,
+      resumed: this.#resumed,
+      executed: this.#executed,
+      skipped: this.#skipped,
+      broke: this.#broke,
+      loop: this.#decl.loop,
+      iterations: this.#iteration,
+      terminalReason: this.#terminalReason,
+      vars,
+      ...extra,
+    };
+  }
+
+  async #failure(e: unknown): Promise<RunOutcome> {
+    const redact = (text: string) => this.#options.services.redactor.redact(text);
+    if (e instanceof PauseSignal && this.#failedStep) {
+      const at = this.#steps.findIndex((s) => s.name === this.#failedStep);
+      await this.#checkpoint(at, this.#completed.at(-1) ?? '', e.reason ?? '');
+      return this.#outcome('paused', this.#publicVars(), { pauseReason: e.reason ?? null });
+    }
+    if (this.#options.signal.aborted) {
+      return this.#outcome('canceled', this.#publicVars(), {
+        error: { message: 'run canceled', kind: 'canceled', ...stepOf(this.#failedStep) },
+      });
+    }
+    if (e instanceof InvalidInputsError) {
+      return this.#outcome('failed', newObject(), {
+        error: {
+          message: redact(e.summary),
+          kind: 'invalid_inputs',
+          missing: e.missing,
+          unknown: e.unknown,
+        },
+      });
+    }
+    if (e instanceof RunFailure) {
+      return this.#outcome('failed', this.#publicVars(), {
+        error: { message: redact(e.message), kind: e.kind, ...stepOf(e.step) },
+      });
+    }
+    if (e instanceof LangError)
+      return this.#outcome('failed', this.#publicVars(), {
+        error: { message: redact(e.message), kind: 'other' },
+      });
+    throw e;
+  }
+
+  #emit(type: RunEvent['type'], step: string, index: number): void {
+    this.#options.onEvent?.({ type, step, index, total: this.#steps.length });
+  }
+}
+
+/** A run-level failure with the kind the JSON output reports. */
+class RunFailure extends Error {
+  readonly kind: FailureKind;
+  readonly step: string | undefined;
+  constructor(kind: FailureKind, message: string, step?: string, cause?: unknown) {
+    super(message, { cause });
+    this.kind = kind;
+    this.step = step;
+  }
+}
+
+function stepOf(step: string | undefined): { step?: string } {
+  return step === undefined ? {} : { step };
+}
+
+function nullExpr(i: { span: Expr['span'] }): Expr {
+  return { kind: 'Null', span: i.span };
+}
+
+function formatMs(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+/** Literal settings (`checkpoint: {enabled: false}`) read without running code. */
+function literalValue(e: Expr): Value | undefined {
+  switch (e.kind) {
+    case 'Null':
+      return null;
+    case 'Bool':
+    case 'Number':
+      return e.value;
+    case 'Duration':
+      return new DurationValue(e.ms);
+    case 'String':
+      return e.segments.every((s) => typeof s === 'string') ? e.segments.join('') : undefined;
+    case 'Object': {
+      const o = newObject();
+      for (const f of e.fields) {
+        const v = literalValue(f.value);
+        if (v !== undefined) o[f.key] = v;
+      }
+      return o;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function numberSetting(v: Value | undefined, key: string): number | undefined {
+  return isObject(v) && typeof v[key] === 'number' ? (v[key] as number) : undefined;
+}
+
+function repeatStopWhen(decl: DeclOf<'Pipeline'>): Expr | undefined {
+  const repeat = decl.props.find((p) => p.name === 'repeat')?.value;
+  return repeat?.kind === 'Object'
+    ? repeat.fields.find((f) => f.key === 'stop_when')?.value
+    : undefined;
+}

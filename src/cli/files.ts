@@ -3,7 +3,7 @@
  * skipping hidden entries and node_modules, sorted so output never depends on directory order.
  */
 import { readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 
 export class PathNotFoundError extends Error {
   readonly path: string;
@@ -37,4 +37,10 @@ function walk(dir: string, found: Set<string>): void {
     if (entry.isDirectory()) walk(path, found);
     else if (entry.isFile() && entry.name.endsWith('.mh')) found.add(path);
   }
+}
+
+/** A path as shown to the user: relative to the current directory when inside it. */
+export function displayPath(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel.startsWith('..') ? file : rel;
 }

@@ -3,7 +3,6 @@
  * `file:line:col: severity: message` with the source line and a caret, then a summary.
  * Exit status: 0 clean or warnings only, 1 any error.
  */
-import { relative } from 'node:path';
 import {
   checkFiles,
   type Diagnostic,
@@ -11,7 +10,7 @@ import {
   formatDiagnostic,
   sourceExcerpt,
 } from '../lang/index.js';
-import { findMhFiles } from './files.js';
+import { displayPath as display, findMhFiles } from './files.js';
 
 export interface LintOptions {
   readonly format: 'text' | 'json';
@@ -71,11 +70,6 @@ function toJson(d: Diagnostic) {
     code: d.code,
     message: d.message,
   };
-}
-
-function display(file: string): string {
-  const rel = relative(process.cwd(), file);
-  return rel.startsWith('..') ? file : rel;
 }
 
 function plural(n: number, word: string): string {

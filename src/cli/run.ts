@@ -15,6 +15,7 @@ import { Redactor } from '../runtime/redact.js';
 import { type RunEvent, type RunOutcome, runPipeline } from '../runtime/runner.js';
 import { toPlain, type Value } from '../runtime/values.js';
 import { DirStore } from '../store/index.js';
+import { displayPath } from './files.js';
 import type { Output } from './lint.js';
 import { Progress } from './progress.js';
 
@@ -49,7 +50,7 @@ export async function runRun(
   const loaded = loadProgram(resolve(file), diskHost);
   if (!loaded.ok) {
     for (const d of loaded.diagnostics) {
-      io.err(formatDiagnostic(d));
+      io.err(formatDiagnostic(d, displayPath(d.span.file)));
       const text = loaded.texts.get(d.span.file);
       if (text !== undefined) io.err(sourceExcerpt(text, d.span));
     }

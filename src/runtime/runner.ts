@@ -167,6 +167,7 @@ class PipelineRun {
   }
 
   #broke = false;
+  #latestSet = false;
   #terminalReason = '';
   #failedStep: string | undefined;
 
@@ -502,6 +503,11 @@ class PipelineRun {
     };
     const options = { signal: this.#options.signal };
     await this.#options.state.save(this.#session, this.#decl.name, draft, options);
+    if (!this.#latestSet) {
+      // The pointer names the session, which does not change during a run: write it once.
+      await this.#options.state.setLatest(this.#decl.name, this.#session, options);
+      this.#latestSet = true;
+    }
     if (this.#decl.loop) {
       const loop = {
         next_iteration: this.#iteration,
@@ -510,7 +516,6 @@ class PipelineRun {
       };
       await this.#options.state.saveLoop(this.#session, this.#decl.name, loop, options);
     }
-    await this.#options.state.setLatest(this.#decl.name, this.#session);
   }
 
   async #finish(): Promise<RunOutcome> {

@@ -16,12 +16,13 @@ export interface CliResult {
 /** Spawns `node dist/cli/main.js …args` and resolves when it exits. */
 export function runCli(
   args: readonly string[],
-  options: { cwd?: string; input?: string } = {},
+  options: { cwd?: string; input?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd ?? REPO_ROOT,
       stdio: 'pipe',
+      env: { ...process.env, ...options.env },
     });
     let stdout = '';
     let stderr = '';

@@ -9,8 +9,8 @@ import { LangError } from '../../../../src/lang/diagnostics.js';
 import { CMD_NAMESPACE } from '../../../../src/runtime/natives/cmd.js';
 import { runProcess } from '../../../../src/runtime/natives/process-group.js';
 import { DurationValue, isObject, type Value } from '../../../../src/runtime/values.js';
+import { isAlive, pollFor, readPid } from '../../../helpers/processes.js';
 import { call, isNativeError, tempDir, testContext } from './native-context.js';
-import { isAlive, pollFor, readPid } from './processes.js';
 
 const PATH_ONLY = { PATH: process.env['PATH'] ?? '/usr/bin:/bin' };
 

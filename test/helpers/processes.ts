@@ -1,4 +1,4 @@
-/** Process probes for the natives tests: liveness by pid, and bounded polling for an event. */
+/** Process probes for tests: liveness by pid, and bounded polling for an event. */
 import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 

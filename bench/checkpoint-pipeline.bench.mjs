@@ -1,0 +1,143 @@
+// Per-step checkpoint cost of a real run: a 1,000-step no-op pipeline run with checkpoints on,
+// minus the same run with `checkpoint: {enabled: false}`, per step; beside it, in the same run,
+// a bare write+fsync+rename (and + directory fsync) of the same checkpoint bytes 1,000 times.
+// One JSON line per figure, then the ratios. Build first: this imports dist/.
+import {
+  closeSync,
+  fsyncSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { diskHost } from '../dist/lang/index.js';
+import { CheckpointStore } from '../dist/runtime/checkpoints.js';
+import { childEnvironment } from '../dist/runtime/child-env.js';
+import { loadProgram } from '../dist/runtime/program.js';
+import { Redactor } from '../dist/runtime/redact.js';
+import { runPipeline } from '../dist/runtime/runner.js';
+import { DirStore } from '../dist/store/index.js';
+
+const STEPS = 1000;
+const root = mkdtempSync(join(tmpdir(), 'mhl-bench-ckpt-'));
+
+function source(enabled) {
+  const steps = Array.from({ length: STEPS }, (_, i) => `  step S${i} { n += 1 }`).join('\n');
+  return `pipeline Noop {\n  checkpoint: { enabled: ${enabled} }\n  var n = 0\n  var label = "a no-op pipeline"\n  var items = [1, 2, 3]\n${steps}\n}\n`;
+}
+
+async function timeRun(enabled) {
+  const dir = mkdtempSync(join(root, 'run-'));
+  const file = join(dir, 'noop.mh');
+  writeFileSync(file, source(enabled));
+  const loaded = loadProgram(file, diskHost);
+  if (!loaded.ok) throw new Error(loaded.diagnostics[0].message);
+  const redactor = new Redactor();
+  const state = new CheckpointStore(new DirStore(join(dir, '.mhl')), redactor);
+  const services = {
+    cwd: dir,
+    childEnv: childEnvironment(),
+    env: {},
+    redactor,
+    output: () => {},
+    cacheDir: join(dir, 'cache'),
+  };
+  const started = process.hrtime.bigint();
+  const outcome = await runPipeline(loaded.program, loaded.pipelines[0], {
+    inputs: {},
+    signal: new AbortController().signal,
+    services,
+    state,
+    session: 'bench',
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (outcome.status !== 'completed')
+    throw new Error(`run ${outcome.status}: ${outcome.error?.message}`);
+  return { seconds, dir };
+}
+
+function bareWrites(bytes, syncDir) {
+  const dir = mkdtempSync(join(root, 'bare-'));
+  const target = join(dir, 'Noop.json');
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < STEPS; i++) {
+    const tmp = join(dir, `.tmp-${i}`);
+    const fd = openSync(tmp, 'w', 0o600);
+    writeSync(fd, bytes);
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(tmp, target);
+    if (syncDir) {
+      const d = openSync(dir, 'r');
+      fsyncSync(d);
+      closeSync(d);
+    }
+  }
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+// A representative checkpoint's bytes, captured from a paused copy of the same pipeline.
+const sample = JSON.stringify(
+  {
+    pipeline: 'Noop',
+    last_step: 'S499',
+    next_step: 'S500',
+    completed_steps: Array.from({ length: 500 }, (_, i) => `S${i}`),
+    variables: {
+      __last_step: 'S499',
+      __mem: {},
+      items: [1, 2, 3],
+      label: 'a no-op pipeline',
+      n: 500,
+    },
+    saved_at: new Date().toISOString(),
+    ttl_seconds: 0,
+    digest: 'x'.repeat(64),
+    state_version: 1,
+  },
+  null,
+  2,
+);
+
+await timeRun(true); // warm-up
+const on = await timeRun(true);
+const off = await timeRun(false);
+const bare = bareWrites(sample, false);
+const bareDir = bareWrites(sample, true);
+const perStepUs = ((on.seconds - off.seconds) / STEPS) * 1e6;
+const figures = [
+  { figure: 'run_with_checkpoints_per_step_us', value: (on.seconds / STEPS) * 1e6 },
+  { figure: 'run_without_checkpoints_per_step_us', value: (off.seconds / STEPS) * 1e6 },
+  { figure: 'checkpoint_cost_per_step_us', value: perStepUs },
+  { figure: 'bare_write_fsync_rename_us', value: (bare / STEPS) * 1e6 },
+  { figure: 'bare_write_fsync_rename_dirsync_us', value: (bareDir / STEPS) * 1e6 },
+];
+for (const f of figures)
+  console.log(JSON.stringify({ bench: 'checkpoint-pipeline', ...f, value: Math.round(f.value) }));
+console.log(
+  JSON.stringify({
+    bench: 'checkpoint-pipeline',
+    figure: 'ratio_vs_bare',
+    value: +(perStepUs / ((bare / STEPS) * 1e6)).toFixed(2),
+  }),
+);
+console.log(
+  JSON.stringify({
+    bench: 'checkpoint-pipeline',
+    figure: 'ratio_vs_bare_dirsync',
+    value: +(perStepUs / ((bareDir / STEPS) * 1e6)).toFixed(2),
+  }),
+);
+console.log(
+  JSON.stringify({
+    bench: 'checkpoint-pipeline',
+    figure: 'checkpoint_bytes_last',
+    value: readFileSync(join(on.dir, '.mhl/state/bench/result.json')).length,
+  }),
+);
+rmSync(root, { recursive: true, force: true });

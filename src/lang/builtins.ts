@@ -15,7 +15,6 @@ export const NATIVE_NAMESPACES: ReadonlySet<string> = new Set([
   'time',
   'uuid',
   'html',
-  'mem',
 ]);
 
 /** Built-in functions callable by bare name. */

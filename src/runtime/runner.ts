@@ -134,6 +134,7 @@ class PipelineRun {
       () => this.#context(),
       new SpawnLimiter(limit),
     );
+    this.#scope.memReset = (name, signal) => this.#resetMem(name, signal);
   }
 
   /** A pipeline property that is a literal setting (evaluated without a scope). */
@@ -269,6 +270,18 @@ class PipelineRun {
       );
     }
     this.#vars = this.#withMem(env);
+  }
+
+  /** `m.reset()`: forgets a `mem` variable's value and runs its initializer again. */
+  #resetMem(name: string, signal: AbortSignal): Promise<Value> | undefined {
+    const decl = this.#decl.vars.find((v) => v.storage === 'mem' && v.name === name);
+    if (!decl || !this.#vars) return undefined;
+    const env = this.#vars;
+    return this.#scope.interpreter.evaluate(decl.value, env, signal).then((value) => {
+      env.assign(name, value, decl.span);
+      this.#mem[name] = value;
+      return null;
+    });
   }
 
   /** `mem` variables live in their own store, beside the pipeline scope. */

@@ -12,6 +12,7 @@ import type { AgentSpec } from './agent-spec.js';
 import { type AgentContext, runAgent } from './agents.js';
 import { builtinFunctions } from './builtins.js';
 import { Environment } from './environment.js';
+import { matchesType, typeText } from './inputs.js';
 import { type Callables, Interpreter, withSpan } from './interpreter.js';
 import { memoryMethods } from './memory.js';
 import { NATIVES } from './natives/index.js';
@@ -23,6 +24,7 @@ import {
   callArgs,
   EnumValue,
   FunctionValue,
+  formatValue,
   fromJson,
   isObject,
   type MhlObject,
@@ -65,6 +67,8 @@ export class RunScope implements Callables {
   readonly #moduleEnvs = new Map<Module, Environment>();
   /** Tasks spawned and not yet waited for, joined at the end of their step. */
   readonly pending: TaskHandle[] = [];
+  /** `name.reset()` for the running pipeline's `mem` variables, set by the runner. */
+  memReset: ((name: string, signal: AbortSignal) => Promise<Value> | undefined) | undefined;
 
   constructor(
     program: LoadedProgram,
@@ -196,18 +200,36 @@ export class RunScope implements Callables {
       return vars;
     };
     const methods = new Map(
-      decl.methods.map((m) => [
-        m.name,
-        new FunctionValue(`${decl.name}.${m.name}`, async (args, signal) =>
-          this.interpreter.callFunction(
-            m.params,
-            m.body,
-            (await toolEnv()).child(),
-            args.ordered,
-            signal,
-          ),
-        ),
-      ]),
+      decl.methods.map((m) => {
+        const what = `${decl.name}.${m.name}`;
+        return [
+          m.name,
+          new FunctionValue(what, async (args, signal) => {
+            // Declared parameter and return types are checked at run time.
+            for (const [i, p] of m.params.entries()) {
+              const v = args.ordered[i];
+              if (p.type && v !== undefined && !matchesType(v, p.type))
+                throw new LangError(
+                  'TYPE',
+                  `${what}: parameter '${p.name}' must be ${typeText(p.type)}, got ${typeOf(v)}`,
+                );
+            }
+            const result = await this.interpreter.callFunction(
+              m.params,
+              m.body,
+              (await toolEnv()).child(),
+              args.ordered,
+              signal,
+            );
+            if (m.returnType && !matchesType(result, m.returnType))
+              throw new LangError(
+                'TYPE',
+                `${what} must return ${typeText(m.returnType)}, got ${typeOf(result)}`,
+              );
+            return result;
+          }),
+        ] as const;
+      }),
     );
     const self: Reference = new Reference('tool', decl.name, (name) => methods.get(name));
     return self;
@@ -224,10 +246,12 @@ export class RunScope implements Callables {
           const v = await this.interpreter.evaluate(p.value, env, AbortSignal.timeout(60_000));
           return typeof v === 'string' ? v : undefined;
         };
+        const path = await this.#memoryPath(decl, env);
         const config = {
           name: decl.name,
           type: (await text('type')) ?? '',
-          path: await text('path'),
+          path: path?.path,
+          interpolated: path?.interpolated ?? [],
           pathGuard: (await text('path_guard')) === 'no_traversal',
         };
         return memoryMethods(config, this.#services.cwd);
@@ -247,6 +271,35 @@ export class RunScope implements Callables {
     );
   }
 
+  /**
+   * A memory's `path`, and the values its `${…}` spans produced (what `path_guard` checks: the
+   * author's literal text may be absolute or climb with `..`; interpolated values may not).
+   */
+  async #memoryPath(
+    decl: DeclOf<'Memory'>,
+    env: Environment,
+  ): Promise<{ path: string; interpolated: string[] } | undefined> {
+    const e = decl.props.find((x) => x.name === 'path')?.value;
+    if (!e) return undefined;
+    const signal = AbortSignal.timeout(60_000);
+    if (e.kind !== 'String') {
+      const v = await this.interpreter.evaluate(e, env, signal);
+      return typeof v === 'string' ? { path: v, interpolated: [v] } : undefined;
+    }
+    let path = '';
+    const interpolated: string[] = [];
+    for (const seg of e.segments) {
+      if (typeof seg === 'string') {
+        path += seg;
+        continue;
+      }
+      const v = formatValue(await this.interpreter.evaluate(seg, env, signal));
+      interpolated.push(v);
+      path += v;
+    }
+    return { path, interpolated };
+  }
+
   // ── Callables ──────────────────────────────────────────────────────────────────────────────
 
   specialCall(
@@ -259,6 +312,15 @@ export class RunScope implements Callables {
       const target = env.lookup(callee.name);
       if (target instanceof Reference && target.refKind === 'prompt')
         return this.#prompt(target.name, call, env, signal);
+    }
+    if (
+      callee.kind === 'Member' &&
+      callee.name === 'reset' &&
+      callee.object.kind === 'Ident' &&
+      call.args.length === 0
+    ) {
+      const reset = this.memReset?.(callee.object.name, signal);
+      if (reset !== undefined) return reset;
     }
     if (callee.kind === 'Member' && callee.name === 'run' && callee.object.kind === 'Ident') {
       const decl = this.#agentDecl(env, callee.object.name);
@@ -495,6 +557,9 @@ export class RunScope implements Callables {
       call.kind === 'Call' && call.callee.kind === 'Member' && call.callee.object.kind === 'Ident'
         ? call.callee.object.name
         : 'agent';
+    // The call runs later (maybe once a concurrency slot frees up): it sees the variables as
+    // they are now, not as the step goes on to change them.
+    const frozen = snapshot(env);
     const start = (scope: Environment) => {
       const controller = new AbortController();
       const linked = AbortSignal.any([signal, controller.signal]);
@@ -520,7 +585,7 @@ export class RunScope implements Callables {
       return handle;
     };
     if (!stmt.forIterable) {
-      env.declare(stmt.name, start(env));
+      env.declare(stmt.name, start(frozen));
       return;
     }
     const items = await this.interpreter.evaluate(stmt.forIterable, env, signal);
@@ -531,7 +596,7 @@ export class RunScope implements Callables {
         stmt.forIterable.span,
       );
     const handles = items.map((item) => {
-      const scope = env.child();
+      const scope = frozen.child();
       scope.declare(stmt.forName as string, item);
       return start(scope);
     });
@@ -564,6 +629,10 @@ export class RunScope implements Callables {
       await waitFor(handles, { mode: stmt.mode, timeoutMs, collect, signal });
     } catch (e) {
       throw withSpan(e, stmt.span);
+    } finally {
+      // Calls the wait gave up on (wait any, N of, fail-fast, timeout) are cancelled; let them
+      // finish stopping, so every handle reads its final status after the wait.
+      await Promise.all(handles.map((h) => h.promise));
     }
   }
 
@@ -585,6 +654,31 @@ export class RunScope implements Callables {
   call(fn: FunctionValue, args: Value[], signal: AbortSignal, span: Span): Promise<Value> {
     return this.interpreter.invoke(fn, callArgs(args), signal, span);
   }
+}
+
+/**
+ * A copy of every variable `env` sees, arrays and objects copied deeply, over the same module
+ * scope: what a spawned call evaluates its arguments in.
+ */
+function snapshot(env: Environment): Environment {
+  let root = env;
+  while (root.parent) root = root.parent;
+  const copy = new Environment(root);
+  const seen = new Set<string>();
+  for (let e: Environment | undefined = env; e && e !== root; e = e.parent) {
+    for (const [name, value] of e.own()) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      copy.declare(name, cloneValue(value));
+    }
+  }
+  return copy;
+}
+
+function cloneValue(v: Value): Value {
+  if (Array.isArray(v)) return v.map(cloneValue);
+  if (isObject(v)) return newObject(Object.entries(v).map(([k, x]) => [k, cloneValue(x)]));
+  return v;
 }
 
 function isAncestor(root: Environment, env: Environment): boolean {

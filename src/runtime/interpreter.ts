@@ -26,6 +26,9 @@ import {
   type Value,
 } from './values.js';
 
+/** What the rest of a postfix chain sees once a `?.` found nothing: the whole chain is null. */
+const SHORT: unique symbol = Symbol('optional chain cut short');
+
 /** Iteration cap for `while`, as the reference runtime has. */
 export const MAX_LOOP_ITERATIONS = 10_000;
 
@@ -313,6 +316,22 @@ export class Interpreter {
       case 'Binary':
         return this.#binaryExpr(e, env, signal);
       case 'Member':
+      case 'Index':
+      case 'Slice':
+      case 'Call': {
+        const v = await this.#link(e, env, signal);
+        return v === SHORT ? null : v;
+      }
+    }
+  }
+
+  /**
+   * One link of a postfix chain (`a.b`, `a[i]`, `a[i..j]`, `a(x)`). A `?.` that finds nothing
+   * answers `SHORT`, and every later link passes it on, so `n?.a.b` is null, not an error.
+   */
+  async #link(e: Expr, env: Environment, signal: AbortSignal): Promise<Value | typeof SHORT> {
+    switch (e.kind) {
+      case 'Member':
         return this.#member(e, env, signal);
       case 'Index':
         return this.#index(e, env, signal);
@@ -320,6 +339,8 @@ export class Interpreter {
         return this.#slice(e, env, signal);
       case 'Call':
         return this.#call(e, env, signal);
+      default:
+        return this.evaluate(e, env, signal);
     }
   }
 
@@ -414,11 +435,16 @@ export class Interpreter {
     return v;
   }
 
-  async #member(e: ExprOf<'Member'>, env: Environment, signal: AbortSignal): Promise<Value> {
-    const object = await this.evaluate(e.object, env, signal);
+  async #member(
+    e: ExprOf<'Member'>,
+    env: Environment,
+    signal: AbortSignal,
+  ): Promise<Value | typeof SHORT> {
+    const object = await this.#link(e.object, env, signal);
+    if (object === SHORT) return SHORT;
     const v = this.memberOf(object, e.name);
     if (v !== undefined) return v;
-    if (e.optional) return null;
+    if (e.optional) return SHORT;
     if (object === null)
       throw new LangError('NULL', `cannot read .${e.name} of null (use ?. to allow null)`, e.span);
     throw new LangError('FIELD', `${typeOf(object)} has no field '${e.name}'`, e.span);
@@ -432,13 +458,18 @@ export class Interpreter {
     return undefined;
   }
 
-  async #index(e: ExprOf<'Index'>, env: Environment, signal: AbortSignal): Promise<Value> {
-    const object = await this.evaluate(e.object, env, signal);
+  async #index(
+    e: ExprOf<'Index'>,
+    env: Environment,
+    signal: AbortSignal,
+  ): Promise<Value | typeof SHORT> {
+    const object = await this.#link(e.object, env, signal);
+    if (object === SHORT) return SHORT;
     const index = await this.evaluate(e.index, env, signal);
     if (Array.isArray(object) && typeof index === 'number') {
       if (Number.isInteger(index) && index >= 0 && index < object.length)
         return object[index] as Value;
-      if (e.optional) return null;
+      if (e.optional) return SHORT;
       throw new LangError(
         'INDEX',
         `index ${index} is out of range 0..${object.length - 1}`,
@@ -447,19 +478,24 @@ export class Interpreter {
     }
     if (isObject(object) && typeof index === 'string') {
       if (index in object) return object[index] as Value;
-      if (e.optional) return null;
+      if (e.optional) return SHORT;
       throw new LangError(
         'FIELD',
         `object has no key '${index}' (use ?.[key] or .get(key, default))`,
         e.index.span,
       );
     }
-    if (e.optional) return null;
+    if (e.optional) return SHORT;
     throw new LangError('TYPE', `cannot index ${typeOf(object)} with ${typeOf(index)}`, e.span);
   }
 
-  async #slice(e: ExprOf<'Slice'>, env: Environment, signal: AbortSignal): Promise<Value> {
-    const object = await this.evaluate(e.object, env, signal);
+  async #slice(
+    e: ExprOf<'Slice'>,
+    env: Environment,
+    signal: AbortSignal,
+  ): Promise<Value | typeof SHORT> {
+    const object = await this.#link(e.object, env, signal);
+    if (object === SHORT) return SHORT;
     if (!Array.isArray(object) && typeof object !== 'string') {
       throw new LangError('TYPE', `cannot slice ${typeOf(object)}`, e.span);
     }
@@ -476,7 +512,11 @@ export class Interpreter {
     return object.slice(lo, Math.max(lo, hi));
   }
 
-  async #call(e: ExprOf<'Call'>, env: Environment, signal: AbortSignal): Promise<Value> {
+  async #call(
+    e: ExprOf<'Call'>,
+    env: Environment,
+    signal: AbortSignal,
+  ): Promise<Value | typeof SHORT> {
     const special = this.#callables.specialCall(e, env, signal);
     if (special !== undefined) return special;
     const callee = e.callee;
@@ -486,10 +526,11 @@ export class Interpreter {
         throw new LangError('INVALID', 'nameof takes one declared name', e.span);
       return this.#callables.nameof(target.name, target.span);
     }
-    const args = await this.#args(e, env, signal);
     if (callee.kind === 'Member') {
-      const receiver = await this.evaluate(callee.object, env, signal);
-      if (receiver === null && callee.optional) return null;
+      // The receiver first: a chain cut short by `?.` evaluates no arguments.
+      const receiver = await this.#link(callee.object, env, signal);
+      if (receiver === SHORT || (receiver === null && callee.optional)) return SHORT;
+      const args = await this.#args(e, env, signal);
       const member = this.memberOf(receiver, callee.name);
       if (member instanceof FunctionValue) return this.invoke(member, args, signal, e.span);
       if (member !== undefined && !(receiver instanceof Reference)) {
@@ -509,7 +550,9 @@ export class Interpreter {
       }
       return result;
     }
-    const value = await this.evaluate(callee, env, signal);
+    const value = await this.#link(callee, env, signal);
+    if (value === SHORT) return SHORT;
+    const args = await this.#args(e, env, signal);
     const fn = value instanceof Reference && value.call ? value.call : value;
     if (!(fn instanceof FunctionValue))
       throw new LangError('CALL', `value is not callable (${typeOf(fn)})`, callee.span);

@@ -22,6 +22,8 @@ export interface MemoryConfig {
   readonly type: string;
   /** Resolved (interpolated) path, for file-backed types. */
   readonly path: string | undefined;
+  /** What the path's `${…}` spans produced; `path_guard` checks these. */
+  readonly interpolated?: readonly string[];
   readonly pathGuard: boolean;
 }
 
@@ -127,9 +129,8 @@ function jsonMemory(
     }),
     remove: method('remove', async ([k]) => {
       const data = await load();
-      const existed = key(k) in data;
-      delete data[key(k)];
-      await save(data);
+      const existed = removePath(data, key(k));
+      if (existed) await save(data);
       return existed;
     }),
   };
@@ -153,6 +154,22 @@ function navigate(data: Value, path: string): Value | undefined {
   return v;
 }
 
+/** Removes `a::b::0` from nested objects and arrays; false when there was nothing there. */
+function removePath(data: MhlObject, path: string): boolean {
+  const parts = path.split('::');
+  const last = parts.pop() as string;
+  const parent = parts.length ? navigate(data, parts.join('::')) : data;
+  if (isObject(parent) && last in parent) {
+    delete parent[last];
+    return true;
+  }
+  if (Array.isArray(parent) && /^\d+$/.test(last) && Number(last) < parent.length) {
+    parent.splice(Number(last), 1);
+    return true;
+  }
+  return false;
+}
+
 function setPath(data: MhlObject, path: string, value: Value): void {
   const parts = path.split('::');
   let o = data;
@@ -166,10 +183,11 @@ function setPath(data: MhlObject, path: string, value: Value): void {
 
 function filePath(config: MemoryConfig, cwd: string): string {
   if (!config.path) throw new LangError('MEMORY', `memory '${config.name}' needs a path`);
-  if (config.pathGuard && (isAbsolute(config.path) || config.path.split(/[\\/]/).includes('..'))) {
+  const escaping = (config.interpolated ?? []).find((v) => isAbsolute(v) || v.includes('..'));
+  if (config.pathGuard && escaping !== undefined) {
     throw new LangError(
       'MEMORY',
-      `memory '${config.name}': path "${config.path}" escapes the working directory`,
+      `memory '${config.name}': path "${config.path}" interpolates "${escaping}", which path_guard "no_traversal" rejects`,
     );
   }
   return resolve(cwd, config.path);

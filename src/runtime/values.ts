@@ -195,18 +195,31 @@ export function deepEqual(a: Value, b: Value): boolean {
   return false;
 }
 
-/** Formats a number the way MHL prints it: shortest decimal form, no trailing zeros. */
+/**
+ * Formats a number the way MHL prints it: the shortest digits that read back as the same
+ * number, in plain decimal form (`1e21` prints as `1000000000000000000000`, `1e-7` as
+ * `0.0000001`), no trailing zeros.
+ */
 export function formatNumber(n: number): string {
-  if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);
-  return String(n);
+  const text = String(n);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!m) return text;
+  const [, sign = '', first = '', rest = '', exp = '0'] = m;
+  const digits = first + rest;
+  const point = 1 + Number(exp);
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return sign + digits + '0'.repeat(point - digits.length);
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
 /**
- * How a value prints in interpolation, `log`, `fail` and `join`: strings raw, other JSON values
- * as compact JSON with sorted keys, tagged values as their own format.
+ * How a value prints in interpolation, `log`, `fail` and `join`: strings raw, numbers in plain
+ * decimal form, other JSON values as compact JSON with sorted keys, tagged values as their own
+ * format.
  */
 export function formatValue(v: Value): string {
   if (typeof v === 'string') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return formatNumber(v);
   if (v instanceof Tagged) return v.format();
   return toJson(v);
 }

@@ -422,11 +422,19 @@ function parseStringToken(s: TokenStream, t: Token): Expr {
 }
 
 /** `${name}` and `${a.b.c}`, by far the most common interpolations, need no sub-parser. */
+/** Words that are literals, not names, at the start of an interpolation. */
+const LITERAL_WORDS = new Set(['true', 'false', 'null']);
 const SIMPLE_PATH = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 function parseInterpolation(s: TokenStream, part: Interpolation): Expr {
   const source = s.text.slice(part.start, part.end);
-  if (!part.escaped && SIMPLE_PATH.test(source)) return simplePath(s, part, source);
+  if (
+    !part.escaped &&
+    SIMPLE_PATH.test(source) &&
+    !LITERAL_WORDS.has(source.split('.')[0] as string)
+  ) {
+    return simplePath(s, part, source);
+  }
   const lexed = part.escaped
     ? lex(s.text.slice(part.start, part.end).replace(/\\(["\\])/g, '$1'), s.file, undefined, part)
     : lex(s.text, s.file, part);

@@ -18,6 +18,7 @@ import { PauseSignal } from './signals.js';
 import { SpawnLimiter } from './tasks.js';
 import {
   DurationValue,
+  EnumValue,
   formatValue,
   fromJson,
   isJsonValue,
@@ -293,7 +294,7 @@ class PipelineRun {
 
   #restore(record: Checkpoint, inputs: Readonly<Record<string, Value>>): void {
     const env = new Environment(this.#scope.moduleEnv(this.#program.root));
-    const vars = record.variables;
+    const vars = restored(record.variables) as MhlObject;
     const mem = vars['__mem'];
     if (isObject(mem)) Object.assign(this.#mem, mem);
     const consts = new Set(this.#decl.vars.filter((v) => v.storage === 'const').map((v) => v.name));
@@ -475,22 +476,26 @@ class PipelineRun {
       if (v.storage === 'mem') this.#mem[v.name] = this.#env().lookup(v.name) ?? null;
   }
 
-  /** The persisted variables: inputs, pipeline variables and `mem`, JSON only. */
-  #snapshot(): MhlObject {
+  /**
+   * The persisted variables: inputs, pipeline variables and `mem`, JSON only. `strict` refuses a
+   * function or task handle (a checkpoint cannot hold it); otherwise such values are left out.
+   */
+  #snapshot(strict = true): MhlObject {
     this.#saveMem();
     const out = newObject();
     const memNames = new Set(this.#decl.vars.filter((v) => v.storage === 'mem').map((v) => v.name));
     for (const [k, v] of this.#env().own()) {
       if (memNames.has(k)) continue;
       if (!isJsonValue(v)) {
+        if (!strict) continue;
         throw new RunFailure(
           'step_failed',
           `variable '${k}' holds a ${typeof v === 'object' && v ? (v as { typeName?: string }).typeName : typeof v}, which cannot be checkpointed; keep functions and task handles in step-local variables`,
         );
       }
-      out[k] = fromJson(toPlain(v));
+      out[k] = persisted(v);
     }
-    out['__mem'] = fromJson(toPlain(this.#mem));
+    out['__mem'] = persisted(this.#mem);
     return out;
   }
 
@@ -565,9 +570,10 @@ class PipelineRun {
 
   #publicVars(): MhlObject {
     if (!this.#vars) return newObject();
-    const snapshot = this.#snapshot();
+    const snapshot = this.#snapshot(false);
     const out = newObject();
-    for (const k of Object.keys(snapshot)) if (!k.startsWith('__')) out[k] = snapshot[k] as Value;
+    for (const k of Object.keys(snapshot))
+      if (!k.startsWith('__')) out[k] = fromJson(toPlain(restored(snapshot[k] as Value)));
     return this.#options.services.redactor.redactValue(out) as MhlObject;
   }
 
@@ -625,6 +631,30 @@ class PipelineRun {
   #emit(type: RunEvent['type'], step: string, index: number): void {
     this.#options.onEvent?.({ type, step, index, total: this.#steps.length });
   }
+}
+
+/** Marks an enum value in a checkpoint, so a resumed run gets `Status.Draft` back, not "Draft". */
+const ENUM_KEY = '$enum';
+
+/** A checkpoint-ready copy: JSON data, with enum values as `{"$enum": "Status.Draft"}`. */
+function persisted(v: Value): Value {
+  if (v instanceof EnumValue) return newObject([[ENUM_KEY, `${v.enumName}.${v.variant}`]]);
+  if (Array.isArray(v)) return v.map(persisted);
+  if (isObject(v)) return newObject(Object.entries(v).map(([k, x]) => [k, persisted(x)]));
+  return v;
+}
+
+/** The inverse of `persisted`, applied to variables read back from a checkpoint. */
+function restored(v: Value): Value {
+  if (Array.isArray(v)) return v.map(restored);
+  if (!isObject(v)) return v;
+  const keys = Object.keys(v);
+  const tag = v[ENUM_KEY];
+  if (keys.length === 1 && typeof tag === 'string' && tag.includes('.')) {
+    const dot = tag.indexOf('.');
+    return new EnumValue(tag.slice(0, dot), tag.slice(dot + 1));
+  }
+  return newObject(keys.map((k) => [k, restored(v[k] as Value)]));
 }
 
 /** A run-level failure with the kind the JSON output reports. */

@@ -52,6 +52,7 @@ describe('parser: expressions', () => {
     ['match s { "x" -> 1  _ -> 2 }', '(match s "x"->1 _->2)'],
     ['"hi ${name.first}!"', '"hi ${(. name first)}!"'],
     ['"${f(x, "a-b")}"', '"${(call f x "a-b")}"'],
+    ['"${true}/${null}/${a.b}"', '"${true}/${null}/${(. a b)}"'],
     ['"${f(\\"a-b\\")}"', '"${(call f "a-b")}"'],
     ['5m', '300000ms'],
     ['o with {a: 1}', '(with o {a:1})'],

@@ -298,9 +298,16 @@ describe('agents in mhl run', () => {
   it('drives a fake agent CLI: schema placeholder, hooks, skills, fallback, fan-out', async () => {
     const fake = join(REPO_ROOT, 'test/fixtures/bin/fake-agent.mjs');
     const secret = 'ghp_0123456789abcdefghijklmnopqrstuvwxyz';
-    const { code, out } = await runJson([fixture('agents/agents.mh')], tempDir(), { FAKE_AGENT: fake, GITHUB_TOKEN: secret });
+    const { code, out } = await runJson([fixture('agents/agents.mh')], tempDir(), {
+      FAKE_AGENT: fake,
+      GITHUB_TOKEN: secret,
+    });
     assert.equal(code, 0, out.error);
-    const structured = out.vars['structured'] as { prompt: string; argv: string[]; env: Record<string, string> };
+    const structured = out.vars['structured'] as {
+      prompt: string;
+      argv: string[];
+      env: Record<string, string>;
+    };
     const schema = readFileSync(fixture('agents/answer.schema.json'), 'utf8');
     // The before hook's fields interpolate into the prompt; ${schema} is one whole argv element.
     assert.deepEqual(structured.argv, ['--json-schema', schema, '-p', '[json] feeling calm']);
@@ -308,7 +315,10 @@ describe('agents in mhl run', () => {
     assert.equal(structured.env['GITHUB_TOKEN'], undefined);
     assert.equal(structured.env['FAKE_AGENT'], undefined);
     assert.equal(out.vars['shouted'], 'ANSWER: TELL ME ABOUT HOOKS AT DEPTH 1.');
-    assert.equal((out.vars['skilled'] as { prompt: string }).prompt, '[json] Terse:terse | summarise');
+    assert.equal(
+      (out.vars['skilled'] as { prompt: string }).prompt,
+      '[json] Terse:terse | summarise',
+    );
     assert.equal(out.vars['rescued'], 'answer: please');
     assert.deepEqual(out.vars['fanned'], ['answer: one', 'failed', 'answer: three']);
   });

@@ -14,6 +14,7 @@ import { deadline } from './deadline.js';
 import { type LoadedProgram, RunScope, type RunServices } from './declarations.js';
 import { Environment } from './environment.js';
 import { checkInputs, InvalidInputsError } from './inputs.js';
+import { formatDuration } from './natives/args.js';
 import { PauseSignal } from './signals.js';
 import { SpawnLimiter } from './tasks.js';
 import {
@@ -413,7 +414,7 @@ class PipelineRun {
       if (signal.aborted) {
         throw new RunFailure(
           'step_timeout',
-          `step "${step.name}" timed out after ${formatMs(step.timeoutMs ?? 0)}`,
+          `step "${step.name}" timed out after ${formatDuration(step.timeoutMs ?? 0)}`,
           step.name,
         );
       }
@@ -674,13 +675,6 @@ function stepOf(step: string | undefined): { step?: string } {
 
 function nullExpr(i: { span: Expr['span'] }): Expr {
   return { kind: 'Null', span: i.span };
-}
-
-function formatMs(ms: number): string {
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
-  if (ms % 1000 === 0) return `${ms / 1000}s`;
-  return `${ms}ms`;
 }
 
 /** Literal settings (`checkpoint: {enabled: false}`) read without running code. */

@@ -2,8 +2,9 @@
  * Finds the `.mh` files a command was pointed at: files as given, folders walked recursively,
  * skipping hidden entries and node_modules, sorted so output never depends on directory order.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { listMhFiles } from '../catalog/index.js';
 
 export class PathNotFoundError extends Error {
   readonly path: string;
@@ -24,19 +25,10 @@ export function findMhFiles(paths: readonly string[]): string[] {
     } catch {
       throw new PathNotFoundError(p);
     }
-    if (stat.isDirectory()) walk(abs, found);
+    if (stat.isDirectory()) for (const f of listMhFiles(abs)) found.add(f);
     else found.add(abs);
   }
   return [...found].sort();
-}
-
-function walk(dir: string, found: Set<string>): void {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) walk(path, found);
-    else if (entry.isFile() && entry.name.endsWith('.mh')) found.add(path);
-  }
 }
 
 /** A path as shown to the user: relative to the current directory when inside it. */

@@ -1,0 +1,47 @@
+/**
+ * The catalog: a folder (or pack) of `.mh` files loaded, checked and turned into the set of
+ * workflows a server serves, with their projections (tool entries, manifests, resources) and
+ * compiled argument checks. Knows nothing of transports, protocols or runs.
+ */
+export { projectInputSchema, projectType, typeText } from './input-schema.js';
+export {
+  buildCatalog,
+  CATALOG_ERROR_CODES,
+  type CatalogErrorCode,
+  type CatalogProblem,
+  type CatalogResult,
+  type CatalogSources,
+  loadCatalog,
+} from './load.js';
+export {
+  goDuration,
+  kindText,
+  manifestUri,
+  RUN_START_TOOL,
+  sourceUri,
+  type ToolEntry,
+  toolEntry,
+  workflowDescription,
+  workflowManifest,
+} from './manifest.js';
+export {
+  listResources,
+  MANIFEST_MIME_TYPE,
+  type ResourceContents,
+  type ResourceEntry,
+  readResource,
+  SOURCE_MIME_TYPE,
+} from './resources.js';
+export { listMhFiles } from './sources.js';
+export type {
+  Catalog,
+  InputCheck,
+  InputProblem,
+  InputValidator,
+  InvalidInputs,
+  JsonObject,
+  JsonValue,
+  ToolAnnotations,
+  Workflow,
+} from './types.js';
+export { validateArguments } from './validate.js';

@@ -1,0 +1,141 @@
+/**
+ * Argument checks for served workflows: each `inputSchema` is compiled once, at load, into an
+ * `InputValidator` that refuses missing and undeclared inputs and values of the wrong type with
+ * one clear message (spec/mhl-serve.md §1, "Input validation"). Checks only: coercing values
+ * and binding them to a run belong to the runtime.
+ */
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type {
+  InputCheck,
+  InputProblem,
+  InputValidator,
+  InvalidInputs,
+  JsonObject,
+  Workflow,
+} from './types.js';
+
+/** Compiles one workflow's schema; made per catalog so no Ajv state is shared globally. */
+export type ValidatorCompiler = (workflow: string, schema: JsonObject) => InputValidator;
+
+/**
+ * A compiler backed by one Ajv 2020 instance (all errors, strict schemas, no logging). Throws
+ * Ajv's error if a projected schema is invalid, which would be a bug in the projection.
+ */
+export function createValidatorCompiler(): ValidatorCompiler {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, logger: false });
+  return (workflow, schema) => {
+    const check = ajv.compile(schema);
+    const declared = Object.keys(schemaProperties(schema));
+    return (args) => runCheck(workflow, declared, check, args);
+  };
+}
+
+function schemaProperties(schema: JsonObject): JsonObject {
+  const properties = schema['properties'];
+  return properties && typeof properties === 'object' && !Array.isArray(properties)
+    ? (properties as JsonObject)
+    : {};
+}
+
+function runCheck(
+  workflow: string,
+  declared: readonly string[],
+  check: ValidateFunction,
+  args: unknown,
+): InputCheck {
+  const inputs = args === undefined ? {} : args;
+  if (!isPlainObject(inputs)) {
+    const problem = `must be an object, got ${describe(inputs)}`;
+    return refuse(workflow, declared, [], [], [{ field: '', problem }]);
+  }
+  if (check(inputs)) return { ok: true, inputs };
+  const missing = new Set<string>();
+  const undeclared = new Set<string>();
+  const invalid: InputProblem[] = [];
+  for (const e of check.errors ?? []) {
+    if (e.instancePath === '' && e.keyword === 'required')
+      missing.add(String(e.params['missingProperty']));
+    else if (e.instancePath === '' && e.keyword === 'additionalProperties')
+      undeclared.add(String(e.params['additionalProperty']));
+    else invalid.push(problemOf(e));
+  }
+  return refuse(workflow, declared, [...missing].sort(), [...undeclared].sort(), invalid);
+}
+
+function refuse(
+  workflow: string,
+  declared: readonly string[],
+  missing: readonly string[],
+  undeclared: readonly string[],
+  invalid: readonly InputProblem[],
+): InputCheck {
+  const parts: string[] = [];
+  if (missing.length > 0) parts.push(`missing required ${nameList('input', missing)}`);
+  if (undeclared.length > 0) {
+    const names = declared.length > 0 ? [...declared].sort().join(', ') : 'none';
+    parts.push(`undeclared ${nameList('input', undeclared)} (declared: ${names})`);
+  }
+  for (const i of invalid)
+    parts.push(i.field === '' ? `arguments ${i.problem}` : `input "${i.field}" ${i.problem}`);
+  const message = `invalid inputs for "${workflow}": ${parts.join('; ')}`;
+  const error: InvalidInputs = {
+    code: 'INVALID_ARGUMENT',
+    workflow,
+    message,
+    missing,
+    undeclared,
+    invalid,
+  };
+  return { ok: false, error };
+}
+
+/** One Ajv error as a field path and a short problem, e.g. `tags[1]` / `must be string`. */
+function problemOf(e: ErrorObject): InputProblem {
+  const field = fieldPath(e.instancePath);
+  switch (e.keyword) {
+    case 'type':
+      return { field, problem: `must be ${String(e.params['type'])}` };
+    case 'enum': {
+      const allowed = (e.params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v));
+      return { field, problem: `must be one of ${allowed.join(', ')}` };
+    }
+    case 'required':
+      return { field, problem: `is missing field "${String(e.params['missingProperty'])}"` };
+    default:
+      return { field, problem: e.message ?? `fails "${e.keyword}"` };
+  }
+}
+
+/** `/cfg/tags/1` → `cfg.tags[1]` (JSON Pointer escapes undone). */
+function fieldPath(pointer: string): string {
+  let path = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    path += /^\d+$/.test(key) ? `[${key}]` : path === '' ? key : `.${key}`;
+  }
+  return path;
+}
+
+/** `input "x"` or `inputs "x", "y"`. */
+function nameList(noun: string, names: readonly string[]): string {
+  const quoted = names.map((n) => `"${n}"`).join(', ');
+  return names.length === 1 ? `${noun} ${quoted}` : `${noun}s ${quoted}`;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  return Array.isArray(v) ? 'array' : typeof v;
+}
+
+/**
+ * Checks a call's `arguments` (undefined counts as none) with the workflow's validator, which
+ * was compiled when the catalog loaded. Never throws; a refusal carries `INVALID_ARGUMENT`.
+ */
+export function validateArguments(workflow: Workflow, args: unknown): InputCheck {
+  return workflow.validate(args);
+}

@@ -1,0 +1,232 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  buildCatalog,
+  type Catalog,
+  goDuration,
+  loadCatalog,
+  toolEntry,
+  type Workflow,
+  workflowManifest,
+} from '../../../src/catalog/index.js';
+import { memoryHost } from '../../../src/lang/index.js';
+
+function load(): Catalog {
+  const result = loadCatalog('test/fixtures/catalog/basic');
+  assert.ok(result.ok);
+  return result.catalog;
+}
+
+/** The one workflow declared by `source` (in-memory `/pack/main.mh`). */
+function workflowOf(source: string): Workflow {
+  const host = memoryHost(new Map([['/pack/main.mh', source]]));
+  const result = buildCatalog({ root: '/pack', files: ['/pack/main.mh'], host, source: 'pack' });
+  assert.ok(result.ok, JSON.stringify(!result.ok && result.problems));
+  const [workflow] = result.catalog.workflows.values();
+  assert.ok(workflow);
+  return workflow;
+}
+
+const catalog = load();
+const get = (name: string): Workflow => {
+  const w = catalog.workflows.get(name);
+  assert.ok(w, name);
+  return w;
+};
+
+describe('inputSchema', () => {
+  it('projects every type form, aliases resolved and literal defaults kept', () => {
+    assert.deepEqual(get('Types').inputSchema, {
+      type: 'object',
+      properties: {
+        text: { type: 'string' },
+        count: { type: 'number' },
+        whole: { type: 'number' },
+        flag: { type: 'boolean' },
+        anything: {},
+        list: { type: 'array' },
+        record: { type: 'object' },
+        names: { type: 'array', items: { type: 'string' } },
+        grid: { type: 'array', items: { type: 'array', items: { type: 'number' } } },
+        point: {
+          type: 'object',
+          properties: { x: { type: 'number' }, y: { type: 'number' } },
+          required: ['x', 'y'],
+          additionalProperties: true,
+        },
+        item: {
+          type: 'object',
+          properties: {
+            id: { type: 'number' },
+            label: { type: 'string' },
+            tags: { type: 'array', items: { type: 'string' } },
+          },
+          required: ['id', 'tags'],
+          additionalProperties: true,
+        },
+        color: { type: 'string', enum: ['Red', 'Green', 'Blue'] },
+        mode: { type: 'string', default: 'fast' },
+        retries: { type: 'number', default: -2 },
+        strict: { type: 'boolean', default: false },
+        extra: { default: null },
+        labels: { type: 'array', items: { type: 'string' }, default: ['a', 'b'] },
+        opts: { type: 'object', default: { depth: 1 } },
+        greeting: { type: 'string' },
+      },
+      additionalProperties: false,
+      required: [
+        'anything',
+        'color',
+        'count',
+        'flag',
+        'grid',
+        'item',
+        'list',
+        'names',
+        'point',
+        'record',
+        'text',
+        'whole',
+      ],
+    });
+  });
+
+  it('keeps the JSON key order of the wire form', () => {
+    assert.equal(
+      JSON.stringify(get('Build').inputSchema),
+      '{"type":"object","properties":{"target":{"type":"string"},"verbose":{"type":"boolean","default":false}},"additionalProperties":false,"required":["target"]}',
+    );
+  });
+
+  it('omits required when every input has a default, and when there are none', () => {
+    const defaults = workflowOf('pipeline P {\n  input a: string = "x"\n  step S { log(a) }\n}\n');
+    assert.deepEqual(defaults.inputSchema, {
+      type: 'object',
+      properties: { a: { type: 'string', default: 'x' } },
+      additionalProperties: false,
+    });
+    assert.deepEqual(get('Cycle').inputSchema, {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    });
+  });
+
+  it('resolves an alias of an alias and an enum behind an alias', () => {
+    const w = workflowOf(
+      'enum Level { Low, High }\ntype L = Level\ntype Ids = Id[]\ntype Id = number\npipeline P {\n  input level: L\n  input ids: Ids\n  step S { log(level) }\n}\n',
+    );
+    assert.deepEqual(w.inputSchema['properties'], {
+      level: { type: 'string', enum: ['Low', 'High'] },
+      ids: { type: 'array', items: { type: 'number' } },
+    });
+  });
+});
+
+describe('description', () => {
+  it('uses the description property', () => {
+    assert.equal(get('Build').description, 'Build the project');
+  });
+
+  it('defaults to a sentence naming the kind', () => {
+    assert.equal(get('Types').description, 'Runs the mhl pipeline "Types".');
+    assert.equal(get('Shared').description, 'Runs the mhl workflow "Shared".');
+    assert.equal(get('Cycle').description, 'Runs the mhl loop workflow "Cycle".');
+    const loopPipeline = workflowOf('loop pipeline L max 2 {\n  step S { log("x") }\n}\n');
+    assert.equal(loopPipeline.description, 'Runs the mhl loop pipeline "L".');
+  });
+});
+
+describe('toolEntry', () => {
+  it('publishes name, description, schema and the nested async hint', () => {
+    const build = get('Build');
+    assert.deepEqual(toolEntry(build), {
+      name: 'Build',
+      description: 'Build the project',
+      inputSchema: build.inputSchema,
+      _meta: { mhl: { run: { tool: 'mhl_run_start' } } },
+    });
+  });
+
+  it('includes annotations only when the workflow has them', () => {
+    const annotated = { ...get('Quiet'), annotations: { readOnlyHint: true } };
+    assert.deepEqual(toolEntry(annotated).annotations, { readOnlyHint: true });
+    assert.equal('annotations' in toolEntry(get('Quiet')), false);
+  });
+});
+
+describe('workflowManifest', () => {
+  it('projects a pipeline with inputs, timeouts, checkpointing and declared names', () => {
+    const build = get('Build');
+    assert.deepEqual(workflowManifest(build, catalog.root), {
+      name: 'Build',
+      kind: 'pipeline',
+      description: 'Build the project',
+      file: 'build.mh',
+      source: 'mhl://workflow/Build/source',
+      async: { via: 'run/start', tool: 'mhl_run_start' },
+      inputSchema: build.inputSchema,
+      inputs: [
+        { name: 'target', type: 'string', required: true },
+        { name: 'verbose', type: 'bool', required: false },
+      ],
+      steps: ['Compile', 'Package'],
+      stepTimeouts: { Compile: '1m30s' },
+      checkpoint: { strategy: 'per_step' },
+      resumable: true,
+      declared: {
+        agents: [],
+        tools: ['Helper'],
+        memory: [],
+        prompts: [],
+        schemas: [],
+        extensions: [],
+      },
+    });
+  });
+
+  it('projects a loop workflow with a parallel group and checkpoint settings', () => {
+    const manifest = workflowManifest(get('Cycle'), catalog.root);
+    assert.equal(manifest['kind'], 'loop workflow');
+    assert.equal(manifest['file'], 'ops/cycle.mh');
+    assert.deepEqual(manifest['steps'], ['Plan', 'Checks']);
+    assert.deepEqual(manifest['parallelGroups'], [{ name: 'Checks', steps: ['Lint', 'Test'] }]);
+    assert.deepEqual(manifest['stepTimeouts'], { Plan: '500ms', Checks: '2m0s', Lint: '1m30s' });
+    assert.deepEqual(manifest['checkpoint'], {
+      strategy: 'per_step',
+      ttl: '1h0m0s',
+      storage: 'file',
+    });
+    assert.deepEqual(manifest['loop'], { stopWhen: true, maxIterations: 3 });
+  });
+
+  it('leaves out checkpointing when it is disabled', () => {
+    const manifest = workflowManifest(get('Quiet'), catalog.root);
+    assert.equal('checkpoint' in manifest, false);
+    assert.equal('resumable' in manifest, false);
+    assert.equal('loop' in manifest, false);
+  });
+
+  it('describes a typed signature', () => {
+    const w = workflowOf('pipeline T(req: {id: number}): string[] {\n  step S { log("x") }\n}\n');
+    const manifest = workflowManifest(w, '/pack');
+    assert.deepEqual(manifest['input'], { name: 'req', type: '{id: number}' });
+    assert.equal(manifest['output'], 'string[]');
+    assert.deepEqual(manifest['outputSchema'], { type: 'array', items: { type: 'string' } });
+  });
+});
+
+describe('goDuration', () => {
+  it('formats durations as Go does', () => {
+    const cases: [number, string][] = [
+      [0, '0s'],
+      [500, '500ms'],
+      [1500, '1.5s'],
+      [90_000, '1m30s'],
+      [180_000, '3m0s'],
+      [3_600_000, '1h0m0s'],
+      [3_723_250, '1h2m3.25s'],
+    ];
+    for (const [ms, text] of cases) assert.equal(goDuration(ms), text, String(ms));
+  });
+});

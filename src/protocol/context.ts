@@ -1,0 +1,96 @@
+/**
+ * What the dispatcher hands a method handler (`RequestContext`), what a transport hands the
+ * dispatcher (`Connection`), and the progress reporter bound to one request. Types and one small
+ * factory; no dispatch logic, no I/O of its own (progress goes out through the transport's
+ * `send`).
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress
+ */
+import type { Era } from './era.js';
+import type { JsonRpcNotification, JsonRpcRequest, RequestId } from './jsonrpc.js';
+import type { Session } from './session.js';
+
+/** Reports progress of the current request as `notifications/progress`. */
+export type ProgressReporter = (progress: number, total?: number, message?: string) => void;
+
+/** What a method handler knows about the request it serves. */
+export interface RequestContext {
+  /** The request's era; modern requests are stateless. */
+  readonly era: Era;
+  /** `2026-07-28` for modern requests, else the session's negotiated revision. */
+  readonly protocolVersion: string;
+  /** The legacy session; undefined for modern requests, which have none. */
+  readonly session: Session | undefined;
+  /** Modern `_meta` client capabilities, or those the legacy client declared (else `{}`). */
+  readonly clientCapabilities: Record<string, unknown>;
+  readonly requestId: RequestId;
+  /** Aborted by `notifications/cancelled`, `closeSession` or `closeAll`. Pass it down. */
+  readonly signal: AbortSignal;
+  /** Present only when the request carried `params._meta.progressToken`. */
+  readonly progress?: ProgressReporter;
+  /** The verified caller identity the transport supplied, if any. */
+  readonly principal?: string;
+}
+
+/** A method handler: params (always an object) in, result object out; throw `RpcError` to refuse. */
+export type MethodHandler = (
+  params: Record<string, unknown>,
+  ctx: RequestContext,
+) => Promise<Record<string, unknown>>;
+
+/** What a transport passes with each message. */
+export interface Connection {
+  /** The stdio connection's or HTTP session's state (a fresh one per stateless HTTP request). */
+  readonly session: Session;
+  /** Sends a server notification (progress) on this connection. */
+  send(notification: JsonRpcNotification): void | Promise<void>;
+  /** The verified caller identity, re-read by the transport for every message. */
+  readonly principal?: string | undefined;
+}
+
+/** Where an unexpected error was caught. */
+export interface ErrorSite {
+  method: string;
+  id?: RequestId;
+}
+
+/** What `createProgressReporter` needs about its request. */
+export interface ProgressBinding {
+  progressToken: string | number;
+  request: JsonRpcRequest;
+  conn: Connection;
+  signal: AbortSignal;
+  /** Set to true by the dispatcher once the request is answered. */
+  live: { settled: boolean };
+  /** Receives a failed `send`. */
+  report: (error: unknown, site: ErrorSite) => void;
+}
+
+/**
+ * A reporter that sends `notifications/progress {progressToken, progress, total?, message?}`.
+ * Calls are dropped once the request is aborted or answered, and when `progress` is not finite or
+ * not greater than the last one sent (the specification requires it to increase). Never throws;
+ * a failed send goes to `report`.
+ */
+export function createProgressReporter(binding: ProgressBinding): ProgressReporter {
+  const { progressToken, request, conn, signal, live, report } = binding;
+  let last = Number.NEGATIVE_INFINITY;
+  return (progress, total, message) => {
+    if (live.settled || signal.aborted || !Number.isFinite(progress) || progress <= last) return;
+    last = progress;
+    const notification: JsonRpcNotification = {
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: {
+        progressToken,
+        progress,
+        ...(total === undefined ? {} : { total }),
+        ...(message === undefined ? {} : { message }),
+      },
+    };
+    const site = { method: request.method, id: request.id };
+    Promise.resolve()
+      .then(() => conn.send(notification))
+      .catch((error: unknown) => report(error, site));
+  };
+}

@@ -1,0 +1,316 @@
+/**
+ * The JSON-RPC core shared by every transport: validates each inbound message, decides its era,
+ * answers the built-ins (`initialize`, `notifications/initialized`, `ping`, `server/discover`,
+ * `notifications/cancelled`), routes everything else to the handler a surface registered, and
+ * maps handler outcomes to responses. It owns cancellation: one AbortController per inbound
+ * request id and session, aborted by `notifications/cancelled` or by closing; a cancelled request
+ * gets no response. It never touches a socket or a stream: a transport hands in decoded messages
+ * plus a `Connection`, sends back what `handle` returns, and forwards notifications from `send`.
+ *
+ * Transports must not serialise `handle` calls on one connection: a `notifications/cancelled`
+ * can only abort a request whose `handle` is still pending.
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation
+ */
+import {
+  answerDiscover,
+  answerInitialize,
+  cancelTarget,
+  type ServerDescription,
+} from './builtins.js';
+import {
+  type Connection,
+  createProgressReporter,
+  type ErrorSite,
+  type MethodHandler,
+  type RequestContext,
+} from './context.js';
+import {
+  decideEra,
+  decorateModernResult,
+  type EraDecision,
+  metaOf,
+  type ServerInfo,
+} from './era.js';
+import { internalError, RPC_ERROR_CODES, RpcError } from './errors.js';
+import {
+  classifyMessage,
+  errorResponse,
+  exceedsDepth,
+  isRecord,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  MAX_NESTING_DEPTH,
+  parseJson,
+  type RequestId,
+  resultResponse,
+} from './jsonrpc.js';
+import type { Session } from './session.js';
+
+/** Options for `new Dispatcher()`. */
+export interface DispatcherOptions extends ServerDescription {
+  /** Called with every exception that is answered as -32603, and with failed sends. */
+  onError?: (error: unknown, site: ErrorSite) => void;
+  /** Clock for session activity; `Date.now` by default. */
+  now?: () => number;
+  /** Deepest nesting accepted; `MAX_NESTING_DEPTH` by default. */
+  maxDepth?: number;
+}
+
+/** What `handle` resolves to: a response, a batch of them, or nothing (notifications, cancels). */
+export type DispatchResult = JsonRpcResponse | JsonRpcResponse[] | undefined;
+
+const BUILT_IN = new Set(['initialize', 'ping', 'server/discover']);
+
+function invalidRequest(message: string, data?: unknown): RpcError {
+  return new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, message, data);
+}
+
+/** Longest method name echoed back in a -32601, so hostile names are not reflected in full. */
+const MAX_ECHOED_METHOD = 128;
+
+function methodNotFound(method: string): RpcError {
+  const name =
+    method.length > MAX_ECHOED_METHOD ? `${method.slice(0, MAX_ECHOED_METHOD)}…` : method;
+  return new RpcError(RPC_ERROR_CODES.METHOD_NOT_FOUND, `method not found: ${name}`, {
+    method: name,
+  });
+}
+
+/** The JSON-RPC dispatcher; one per server, shared by its transports. */
+export class Dispatcher {
+  readonly #server: ServerDescription;
+  readonly #onError: ((error: unknown, site: ErrorSite) => void) | undefined;
+  readonly #now: () => number;
+  readonly #maxDepth: number;
+  readonly #handlers = new Map<string, MethodHandler>();
+  readonly #inflight = new Map<Session, Map<RequestId, AbortController>>();
+
+  constructor(options: DispatcherOptions) {
+    this.#server = {
+      serverInfo: { ...options.serverInfo },
+      capabilities: options.capabilities,
+      instructions: options.instructions,
+    };
+    this.#onError = options.onError;
+    this.#now = options.now ?? Date.now;
+    this.#maxDepth = options.maxDepth ?? MAX_NESTING_DEPTH;
+  }
+
+  /** The server's name and version. */
+  get serverInfo(): ServerInfo {
+    return { ...this.#server.serverInfo };
+  }
+
+  /** Requests whose handlers are running, over all sessions. */
+  get inFlight(): number {
+    let count = 0;
+    for (const requests of this.#inflight.values()) count += requests.size;
+    return count;
+  }
+
+  /**
+   * Registers the handler of a request method. Throws a plain `Error` (a programming fault) for a
+   * built-in, a `notifications/` name or a method registered twice.
+   */
+  register(method: string, handler: MethodHandler): this {
+    if (BUILT_IN.has(method) || method.startsWith('notifications/') || this.#handlers.has(method)) {
+      throw new Error(`cannot register method ${JSON.stringify(method)}`);
+    }
+    this.#handlers.set(method, handler);
+    return this;
+  }
+
+  /** Parses one line or body and handles it; unparseable text answers -32700 with a null id. */
+  async handleText(text: string, conn: Connection): Promise<DispatchResult> {
+    conn.session.touch(this.#now());
+    const parsed = parseJson(text);
+    return parsed.ok ? this.handle(parsed.value, conn) : parsed.response;
+  }
+
+  /**
+   * Handles one decoded message or batch. Resolves to the response(s) to send, or undefined for
+   * notifications, peer responses and cancelled requests. Never rejects.
+   */
+  async handle(message: unknown, conn: Connection): Promise<DispatchResult> {
+    conn.session.touch(this.#now());
+    if (exceedsDepth(message, this.#maxDepth)) {
+      const error = invalidRequest('message nested too deeply', { maxDepth: this.#maxDepth });
+      return errorResponse(null, error);
+    }
+    if (!Array.isArray(message)) return this.#single(message, conn, false);
+    if (!conn.session.allowsBatch) {
+      const error = invalidRequest('batch requests are only allowed on 2025-03-26 sessions', {
+        protocolVersion: conn.session.protocolVersion ?? null,
+      });
+      return errorResponse(null, error);
+    }
+    if (message.length === 0) return errorResponse(null, invalidRequest('empty batch'));
+    const answers = await Promise.all(message.map((item) => this.#single(item, conn, true)));
+    const responses = answers.filter((answer) => answer !== undefined);
+    return responses.length > 0 ? responses : undefined;
+  }
+
+  /** Aborts every request in flight on `session` (HTTP DELETE, stream or connection closed). */
+  closeSession(session: Session, reason = 'session closed'): void {
+    for (const controller of this.#inflight.get(session)?.values() ?? []) {
+      controller.abort(new DOMException(reason, 'AbortError'));
+    }
+  }
+
+  /** Aborts every request in flight on every session (transport close, shutdown). */
+  closeAll(reason = 'connection closed'): void {
+    for (const session of [...this.#inflight.keys()]) this.closeSession(session, reason);
+  }
+
+  async #single(
+    value: unknown,
+    conn: Connection,
+    inBatch: boolean,
+  ): Promise<JsonRpcResponse | undefined> {
+    const inbound = classifyMessage(value);
+    switch (inbound.kind) {
+      case 'invalid':
+        return inbound.response;
+      case 'response':
+        return undefined;
+      case 'notification':
+        this.#notify(inbound.message, conn.session);
+        return undefined;
+      case 'request':
+        if (inBatch && inbound.message.method === 'initialize') {
+          return errorResponse(inbound.message.id, invalidRequest('initialize in a batch'));
+        }
+        return this.#request(inbound.message, conn);
+    }
+  }
+
+  #notify(notification: JsonRpcNotification, session: Session): void {
+    if (notification.method === 'notifications/initialized') {
+      if (session.negotiated) session.markInitialized();
+    } else if (notification.method === 'notifications/cancelled') {
+      // Unknown, late or malformed cancels are ignored, as the specification asks.
+      const target = cancelTarget(notification.params);
+      const controller = target && this.#inflight.get(session)?.get(target.requestId);
+      controller?.abort(new DOMException(target?.reason ?? 'request cancelled', 'AbortError'));
+    }
+    // Other notifications have no handler here and are ignored.
+  }
+
+  async #request(request: JsonRpcRequest, conn: Connection): Promise<JsonRpcResponse | undefined> {
+    try {
+      const { method } = request;
+      if (Array.isArray(request.params)) {
+        throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'params must be an object');
+      }
+      const params = request.params ?? {};
+      const decision = decideEra(params, conn.session);
+      const modern = decision.era === 'modern';
+      if (method === 'server/discover') {
+        return resultResponse(request.id, answerDiscover(this.#server));
+      }
+      if (method === 'initialize' && !modern) {
+        return resultResponse(request.id, answerInitialize(params, conn.session, this.#server));
+      }
+      if (method === 'ping' && !modern) return resultResponse(request.id, {});
+      const handler = this.#handlers.get(method);
+      if (handler === undefined || BUILT_IN.has(method)) throw methodNotFound(method);
+      if (decision.era === 'none') throw decision.error;
+      return await this.#invoke(request, params, decision, handler, conn);
+    } catch (error) {
+      return errorResponse(request.id, this.#toRpcError(error, request));
+    }
+  }
+
+  async #invoke(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    decision: Exclude<EraDecision, { era: 'none' }>,
+    handler: MethodHandler,
+    conn: Connection,
+  ): Promise<JsonRpcResponse | undefined> {
+    const { id, method } = request;
+    let requests = this.#inflight.get(conn.session);
+    if (requests?.has(id)) throw invalidRequest('request id already in flight', { id });
+    if (requests === undefined) {
+      requests = new Map();
+      this.#inflight.set(conn.session, requests);
+    }
+    const controller = new AbortController();
+    requests.set(id, controller);
+    const live = { settled: false };
+    try {
+      const ctx = this.#context(request, params, decision, conn, controller.signal, live);
+      const result = await Promise.resolve().then(() => handler(params, ctx));
+      if (controller.signal.aborted) return undefined;
+      if (!isRecord(result)) throw new Error(`handler for ${method} returned a non-object`);
+      const body = decision.era === 'modern' ? this.#decorate(method, result) : result;
+      return resultResponse(id, body);
+    } catch (error) {
+      // A cancelled request gets no response, whatever its handler did after the abort.
+      if (controller.signal.aborted) return undefined;
+      throw error;
+    } finally {
+      live.settled = true;
+      if (requests.get(id) === controller) requests.delete(id);
+      if (requests.size === 0 && this.#inflight.get(conn.session) === requests) {
+        this.#inflight.delete(conn.session);
+      }
+    }
+  }
+
+  #context(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    decision: Exclude<EraDecision, { era: 'none' }>,
+    conn: Connection,
+    signal: AbortSignal,
+    live: { settled: boolean },
+  ): RequestContext {
+    const modern = decision.era === 'modern';
+    const token = metaOf(params)?.['progressToken'];
+    const hasToken = typeof token === 'string' || typeof token === 'number';
+    return {
+      era: decision.era,
+      protocolVersion: modern ? decision.meta.protocolVersion : decision.protocolVersion,
+      session: modern ? undefined : conn.session,
+      clientCapabilities: modern
+        ? decision.meta.clientCapabilities
+        : (conn.session.clientCapabilities ?? {}),
+      requestId: request.id,
+      signal,
+      ...(hasToken
+        ? {
+            progress: createProgressReporter({
+              progressToken: token,
+              request,
+              conn,
+              signal,
+              live,
+              report: (error, site) => this.#report(error, site),
+            }),
+          }
+        : {}),
+      ...(conn.principal === undefined ? {} : { principal: conn.principal }),
+    };
+  }
+
+  #decorate(method: string, result: Record<string, unknown>): Record<string, unknown> {
+    return decorateModernResult(method, result, this.#server.serverInfo);
+  }
+
+  #toRpcError(error: unknown, request: JsonRpcRequest): RpcError {
+    if (error instanceof RpcError) return error;
+    this.#report(error, { method: request.method, id: request.id });
+    return internalError(error);
+  }
+
+  #report(error: unknown, site: ErrorSite): void {
+    try {
+      this.#onError?.(error, site);
+    } catch {
+      // A failing error sink must not break dispatch; there is nowhere left to report to.
+    }
+  }
+}

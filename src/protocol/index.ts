@@ -1,0 +1,65 @@
+/**
+ * The protocol layer: JSON-RPC codec, era detection (legacy handshake vs 2026-07-28 `_meta`),
+ * legacy sessions and the dispatcher that surfaces register their methods with. It sits between
+ * transports and surfaces, and imports neither, nor the catalog or runtime.
+ */
+export type { ServerDescription } from './builtins.js';
+export type {
+  Connection,
+  ErrorSite,
+  MethodHandler,
+  ProgressReporter,
+  RequestContext,
+} from './context.js';
+export { Dispatcher, type DispatcherOptions, type DispatchResult } from './dispatcher.js';
+export {
+  CACHEABLE_METHODS,
+  DEFAULT_TTL_MS,
+  decideEra,
+  decorateModernResult,
+  type Era,
+  type EraDecision,
+  LATEST_LEGACY_VERSION,
+  LEGACY_VERSIONS,
+  META_KEYS,
+  MODERN_VERSION,
+  type ModernMeta,
+  metaOf,
+  negotiateVersion,
+  readModernMeta,
+  type ServerInfo,
+} from './era.js';
+export {
+  internalError,
+  RPC_ERROR_CODES,
+  RpcError,
+  type RpcErrorCode,
+  type RpcErrorObject,
+} from './errors.js';
+export {
+  classifyMessage,
+  errorResponse,
+  exceedsDepth,
+  type InboundMessage,
+  isRecord,
+  type JsonRpcErrorResponse,
+  JsonRpcMessageSchema,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type JsonRpcResultResponse,
+  MAX_NESTING_DEPTH,
+  type Params,
+  parseErrorResponse,
+  parseJson,
+  type RequestId,
+  RequestIdSchema,
+  resultResponse,
+} from './jsonrpc.js';
+export {
+  type ClientInfo,
+  type LegacyVersion,
+  type Negotiation,
+  Session,
+  type SessionOptions,
+} from './session.js';

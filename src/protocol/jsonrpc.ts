@@ -1,0 +1,171 @@
+/**
+ * The JSON-RPC 2.0 codec: turns text or an already-parsed JSON value into one classified inbound
+ * message, and builds the responses that go back. Envelopes are validated with zod as loose
+ * objects (unknown members from other SDKs pass), and `params` is handed on by reference, never
+ * copied, so keys such as `__proto__` stay plain own data. It must not touch sockets or streams,
+ * know about eras or sessions, or decide whether batches are allowed (the dispatcher does).
+ *
+ * @see https://www.jsonrpc.org/specification
+ */
+import { z } from 'zod';
+import { RPC_ERROR_CODES, RpcError, type RpcErrorObject } from './errors.js';
+
+/** Deepest nesting of arrays and objects accepted in one message (a batch counts as a level). */
+export const MAX_NESTING_DEPTH = 128;
+
+/** A request id. MCP forbids `null`; a message with `id: null` is read as a notification. */
+export type RequestId = string | number;
+/** Structured params: MCP methods take an object, JSON-RPC also allows an array. */
+export type Params = Record<string, unknown> | unknown[];
+
+/** A request: it has an id and is answered exactly once (unless cancelled). */
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: RequestId;
+  method: string;
+  params?: Params;
+}
+
+/** A notification: no id, never answered. */
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: Params;
+}
+
+/** A successful response. */
+export interface JsonRpcResultResponse {
+  jsonrpc: '2.0';
+  id: RequestId;
+  result: Record<string, unknown>;
+}
+
+/** An error response; `id` is null when the request's id could not be read. */
+export interface JsonRpcErrorResponse {
+  jsonrpc: '2.0';
+  id: RequestId | null;
+  error: RpcErrorObject;
+}
+
+/** Any response the server sends. */
+export type JsonRpcResponse = JsonRpcResultResponse | JsonRpcErrorResponse;
+
+/** One inbound message after validation. */
+export type InboundMessage =
+  | { kind: 'request'; message: JsonRpcRequest }
+  | { kind: 'notification'; message: JsonRpcNotification }
+  /** A response from the peer; the server sends no requests, so these are ignored. */
+  | { kind: 'response' }
+  | { kind: 'invalid'; response: JsonRpcErrorResponse };
+
+/** True for a non-null, non-array object. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A request id: a string or a number. */
+export const RequestIdSchema = z
+  .union([z.string(), z.number()])
+  .describe('JSON-RPC request id: a string or a number (null marks a notification)');
+
+const ParamsSchema = z
+  .custom<Params>((value) => typeof value === 'object' && value !== null, {
+    message: 'params must be an object or an array',
+  })
+  .describe('Method parameters, passed on by reference');
+
+/** The envelope of a request or notification, loose so other SDKs' extra members pass. */
+export const JsonRpcMessageSchema = z
+  .looseObject({
+    jsonrpc: z.literal('2.0').describe('Always "2.0"'),
+    id: RequestIdSchema.nullable().optional().describe('Absent or null for a notification'),
+    method: z.string().min(1).describe('The method name, e.g. "tools/call"'),
+    params: ParamsSchema.optional(),
+  })
+  .describe('A JSON-RPC 2.0 request or notification');
+
+/** A successful response with `result`. */
+export function resultResponse(
+  id: RequestId,
+  result: Record<string, unknown>,
+): JsonRpcResultResponse {
+  return { jsonrpc: '2.0', id, result };
+}
+
+/** An error response; pass `null` when the request's id is unknown. */
+export function errorResponse(
+  id: RequestId | null,
+  error: RpcError | RpcErrorObject,
+): JsonRpcErrorResponse {
+  const object = error instanceof RpcError ? error.toJSON() : error;
+  return { jsonrpc: '2.0', id, error: object };
+}
+
+/** The answer to unparseable text: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,…}}`. */
+export function parseErrorResponse(): JsonRpcErrorResponse {
+  return errorResponse(null, new RpcError(RPC_ERROR_CODES.PARSE_ERROR, 'parse error'));
+}
+
+/** Parses text as JSON; on failure returns the -32700 response to send. Never throws. */
+export function parseJson(
+  text: string,
+): { ok: true; value: unknown } | { ok: false; response: JsonRpcErrorResponse } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    // Any JSON.parse failure is a parse error; the exception's text is not sent.
+    return { ok: false, response: parseErrorResponse() };
+  }
+}
+
+/**
+ * True when arrays and objects in `value` nest deeper than `maxDepth` (the value itself is level
+ * 1). Iterative, so hostile nesting cannot overflow the stack, and it stops at the first level
+ * too deep, so a cyclic in-process value terminates as well.
+ */
+export function exceedsDepth(value: unknown, maxDepth: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [node, depth] = top;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > maxDepth) return true;
+    const children = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+/** The id to echo in an error for a malformed message: its own id when that id is valid. */
+function echoId(value: unknown): RequestId | null {
+  if (!isRecord(value)) return null;
+  const id = value['id'];
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/** A reply from the peer rather than a request: an id, `result` or `error`, and no `method`. */
+function isPeerResponse(value: Record<string, unknown>): boolean {
+  return !('method' in value) && 'id' in value && ('result' in value || 'error' in value);
+}
+
+/**
+ * Validates one decoded JSON value (not a batch) and classifies it. A malformed message yields
+ * the -32600 response to send, echoing the message's id when it has a valid one; `data.field`
+ * names the first offending member. Never throws.
+ */
+export function classifyMessage(value: unknown): InboundMessage {
+  if (isRecord(value) && isPeerResponse(value)) return { kind: 'response' };
+  const parsed = JsonRpcMessageSchema.safeParse(value);
+  if (!parsed.success) {
+    const field = parsed.error.issues[0]?.path.join('.') ?? '';
+    const error = new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, 'invalid request', { field });
+    return { kind: 'invalid', response: errorResponse(echoId(value), error) };
+  }
+  const { id, method, params } = parsed.data;
+  const base = params === undefined ? { method } : { method, params };
+  if (id === undefined || id === null) {
+    return { kind: 'notification', message: { jsonrpc: '2.0', ...base } };
+  }
+  return { kind: 'request', message: { jsonrpc: '2.0', id, ...base } };
+}

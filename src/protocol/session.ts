@@ -1,0 +1,114 @@
+/**
+ * Legacy (2025 revisions) session state for one stdio connection or one HTTP `Mcp-Session-Id`:
+ * the version `initialize` negotiated, the client's declared info and capabilities, whether
+ * `notifications/initialized` arrived, and when the session was created and last seen so a
+ * transport can sweep idle ones. Pure state: it holds no timers, sockets or requests in flight
+ * (the dispatcher owns cancellation), and it reads no clock itself — callers pass `now`.
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle
+ */
+import { randomUUID } from 'node:crypto';
+
+/** A legacy protocol revision that `initialize` can negotiate. */
+export type LegacyVersion = '2025-11-25' | '2025-06-18' | '2025-03-26';
+
+/** What the client said about itself in `initialize`. */
+export interface ClientInfo {
+  name: string;
+  version: string;
+  [key: string]: unknown;
+}
+
+/** Options for `new Session()`. */
+export interface SessionOptions {
+  /** The session id; a random UUID (visible ASCII, cryptographically random) by default. */
+  id?: string;
+  /** Creation time in epoch milliseconds; `Date.now()` by default. */
+  now?: number;
+}
+
+/** What a successful `initialize` records. */
+export interface Negotiation {
+  protocolVersion: LegacyVersion;
+  clientInfo?: ClientInfo | undefined;
+  clientCapabilities?: Record<string, unknown> | undefined;
+}
+
+/**
+ * The state of one legacy session. A fresh session is not negotiated: until `initialize` is
+ * answered, only modern (`_meta`-carrying) requests and the era-free built-ins are served on it.
+ */
+export class Session {
+  /** The id sent as `Mcp-Session-Id` over HTTP. */
+  readonly id: string;
+  /** Creation time, epoch milliseconds. */
+  readonly createdAt: number;
+  #lastSeenAt: number;
+  #protocolVersion: LegacyVersion | undefined;
+  #clientInfo: ClientInfo | undefined;
+  #clientCapabilities: Record<string, unknown> | undefined;
+  #initialized = false;
+
+  constructor(options: SessionOptions = {}) {
+    this.id = options.id ?? randomUUID();
+    this.createdAt = options.now ?? Date.now();
+    this.#lastSeenAt = this.createdAt;
+  }
+
+  /** The negotiated revision, or undefined before `initialize`. */
+  get protocolVersion(): LegacyVersion | undefined {
+    return this.#protocolVersion;
+  }
+
+  /** True once `initialize` has been answered: legacy requests are served from then on. */
+  get negotiated(): boolean {
+    return this.#protocolVersion !== undefined;
+  }
+
+  /** True once `notifications/initialized` has arrived (informational; not a gate). */
+  get initialized(): boolean {
+    return this.#initialized;
+  }
+
+  /** The client's `clientInfo` from `initialize`, if it sent one. */
+  get clientInfo(): ClientInfo | undefined {
+    return this.#clientInfo;
+  }
+
+  /** The client's `capabilities` from `initialize`, if it sent them. */
+  get clientCapabilities(): Record<string, unknown> | undefined {
+    return this.#clientCapabilities;
+  }
+
+  /** Last activity, epoch milliseconds. */
+  get lastSeenAt(): number {
+    return this.#lastSeenAt;
+  }
+
+  /** True when JSON-RPC batch arrays are allowed: only a 2025-03-26 session accepts them. */
+  get allowsBatch(): boolean {
+    return this.#protocolVersion === '2025-03-26';
+  }
+
+  /** Records a successful `initialize`. A repeated `initialize` renegotiates. */
+  negotiate(negotiation: Negotiation): void {
+    this.#protocolVersion = negotiation.protocolVersion;
+    this.#clientInfo = negotiation.clientInfo;
+    this.#clientCapabilities = negotiation.clientCapabilities;
+  }
+
+  /** Records `notifications/initialized`. */
+  markInitialized(): void {
+    this.#initialized = true;
+  }
+
+  /** Records activity at `now` (epoch milliseconds); time never moves backwards. */
+  touch(now: number): void {
+    if (now > this.#lastSeenAt) this.#lastSeenAt = now;
+  }
+
+  /** Milliseconds since the last activity, as of `now`. */
+  idleFor(now: number): number {
+    return Math.max(0, now - this.#lastSeenAt);
+  }
+}

@@ -8,6 +8,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { PathNotFoundError } from './files.js';
 import { type Output, runLint } from './lint.js';
 import { EXIT_FAILED, type RunCliOptions, runRun } from './run.js';
+import { runServe, type ServeOptions } from './serve.js';
 
 const EXIT_USAGE = 2;
 
@@ -67,6 +68,20 @@ function buildProgram(): Command {
     .option('--dry-run', 'check the file and print the plan without running anything', false)
     .action(async (file: string, options: RunCliOptions & { input: string[] }) => {
       process.exitCode = await withInterrupts((signal) => runRun(file, options, io, signal));
+    });
+
+  const serve = program
+    .command('serve')
+    .description('serve a folder of workflows to AI agents and their hosts');
+  serve
+    .command('mcp')
+    .description('serve every workflow under DIR as an MCP tool (stdio)')
+    .argument('[dir]', 'the folder of .mh workflows', '.')
+    .addOption(new Option('--transport <transport>', 'the transport').choices(['stdio', 'http']))
+    .option('--http', 'serve over Streamable HTTP (not in this build yet)')
+    .option('--default-timeout-ms <ms>', 'bounds every call', '300000')
+    .action(async (dir: string, options: ServeOptions) => {
+      process.exitCode = await runServe(dir, options, io, version());
     });
 
   return program;

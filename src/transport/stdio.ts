@@ -1,0 +1,100 @@
+/**
+ * MCP over stdio: one JSON-RPC message per line on stdin, one per line on stdout, nothing else on
+ * stdout. Messages are handled concurrently (so `notifications/cancelled` can reach a running
+ * call) and answers are written whole, one line each. EOF on stdin ends the connection.
+ *
+ * Knows nothing of workflows: it moves lines between the streams and `handle`.
+ */
+import type { Readable, Writable } from 'node:stream';
+
+/** Lines longer than this are answered with a parse error and dropped, never buffered further. */
+export const MAX_LINE_BYTES = 8 * 1024 * 1024;
+
+export interface StdioOptions {
+  readonly input: Readable;
+  readonly output: Writable;
+  /** Handles one line; resolves to the line to write back, if any. */
+  readonly handle: (line: string) => Promise<string | undefined>;
+  /** Called for an over-long line, with the answer to write. */
+  readonly tooLong: () => string;
+  readonly onError: (error: unknown) => void;
+}
+
+export class StdioTransport {
+  readonly #options: StdioOptions;
+  readonly #inflight = new Set<Promise<void>>();
+  #buffer: Buffer[] = [];
+  #size = 0;
+  #discarding = false;
+  #closed = false;
+
+  constructor(options: StdioOptions) {
+    this.#options = options;
+  }
+
+  /** Reads until EOF; resolves once input ended and every in-flight message was answered. */
+  async run(): Promise<void> {
+    const input = this.#options.input;
+    await new Promise<void>((done, fail) => {
+      input.on('data', (chunk: Buffer) => this.#data(chunk));
+      input.once('end', () => done());
+      input.once('close', () => done());
+      input.once('error', fail);
+    });
+    this.#flushLast();
+    await Promise.allSettled([...this.#inflight]);
+  }
+
+  /** Writes a server-initiated message (a notification). */
+  send(line: string): void {
+    if (this.#closed) return;
+    this.#options.output.write(`${line}\n`);
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+
+  #data(chunk: Buffer): void {
+    let start = 0;
+    for (let nl = chunk.indexOf(10, start); nl >= 0; nl = chunk.indexOf(10, start)) {
+      this.#append(chunk.subarray(start, nl));
+      this.#line();
+      start = nl + 1;
+    }
+    this.#append(chunk.subarray(start));
+  }
+
+  #append(part: Buffer): void {
+    if (this.#discarding || part.length === 0) return;
+    this.#size += part.length;
+    if (this.#size > MAX_LINE_BYTES) {
+      this.#buffer = [];
+      this.#discarding = true;
+      this.send(this.#options.tooLong());
+      return;
+    }
+    this.#buffer.push(part);
+  }
+
+  #line(): void {
+    const wasDiscarding = this.#discarding;
+    const text = Buffer.concat(this.#buffer).toString('utf8').replace(/\r$/, '');
+    this.#buffer = [];
+    this.#size = 0;
+    this.#discarding = false;
+    if (wasDiscarding || text.trim() === '') return;
+    const work = this.#options
+      .handle(text)
+      .then((answer) => {
+        if (answer !== undefined) this.send(answer);
+      })
+      .catch(this.#options.onError)
+      .finally(() => this.#inflight.delete(work));
+    this.#inflight.add(work);
+  }
+
+  #flushLast(): void {
+    if (this.#buffer.length > 0 || this.#discarding) this.#line();
+  }
+}

@@ -1,0 +1,227 @@
+import assert from 'node:assert/strict';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+
+const FOLDER = resolve(REPO_ROOT, 'test/fixtures/serve');
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/** A server on stdio spoken to line by line: `request` sends one message and waits for its answer. */
+class RawServer {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly #waiting = new Map<unknown, (msg: Record<string, unknown>) => void>();
+  readonly lines: Record<string, unknown>[] = [];
+  #buffer = '';
+
+  constructor(dir = FOLDER) {
+    this.child = spawn(process.execPath, [CLI, 'serve', 'mcp', dir], { stdio: 'pipe' });
+    this.child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      this.#buffer += d;
+      for (let nl = this.#buffer.indexOf('\n'); nl >= 0; nl = this.#buffer.indexOf('\n')) {
+        const msg = JSON.parse(this.#buffer.slice(0, nl)) as Record<string, unknown>;
+        this.#buffer = this.#buffer.slice(nl + 1);
+        this.lines.push(msg);
+        this.#waiting.get(msg['id'])?.(msg);
+      }
+    });
+  }
+
+  send(text: string): void {
+    this.child.stdin.write(`${text}\n`);
+  }
+
+  request(id: unknown, method: string, params?: unknown): Promise<Record<string, unknown>> {
+    const answered = new Promise<Record<string, unknown>>((done) => this.#waiting.set(id, done));
+    this.send(
+      JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }),
+    );
+    return answered;
+  }
+
+  /** Closes stdin and resolves with the exit code. */
+  end(): Promise<number | null> {
+    const exited = new Promise<number | null>((done) => this.child.on('close', done));
+    this.child.stdin.end();
+    return exited;
+  }
+}
+
+describe('mhl serve mcp (stdio)', () => {
+  it('is driven unmodified by the official SDK v1 client', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', 'mcp', FOLDER],
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['Fails', 'Greet', 'Sleepy'],
+      );
+      const greet = tools.find((t) => t.name === 'Greet');
+      assert.deepEqual(greet?.inputSchema.required, ['name']);
+      assert.deepEqual(greet?._meta, { mhl: { run: { tool: 'mhl_run_start' } } });
+      const ok = await client.callTool({ name: 'Greet', arguments: { name: 'ana', times: 2 } });
+      assert.deepEqual(ok.structuredContent, { message: 'hello ana, hello ana' });
+      assert.equal(ok.isError, undefined);
+      const failed = await client.callTool({ name: 'Fails', arguments: { reason: 'tests' } });
+      assert.equal(failed.isError, true);
+      assert.match(JSON.stringify(failed.content), /refusing: tests/);
+      const manifest = await client.readResource({ uri: 'mhl://workflow/Greet' });
+      assert.equal(JSON.parse((manifest.contents[0] as { text: string }).text).name, 'Greet');
+      const source = await client.readResource({ uri: 'mhl://workflow/Greet/source' });
+      assert.match((source.contents[0] as { text: string }).text, /pipeline Greet/);
+      const { resources } = await client.listResources();
+      assert.equal(resources.length, 6);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('serves both protocol eras interleaved on one connection', async () => {
+    const server = new RawServer();
+    const modernList = await server.request(1, 'tools/list', { _meta: MODERN_META });
+    assert.equal((modernList['result'] as { resultType: string }).resultType, 'complete');
+    const early = await server.request(2, 'tools/list');
+    assert.equal((early['error'] as { code: number }).code, -32602);
+    const init = await server.request(3, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    });
+    assert.equal((init['result'] as { protocolVersion: string }).protocolVersion, '2025-11-25');
+    server.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    const legacyCall = await server.request(4, 'tools/call', {
+      name: 'Greet',
+      arguments: { name: 'bo' },
+    });
+    assert.deepEqual((legacyCall['result'] as { structuredContent: unknown }).structuredContent, {
+      message: 'hello bo',
+    });
+    const modernCall = await server.request(5, 'tools/call', {
+      name: 'Greet',
+      arguments: { name: 'cy' },
+      _meta: MODERN_META,
+    });
+    const modern = modernCall['result'] as {
+      structuredContent: unknown;
+      resultType: string;
+      _meta: Record<string, unknown>;
+    };
+    assert.deepEqual(
+      [modern.structuredContent, modern.resultType],
+      [{ message: 'hello cy' }, 'complete'],
+    );
+    assert.deepEqual(modern._meta['io.modelcontextprotocol/serverInfo'], {
+      name: 'mhl',
+      version: (init['result'] as { serverInfo: { version: string } }).serverInfo.version,
+    });
+    const discover = await server.request(6, 'server/discover', { _meta: MODERN_META });
+    assert.deepEqual((discover['result'] as { supportedVersions: string[] }).supportedVersions, [
+      '2026-07-28',
+    ]);
+    assert.deepEqual(await server.request(7, 'ping'), { jsonrpc: '2.0', id: 7, result: {} });
+    assert.equal(await server.end(), 0);
+  });
+
+  it('answers every protocol error with its code', async () => {
+    const server = new RawServer();
+    const code = (m: Record<string, unknown>) => (m['error'] as { code: number }).code;
+    const waitParse = new Promise<Record<string, unknown>>((done) => {
+      const poll = setInterval(() => {
+        const m = server.lines.find((l) => l['id'] === null);
+        if (m) {
+          clearInterval(poll);
+          done(m);
+        }
+      }, 5);
+    });
+    server.send('{not json');
+    assert.equal(code(await waitParse), -32700);
+    assert.equal(code(await server.request(1, 'no/such/method', { _meta: MODERN_META })), -32601);
+    assert.equal(
+      code(
+        await server.request(2, 'tools/list', {
+          _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
+        }),
+      ),
+      -32602,
+    );
+    const unsupported = await server.request(3, 'tools/list', {
+      _meta: { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': '2030-01-01' },
+    });
+    assert.equal(code(unsupported), -32022);
+    assert.deepEqual((unsupported['error'] as { data: unknown }).data, {
+      supported: ['2026-07-28'],
+      requested: '2030-01-01',
+    });
+    assert.equal(
+      code(await server.request(4, 'tools/call', { name: 'Nope', _meta: MODERN_META })),
+      -32602,
+    );
+    const invalid = await server.request(5, 'tools/call', {
+      name: 'Greet',
+      arguments: { colour: 'red' },
+      _meta: MODERN_META,
+    });
+    assert.equal(code(invalid), -32602);
+    assert.match(
+      (invalid['error'] as { message: string }).message,
+      /missing required input "name".*undeclared input "colour"/,
+    );
+    const notFound = await server.request(6, 'resources/read', {
+      uri: 'mhl://workflow/Nope',
+      _meta: MODERN_META,
+    });
+    assert.equal(code(notFound), -32602);
+    const relative = await server.request(7, 'tools/call', {
+      name: 'Greet',
+      arguments: { name: 'x', context: { cwd: 'relative/dir' } },
+      _meta: MODERN_META,
+    });
+    assert.equal(code(relative), -32602);
+    assert.equal(await server.end(), 0);
+  });
+
+  it('cancels in-flight calls when stdin closes, and exits 0', async () => {
+    const server = new RawServer();
+    let answered = false;
+    void server
+      .request(1, 'tools/call', { name: 'Sleepy', arguments: { ms: 30000 }, _meta: MODERN_META })
+      .then(() => {
+        answered = true;
+      });
+    // The call is running once its step has started (the server logs it on stderr).
+    await new Promise<void>((done) => {
+      server.child.stderr.setEncoding('utf8').on('data', (d: string) => {
+        if (d.includes('serving over stdio')) done();
+      });
+    });
+    const started = Date.now();
+    assert.equal(await server.end(), 0);
+    assert.ok(Date.now() - started < 5000, 'shutdown waited for the 30 s call');
+    assert.equal(answered, false);
+  });
+
+  it('refuses to start on a folder with lint errors, no workflows, or --http', async () => {
+    const bad = tempDir();
+    writeFileSync(join(bad, 'bad.mh'), 'pipeline P { step S { log(nope) } }\n');
+    const lintError = await runCli(['serve', 'mcp', bad]);
+    assert.equal(lintError.code, 1);
+    assert.match(lintError.stderr, /bad\.mh:1:27: error: unknown name 'nope'/);
+    const empty = await runCli(['serve', 'mcp', tempDir()]);
+    assert.equal(empty.code, 1);
+    assert.match(empty.stderr, /no pipeline or workflow declared/);
+    assert.equal((await runCli(['serve', 'mcp', FOLDER, '--http'])).code, 2);
+  });
+});

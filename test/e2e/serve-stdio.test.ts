@@ -225,3 +225,26 @@ describe('mhl serve mcp (stdio)', () => {
     assert.equal((await runCli(['serve', 'mcp', FOLDER, '--http'])).code, 2);
   });
 });
+
+describe('mhl serve mcp (stdio) with the SDK v2 client', () => {
+  for (const mode of [{ pin: '2026-07-28' }, 'auto'] as const) {
+    it(`lists, calls and reads with versionNegotiation ${JSON.stringify(mode)}`, async () => {
+      const v2 = await import('@modelcontextprotocol/client');
+      const { StdioClientTransport: V2Stdio } = await import('@modelcontextprotocol/client/stdio');
+      const transport = new V2Stdio({ command: process.execPath, args: [CLI, 'serve', 'mcp', FOLDER], stderr: 'ignore' });
+      const client = new v2.Client({ name: 'e2e-v2', version: '1.0.0' }, { versionNegotiation: { mode } });
+      await client.connect(transport);
+      try {
+        if (typeof mode === 'object') assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+        const { tools } = await client.listTools();
+        assert.deepEqual(tools.map((t) => t.name), ['Fails', 'Greet', 'Sleepy']);
+        const result = await client.callTool({ name: 'Greet', arguments: { name: 'v2' } });
+        assert.deepEqual(result.structuredContent, { message: 'hello v2' });
+        const manifest = await client.readResource({ uri: 'mhl://workflow/Greet' });
+        assert.equal(JSON.parse((manifest.contents[0] as { text: string }).text).name, 'Greet');
+      } finally {
+        await client.close();
+      }
+    });
+  }
+});

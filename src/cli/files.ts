@@ -4,7 +4,8 @@
  */
 import { statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { listMhFiles } from '../catalog/index.js';
+// The walk only: the catalog's index would also load its validators.
+import { listMhFiles } from '../catalog/sources.js';
 
 export class PathNotFoundError extends Error {
   readonly path: string;

@@ -10,7 +10,7 @@ import {
   formatDiagnostic,
   sourceExcerpt,
 } from '../lang/index.js';
-import { displayPath as display, findMhFiles } from './files.js';
+import { displayPath as display, findMhFiles, PathNotFoundError } from './files.js';
 
 export interface LintOptions {
   readonly format: 'text' | 'json';
@@ -21,9 +21,16 @@ export interface Output {
   readonly err: (text: string) => void;
 }
 
-/** Runs lint and returns the exit code. Throws `PathNotFoundError` for a missing path. */
+/** Runs lint and returns the exit code (2 for a path that does not exist). */
 export function runLint(paths: readonly string[], options: LintOptions, io: Output): number {
-  const files = findMhFiles(paths.length ? paths : ['.']);
+  let files: string[];
+  try {
+    files = findMhFiles(paths.length ? paths : ['.']);
+  } catch (e) {
+    if (!(e instanceof PathNotFoundError)) throw e;
+    io.err(`mhl: ${e.message}`);
+    return 2;
+  }
   if (files.length === 0) {
     io.err(`mhl lint: no .mh files found in ${paths.join(', ') || '.'}`);
     return 1;

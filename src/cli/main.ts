@@ -5,10 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { PathNotFoundError } from './files.js';
-import { type Output, runLint } from './lint.js';
-import { EXIT_FAILED, type RunCliOptions, runRun } from './run.js';
-import { runServe, type ServeOptions } from './serve.js';
+import type { Output } from './lint.js';
+import type { RunCliOptions } from './run.js';
+import type { ServeOptions } from './serve.js';
+
+// Each command's module is imported when the command runs, so `mhl --version` and a stdio
+// server do not pay for loading what they never use.
 
 const EXIT_USAGE = 2;
 
@@ -39,7 +41,8 @@ function buildProgram(): Command {
     .addOption(
       new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'),
     )
-    .action((paths: string[], options: { format: 'text' | 'json' }) => {
+    .action(async (paths: string[], options: { format: 'text' | 'json' }) => {
+      const { runLint } = await import('./lint.js');
       process.exitCode = runLint(paths, options, io);
     });
 
@@ -67,6 +70,7 @@ function buildProgram(): Command {
     )
     .option('--dry-run', 'check the file and print the plan without running anything', false)
     .action(async (file: string, options: RunCliOptions & { input: string[] }) => {
+      const { runRun } = await import('./run.js');
       process.exitCode = await withInterrupts((signal) => runRun(file, options, io, signal));
     });
 
@@ -81,6 +85,7 @@ function buildProgram(): Command {
     .option('--http', 'serve over Streamable HTTP (not in this build yet)')
     .option('--default-timeout-ms <ms>', 'bounds every call', '300000')
     .action(async (dir: string, options: ServeOptions) => {
+      const { runServe } = await import('./serve.js');
       process.exitCode = await runServe(dir, options, io, version());
     });
 
@@ -98,7 +103,7 @@ function collect(value: string, previous: string[]): string[] {
 async function withInterrupts(task: (signal: AbortSignal) => Promise<number>): Promise<number> {
   const controller = new AbortController();
   const onSignal = () => {
-    if (controller.signal.aborted) process.exit(EXIT_FAILED);
+    if (controller.signal.aborted) process.exit(1);
     controller.abort(new Error('interrupted'));
   };
   process.on('SIGINT', onSignal);
@@ -118,11 +123,6 @@ async function main(argv: readonly string[]): Promise<void> {
   } catch (e) {
     if (e instanceof CommanderError) {
       process.exitCode = e.exitCode === 0 ? 0 : EXIT_USAGE;
-      return;
-    }
-    if (e instanceof PathNotFoundError) {
-      io.err(`mhl: ${e.message}`);
-      process.exitCode = EXIT_USAGE;
       return;
     }
     throw e;

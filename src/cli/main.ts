@@ -79,10 +79,18 @@ function buildProgram(): Command {
     .description('serve a folder of workflows to AI agents and their hosts');
   serve
     .command('mcp')
-    .description('serve every workflow under DIR as an MCP tool (stdio)')
+    .description('serve every workflow under DIR as an MCP tool (stdio or Streamable HTTP)')
     .argument('[dir]', 'the folder of .mh workflows', '.')
     .addOption(new Option('--transport <transport>', 'the transport').choices(['stdio', 'http']))
-    .option('--http', 'serve over Streamable HTTP (not in this build yet)')
+    .option('--http', 'serve over Streamable HTTP (same as --transport http)')
+    .option('--addr <host>', 'HTTP: the address to bind (default 127.0.0.1)')
+    .option('--port <port>', 'HTTP: the port to bind, 0 for any free one (default 8787)')
+    .option('--token <token>', 'HTTP: require Authorization: Bearer <token> (env MHL_SERVE_TOKEN)')
+    .option(
+      '--principal-header <name>',
+      'HTTP: read the caller identity from this header; needs a token (env MHL_SERVE_PRINCIPAL_HEADER)',
+    )
+    .option('--json', 'not supported: serve logs JSON lines on stderr already')
     .option('--default-timeout-ms <ms>', 'bounds every call', '300000')
     .action(async (dir: string, options: ServeOptions) => {
       const { runServe } = await import('./serve.js');

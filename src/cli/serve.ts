@@ -1,9 +1,12 @@
 /**
  * `mhl serve mcp [DIR]`: loads every workflow under DIR once, then serves them over MCP on
- * stdio (stdout carries only protocol lines; logs are JSON lines on stderr). EOF on stdin,
- * SIGINT and SIGTERM all enter one shutdown path: in-flight calls are cancelled, and the process
- * exits 0 once they have answered, or 1 (`MCP_SHUTDOWN_TIMEOUT`) after a 5 s budget.
+ * stdio (stdout carries only protocol lines; logs are JSON lines on stderr) or, with `--http`,
+ * over Streamable HTTP. On stdio, EOF, SIGINT and SIGTERM enter one shutdown path; over HTTP,
+ * SIGINT, SIGTERM and an accepted `POST /control/shutdown` do. Either way in-flight calls are
+ * cancelled, and the process exits 0 once they have answered, or 1 (`MCP_SHUTDOWN_TIMEOUT`)
+ * after a 5 s budget. An HTTP bind failure exits 1 with `MCP_SERVER_FAILED`.
  */
+import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { loadCatalog } from '../catalog/index.js';
 import { formatDiagnostic, sourceExcerpt } from '../lang/index.js';
@@ -11,6 +14,9 @@ import { createLogger } from '../log/logger.js';
 import { Dispatcher, parseErrorResponse, Session } from '../protocol/index.js';
 import { childEnvironment } from '../runtime/child-env.js';
 import { registerPipelineSurface } from '../surfaces/pipelines.js';
+import { isLoopback } from '../transport/guards.js';
+import { HttpTransport } from '../transport/http.js';
+import { createOps } from '../transport/ops.js';
 import { StdioTransport } from '../transport/stdio.js';
 import { displayPath } from './files.js';
 import type { Output } from './lint.js';
@@ -18,23 +24,50 @@ import type { Output } from './lint.js';
 export interface ServeOptions {
   readonly transport?: string;
   readonly http?: boolean;
+  readonly addr?: string;
+  readonly port?: string;
+  readonly token?: string;
+  readonly principalHeader?: string;
+  readonly json?: boolean;
   readonly defaultTimeoutMs: string;
 }
+
+/** Where and how the HTTP transport listens, after flags and environment are merged. */
+interface HttpConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly token: string | undefined;
+  readonly principalHeader: string | undefined;
+}
+
+/** A refused configuration: the message and the exit status (2 usage, 1 invalid setup). */
+interface ConfigError {
+  readonly message: string;
+  readonly exit: number;
+}
+
+const DEFAULT_HTTP_HOST = '127.0.0.1';
+const DEFAULT_HTTP_PORT = 8787;
+const HTTP_ONLY_FLAGS = ['addr', 'port', 'token', 'principalHeader'] as const;
 
 /** Shutdown gets this long to let cancelled calls answer. */
 const SHUTDOWN_BUDGET_MS = 5000;
 
+/**
+ * Runs `mhl serve mcp`; resolves to the exit status: 0 after a clean shutdown, 1 for a folder
+ * that does not load, invalid setup (`--principal-header` without a token), a bind failure
+ * (`MCP_SERVER_FAILED`) or an expired shutdown budget (`MCP_SHUTDOWN_TIMEOUT`), 2 for bad flags.
+ */
 export async function runServe(
   dir: string | undefined,
   options: ServeOptions,
   io: Output,
   version: string,
 ): Promise<number> {
-  if (options.http || (options.transport !== undefined && options.transport !== 'stdio')) {
-    io.err(
-      'mhl serve mcp: only the stdio transport is available in this build; run without --http',
-    );
-    return 2;
+  const config = readTransport(options, process.env);
+  if ('exit' in config) {
+    io.err(`mhl serve mcp: ${config.message}`);
+    return config.exit;
   }
   const timeout = Number(options.defaultTimeoutMs);
   if (!Number.isInteger(timeout) || timeout < 1) {
@@ -44,15 +77,7 @@ export async function runServe(
   const root = resolve(dir ?? '.');
   const loaded = loadCatalog(root);
   if (!loaded.ok) {
-    for (const p of loaded.problems) {
-      if (p.diagnostic) {
-        io.err(formatDiagnostic(p.diagnostic, displayPath(p.diagnostic.span.file)));
-        const text = loaded.texts.get(p.diagnostic.span.file);
-        if (text !== undefined) io.err(sourceExcerpt(text, p.diagnostic.span));
-      } else {
-        io.err(`mhl serve mcp: ${p.message}`);
-      }
-    }
+    reportProblems(loaded, io);
     return 1;
   }
   const logger = createLogger();
@@ -69,10 +94,154 @@ export async function runServe(
     logger,
     defaultTimeoutMs: timeout,
     defaultCwd: process.cwd(),
-    requireCwd: false,
+    requireCwd: config.http !== undefined,
     childEnv: childEnvironment((process.env['MHL_PASS_ENV'] ?? '').split(',').filter(Boolean)),
     env: process.env,
   });
+  const workflows = [...loaded.catalog.workflows.keys()];
+  if (config.http !== undefined) {
+    return runHttp(config.http, { dispatcher, logger, io, version, workflows, root });
+  }
+  return runStdio({ dispatcher, logger, io, version, workflows, root });
+}
+
+/** Prints every load problem, with a source excerpt where there is one. */
+function reportProblems(
+  loaded: Extract<ReturnType<typeof loadCatalog>, { ok: false }>,
+  io: Output,
+) {
+  for (const p of loaded.problems) {
+    if (p.diagnostic) {
+      io.err(formatDiagnostic(p.diagnostic, displayPath(p.diagnostic.span.file)));
+      const text = loaded.texts.get(p.diagnostic.span.file);
+      if (text !== undefined) io.err(sourceExcerpt(text, p.diagnostic.span));
+    } else {
+      io.err(`mhl serve mcp: ${p.message}`);
+    }
+  }
+}
+
+/** What both transports' runners share. */
+interface Served {
+  readonly dispatcher: Dispatcher;
+  readonly logger: ReturnType<typeof createLogger>;
+  readonly io: Output;
+  readonly version: string;
+  readonly workflows: readonly string[];
+  readonly root: string;
+}
+
+/**
+ * Merges the transport flags with `MHL_SERVE_TOKEN` / `MHL_SERVE_PRINCIPAL_HEADER` (flags win).
+ * Returns `{http: undefined}` for stdio.
+ */
+function readTransport(
+  options: ServeOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): { http: HttpConfig | undefined } | ConfigError {
+  if (options.json) {
+    return { message: '--json is not supported: logs are already JSON lines on stderr', exit: 2 };
+  }
+  if (options.http && options.transport === 'stdio') {
+    return { message: '--http and --transport stdio contradict each other', exit: 2 };
+  }
+  if (!options.http && options.transport !== 'http') {
+    const flag = HTTP_ONLY_FLAGS.find((name) => options[name] !== undefined);
+    if (flag === undefined) return { http: undefined };
+    const spelled = flag === 'principalHeader' ? 'principal-header' : flag;
+    return { message: `--${spelled} is only valid with --http (or --transport http)`, exit: 2 };
+  }
+  const port = Number(options.port ?? DEFAULT_HTTP_PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    return { message: '--port takes a whole number from 0 to 65535', exit: 2 };
+  }
+  const token = nonEmpty(options.token) ?? nonEmpty(env['MHL_SERVE_TOKEN']);
+  const principalHeader =
+    nonEmpty(options.principalHeader) ?? nonEmpty(env['MHL_SERVE_PRINCIPAL_HEADER']);
+  if (principalHeader !== undefined && token === undefined) {
+    return {
+      message:
+        '--principal-header needs --token (or MHL_SERVE_TOKEN): an unauthenticated caller ' +
+        'could claim any identity',
+      exit: 1,
+    };
+  }
+  const host = (nonEmpty(options.addr) ?? DEFAULT_HTTP_HOST).replace(/^\[(.*)\]$/, '$1');
+  return { http: { host, port, token, principalHeader } };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+async function runHttp(http: HttpConfig, served: Served): Promise<number> {
+  const { dispatcher, logger, io } = served;
+  let stopping = false;
+  let requestStop = () => {};
+  const stopRequested = new Promise<void>((done) => {
+    requestStop = done;
+  });
+  const transport = new HttpTransport({
+    ...http,
+    dispatcher,
+    ops: createOps({
+      version: served.version,
+      pid: process.pid,
+      instanceId: randomUUID(),
+      shuttingDown: () => stopping,
+      requestShutdown: () => requestStop(),
+    }),
+    shuttingDown: () => stopping,
+    onError: (error) => logger.error({ err: error }, 'http handler failed'),
+  });
+  let bound: { address: string; port: number };
+  try {
+    bound = await transport.listen();
+  } catch (error) {
+    logger.error({ err: error, code: 'MCP_SERVER_FAILED' }, 'could not listen');
+    io.err(`mhl serve mcp: MCP_SERVER_FAILED: cannot listen on ${http.host}:${http.port}`);
+    return 1;
+  }
+  if (!isLoopback(http.host) && http.token === undefined) {
+    io.err('mhl serve mcp: warning: non-loopback address without --token; unauthenticated');
+  }
+  const url = `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}`;
+  logger.info({ workflows: served.workflows, root: served.root }, 'serving over http');
+  io.err(`listening on ${url}:${bound.port}`);
+  const onSignal = () => requestStop();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await stopRequested;
+    stopping = true;
+    return await drainHttp(transport, dispatcher, logger);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** The HTTP shutdown path: cancel what runs, close the server, all within one budget. */
+async function drainHttp(
+  transport: HttpTransport,
+  dispatcher: Dispatcher,
+  logger: Served['logger'],
+): Promise<number> {
+  dispatcher.closeAll('shutting down');
+  const closed = transport.close().then(() => 'closed' as const);
+  const timer = new Promise<'timeout'>((done) =>
+    setTimeout(() => done('timeout'), SHUTDOWN_BUDGET_MS).unref(),
+  );
+  if ((await Promise.race([closed, timer])) === 'timeout') {
+    logger.error({ code: 'MCP_SHUTDOWN_TIMEOUT' }, 'connections did not close within the budget');
+    transport.destroy();
+    return 1;
+  }
+  return 0;
+}
+
+async function runStdio(served: Served): Promise<number> {
+  const { dispatcher, logger } = served;
   const session = new Session();
   const transport: StdioTransport = new StdioTransport({
     input: process.stdin,
@@ -87,7 +256,7 @@ export async function runServe(
     tooLong: () => JSON.stringify(parseErrorResponse()),
     onError: (error) => logger.error({ err: error }, 'stdio handler failed'),
   });
-  logger.info({ workflows: [...loaded.catalog.workflows.keys()], root }, 'serving over stdio');
+  logger.info({ workflows: served.workflows, root: served.root }, 'serving over stdio');
   const stop = () => {
     process.stdin.destroy();
   };

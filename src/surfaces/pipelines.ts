@@ -194,6 +194,7 @@ async function runOnce(
   const limit = deadline(ctx.signal, call.timeoutMs, `tools/call ${workflow.name}`);
   const redactor = new Redactor();
   const log = options.logger.child({ workflow: workflow.name });
+  log.info({ cwd: call.cwd, timeout_ms: call.timeoutMs }, 'call started');
   try {
     const values = fromJson(inputs);
     return await runPipeline(workflow.program, workflow.decl, {

@@ -201,10 +201,12 @@ describe('mhl serve mcp (stdio)', () => {
       .then(() => {
         answered = true;
       });
-    // The call is running once its step has started (the server logs it on stderr).
+    // The call is running once the server has logged its start on stderr.
+    let stderr = '';
     await new Promise<void>((done) => {
       server.child.stderr.setEncoding('utf8').on('data', (d: string) => {
-        if (d.includes('serving over stdio')) done();
+        stderr += d;
+        if (stderr.includes('call started')) done();
       });
     });
     const started = Date.now();
@@ -213,7 +215,7 @@ describe('mhl serve mcp (stdio)', () => {
     assert.equal(answered, false);
   });
 
-  it('refuses to start on a folder with lint errors, no workflows, or --http', async () => {
+  it('refuses to start on a folder with lint errors, no workflows, or HTTP-only flags', async () => {
     const bad = tempDir();
     writeFileSync(join(bad, 'bad.mh'), 'pipeline P { step S { log(nope) } }\n');
     const lintError = await runCli(['serve', 'mcp', bad]);
@@ -222,7 +224,8 @@ describe('mhl serve mcp (stdio)', () => {
     const empty = await runCli(['serve', 'mcp', tempDir()]);
     assert.equal(empty.code, 1);
     assert.match(empty.stderr, /no pipeline or workflow declared/);
-    assert.equal((await runCli(['serve', 'mcp', FOLDER, '--http'])).code, 2);
+    assert.equal((await runCli(['serve', 'mcp', FOLDER, '--port', '1'])).code, 2);
+    assert.equal((await runCli(['serve', 'mcp', FOLDER, '--json'])).code, 2);
   });
 });
 
@@ -231,13 +234,24 @@ describe('mhl serve mcp (stdio) with the SDK v2 client', () => {
     it(`lists, calls and reads with versionNegotiation ${JSON.stringify(mode)}`, async () => {
       const v2 = await import('@modelcontextprotocol/client');
       const { StdioClientTransport: V2Stdio } = await import('@modelcontextprotocol/client/stdio');
-      const transport = new V2Stdio({ command: process.execPath, args: [CLI, 'serve', 'mcp', FOLDER], stderr: 'ignore' });
-      const client = new v2.Client({ name: 'e2e-v2', version: '1.0.0' }, { versionNegotiation: { mode } });
+      const transport = new V2Stdio({
+        command: process.execPath,
+        args: [CLI, 'serve', 'mcp', FOLDER],
+        stderr: 'ignore',
+      });
+      const client = new v2.Client(
+        { name: 'e2e-v2', version: '1.0.0' },
+        { versionNegotiation: { mode } },
+      );
       await client.connect(transport);
       try {
-        if (typeof mode === 'object') assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+        if (typeof mode === 'object')
+          assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
         const { tools } = await client.listTools();
-        assert.deepEqual(tools.map((t) => t.name), ['Fails', 'Greet', 'Sleepy']);
+        assert.deepEqual(
+          tools.map((t) => t.name),
+          ['Fails', 'Greet', 'Sleepy'],
+        );
         const result = await client.callTool({ name: 'Greet', arguments: { name: 'v2' } });
         assert.deepEqual(result.structuredContent, { message: 'hello v2' });
         const manifest = await client.readResource({ uri: 'mhl://workflow/Greet' });

@@ -1,0 +1,238 @@
+/**
+ * One `POST /mcp` (or `POST /mcp/<method>`) exchange: content type, body cap, JSON parse, the
+ * 2026-07-28 header checks (`MCP-Protocol-Version`, `Mcp-Method`), legacy session resolution
+ * (`initialize` creates a session and answers its `Mcp-Session-Id`; later legacy requests must
+ * name a live one), dispatch, and the HTTP status of the answer. Modern requests get a fresh
+ * session each. A client that disconnects cancels its request. Always answers JSON, never SSE.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  type Connection,
+  type DispatchResult,
+  errorResponse,
+  isRecord,
+  LEGACY_VERSIONS,
+  META_KEYS,
+  MODERN_VERSION,
+  metaOf,
+  parseJson,
+  RPC_ERROR_CODES,
+  RpcError,
+  type RpcErrorCode,
+  Session,
+} from '../protocol/index.js';
+import { discardRest, isJsonContentType, MAX_BODY_BYTES, readBody } from './body.js';
+import { sendJson } from './ops.js';
+import type { SessionTable } from './sessions.js';
+
+/** The dispatcher calls the HTTP transport needs (`Dispatcher` satisfies it). */
+export interface McpDispatcher {
+  handle(message: unknown, conn: Connection): Promise<DispatchResult>;
+  closeSession(session: Session, reason?: string): void;
+  closeAll(reason?: string): void;
+}
+
+/** What one POST exchange needs from the transport. */
+export interface McpPostContext {
+  readonly dispatcher: McpDispatcher;
+  readonly sessions: SessionTable;
+  readonly principalHeader: string | undefined;
+  readonly shuttingDown: () => boolean;
+  readonly now: () => number;
+}
+
+/** A refusal answered before dispatch: HTTP status plus the JSON-RPC error. */
+class Refusal {
+  readonly status: number;
+  readonly error: RpcError;
+
+  constructor(status: number, error: RpcError) {
+    this.status = status;
+    this.error = error;
+  }
+}
+
+const KNOWN_VERSIONS = new Set<string>([...LEGACY_VERSIONS, MODERN_VERSION]);
+
+function refuse(status: number, code: RpcErrorCode, message: string, data?: unknown): Refusal {
+  return new Refusal(status, new RpcError(code, message, data));
+}
+
+function idOf(message: unknown): string | number | null {
+  const id = isRecord(message) ? message['id'] : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The modern `_meta` protocol version of a single message, if it carries one. */
+function modernVersion(message: unknown): unknown {
+  if (!isRecord(message)) return undefined;
+  const params = message['params'];
+  const meta = isRecord(params) ? metaOf(params) : undefined;
+  return meta !== undefined && Object.hasOwn(meta, META_KEYS.PROTOCOL_VERSION)
+    ? meta[META_KEYS.PROTOCOL_VERSION]
+    : undefined;
+}
+
+/** Handles one POST to the MCP endpoint; `methodPath` is the `<method>` of `/mcp/<method>`. */
+export async function handleMcpPost(
+  req: IncomingMessage,
+  res: ServerResponse,
+  methodPath: string | undefined,
+  ctx: McpPostContext,
+): Promise<void> {
+  if (ctx.shuttingDown()) {
+    const error = new RpcError(RPC_ERROR_CODES.SERVER_UNAVAILABLE, 'server is shutting down');
+    return sendJson(res, 503, errorResponse(null, error));
+  }
+  if (!isJsonContentType(header(req, 'content-type'))) {
+    const error = new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, 'Content-Type must be JSON');
+    return sendJson(res, 415, errorResponse(null, error));
+  }
+  const body = await readBody(req, MAX_BODY_BYTES);
+  if (!body.ok) {
+    if (body.reason === 'aborted') return void res.destroy();
+    discardRest(req);
+    const error = new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, 'body exceeds 1 MiB', {
+      maxBytes: MAX_BODY_BYTES,
+    });
+    return sendJson(res, 413, errorResponse(null, error));
+  }
+  const parsed = parseJson(body.text);
+  if (!parsed.ok) return sendJson(res, 400, parsed.response);
+  const message = parsed.value;
+  try {
+    checkHeaders(req, message, methodPath);
+    const { session, created } = resolveSession(req, message, ctx);
+    await dispatch(req, res, message, session, created, ctx);
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    sendJson(res, error.status, errorResponse(idOf(message), error.error));
+  }
+}
+
+function checkHeaders(req: IncomingMessage, message: unknown, methodPath: string | undefined) {
+  const method = isRecord(message) ? message['method'] : undefined;
+  if (methodPath !== undefined && method !== methodPath) {
+    throw refuse(400, RPC_ERROR_CODES.INVALID_REQUEST, 'body method does not match the path', {
+      path: methodPath,
+    });
+  }
+  const methodHeader = header(req, 'mcp-method');
+  if (methodHeader !== undefined && methodHeader !== method) {
+    throw refuse(400, RPC_ERROR_CODES.HEADER_MISMATCH, 'Mcp-Method header does not match', {
+      header: 'Mcp-Method',
+    });
+  }
+  const versionHeader = header(req, 'mcp-protocol-version');
+  const modern = modernVersion(message);
+  if (modern !== undefined && versionHeader !== modern) {
+    throw refuse(400, RPC_ERROR_CODES.HEADER_MISMATCH, 'MCP-Protocol-Version header mismatch', {
+      header: 'MCP-Protocol-Version',
+    });
+  }
+  if (modern === undefined && versionHeader !== undefined && !KNOWN_VERSIONS.has(versionHeader)) {
+    throw refuse(400, RPC_ERROR_CODES.INVALID_PARAMS, 'unsupported MCP-Protocol-Version', {
+      supported: [...KNOWN_VERSIONS],
+      requested: versionHeader,
+    });
+  }
+}
+
+function resolveSession(
+  req: IncomingMessage,
+  message: unknown,
+  ctx: McpPostContext,
+): { session: Session; created: 'initialize' | 'ephemeral' | undefined } {
+  const fresh = () => new Session({ now: ctx.now() });
+  const modern = modernVersion(message) !== undefined;
+  const method = isRecord(message) ? message['method'] : undefined;
+  if (modern) return { session: fresh(), created: 'ephemeral' };
+  if (method === 'initialize') return { session: fresh(), created: 'initialize' };
+  const id = header(req, 'mcp-session-id');
+  if (id === undefined) {
+    const isRequest = Array.isArray(message) || (isRecord(message) && 'id' in message);
+    if (!isRequest) return { session: fresh(), created: 'ephemeral' };
+    throw refuse(400, RPC_ERROR_CODES.INVALID_REQUEST, 'missing Mcp-Session-Id header');
+  }
+  const session = ctx.sessions.get(id);
+  if (session === undefined) {
+    throw refuse(404, RPC_ERROR_CODES.INVALID_REQUEST, 'unknown or ended session');
+  }
+  return { session, created: undefined };
+}
+
+async function dispatch(
+  req: IncomingMessage,
+  res: ServerResponse,
+  message: unknown,
+  session: Session,
+  created: 'initialize' | 'ephemeral' | undefined,
+  ctx: McpPostContext,
+): Promise<void> {
+  const principal = principalOf(req, ctx.principalHeader);
+  // Progress needs a stream; JSON responses drop server notifications.
+  const conn: Connection = { session, send: () => undefined, principal };
+  const onClose = () => {
+    if (res.writableEnded) return;
+    if (created === 'ephemeral') ctx.dispatcher.closeSession(session, 'client disconnected');
+    else cancelOne(message, conn, ctx.dispatcher);
+  };
+  res.once('close', onClose);
+  let answer: DispatchResult;
+  try {
+    answer = await ctx.dispatcher.handle(message, conn);
+  } finally {
+    res.off('close', onClose);
+  }
+  if (res.destroyed) return;
+  if (answer === undefined) {
+    if (idOf(message) !== null && ctx.shuttingDown()) {
+      const error = new RpcError(RPC_ERROR_CODES.SERVER_UNAVAILABLE, 'server is shutting down');
+      return sendJson(res, 503, errorResponse(idOf(message), error));
+    }
+    res.writeHead(202).end();
+    return;
+  }
+  if (created === 'initialize' && !Array.isArray(answer) && 'result' in answer) {
+    ctx.sessions.add(session, ctx.now());
+    res.setHeader('mcp-session-id', session.id);
+  }
+  sendJson(res, statusOf(answer, created === 'ephemeral'), answer);
+}
+
+function cancelOne(message: unknown, conn: Connection, dispatcher: McpDispatcher): void {
+  const requestId = idOf(message);
+  if (requestId === null) return;
+  const cancel = {
+    jsonrpc: '2.0',
+    method: 'notifications/cancelled',
+    params: { requestId, reason: 'client disconnected' },
+  };
+  void dispatcher.handle(cancel, conn);
+}
+
+function principalOf(req: IncomingMessage, name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const value = header(req, name.toLowerCase())?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * The HTTP status of an answer. Malformed requests are 400 in both eras; modern (stateless)
+ * errors follow the 2026-07-28 table (-32601 → 404, params/header/version → 400, -32000 → 503);
+ * legacy JSON-RPC errors ride on 200, as 2025 clients expect.
+ */
+function statusOf(answer: Exclude<DispatchResult, undefined>, modern: boolean): number {
+  if (Array.isArray(answer) || !('error' in answer)) return 200;
+  const code = answer.error.code;
+  if (code === RPC_ERROR_CODES.PARSE_ERROR || code === RPC_ERROR_CODES.INVALID_REQUEST) return 400;
+  if (!modern) return 200;
+  if (code === RPC_ERROR_CODES.METHOD_NOT_FOUND) return 404;
+  if (code === RPC_ERROR_CODES.SERVER_UNAVAILABLE) return 503;
+  return code === RPC_ERROR_CODES.INTERNAL_ERROR ? 500 : 400;
+}

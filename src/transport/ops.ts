@@ -1,0 +1,126 @@
+/**
+ * Operations endpoints beside `/mcp`: `GET /health/ready` (version, pid and this process's
+ * `instance_id`), `GET /healthz`, `GET /readyz` (503 once shutdown began) and
+ * `POST /control/shutdown`, which starts shutdown only for a body of exactly the current
+ * `{instance_id}` and never reveals that id on a mismatch. No CORS headers are ever sent; the
+ * Host and Origin guards run before these handlers. Knows nothing of MCP.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { discardRest, isJsonContentType, readBody } from './body.js';
+
+/** Largest shutdown request body read. */
+const MAX_CONTROL_BYTES = 4096;
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** Options for `createOps()`. */
+export interface OpsOptions {
+  readonly version: string;
+  readonly pid: number;
+  /** A UUID v4 made once per process. */
+  readonly instanceId: string;
+  /** True once shutdown has begun. */
+  readonly shuttingDown: () => boolean;
+  /** Starts shutdown; called after the 202 has been written. */
+  readonly requestShutdown: () => void;
+}
+
+/** Answers one ops request; resolves false when the path is not an ops endpoint. */
+export type OpsHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+) => Promise<boolean>;
+
+/** Writes a JSON body with `status`. */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+function sendText(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+  res.end(text);
+}
+
+/** Builds the handler of the ops endpoints. */
+export function createOps(options: OpsOptions): OpsHandler {
+  return async (req, res, path) => {
+    const probe = probes(options)[path];
+    if (probe !== undefined) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.setHeader('allow', 'GET');
+        sendText(res, 405, 'method not allowed');
+      } else {
+        probe(res);
+      }
+      return true;
+    }
+    if (path !== '/control/shutdown') return false;
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      sendText(res, 405, 'method not allowed');
+      return true;
+    }
+    await controlShutdown(req, res, options);
+    return true;
+  };
+}
+
+function probes(options: OpsOptions): Record<string, (res: ServerResponse) => void> {
+  return {
+    '/health/ready': (res) =>
+      sendJson(res, 200, {
+        status: 'ready',
+        version: options.version,
+        pid: options.pid,
+        instance_id: options.instanceId,
+      }),
+    '/healthz': (res) => sendText(res, 200, 'ok'),
+    '/readyz': (res) =>
+      options.shuttingDown() ? sendText(res, 503, 'draining') : sendText(res, 200, 'ready'),
+  };
+}
+
+async function controlShutdown(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: OpsOptions,
+): Promise<void> {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    sendJson(res, 415, { error: 'UNSUPPORTED_MEDIA_TYPE' });
+    return;
+  }
+  const body = await readBody(req, MAX_CONTROL_BYTES);
+  const requested = body.ok ? shutdownTarget(body.text) : undefined;
+  if (requested === undefined) {
+    if (!body.ok && body.reason === 'too-large') discardRest(req);
+    sendJson(res, 400, { error: 'INVALID_SHUTDOWN_REQUEST' });
+    return;
+  }
+  if (requested.toLowerCase() !== options.instanceId.toLowerCase()) {
+    sendJson(res, 409, { error: 'INSTANCE_ID_MISMATCH' });
+    return;
+  }
+  res.once('finish', options.requestShutdown);
+  sendJson(res, 202, { status: 'shutting_down', instance_id: options.instanceId });
+}
+
+/** The `instance_id` of a body that is exactly `{"instance_id": "<uuid v4>"}`, else undefined. */
+function shutdownTarget(text: string): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // Not JSON: an invalid shutdown request.
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  const id = (value as Record<string, unknown>)['instance_id'];
+  if (keys.length !== 1 || typeof id !== 'string' || !UUID_V4.test(id)) return undefined;
+  return id;
+}

@@ -1,0 +1,386 @@
+import assert from 'node:assert/strict';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { resolve } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+
+const FOLDER = resolve(REPO_ROOT, 'test/fixtures/serve');
+const VERSION = '2026-07-28';
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': VERSION,
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+const MODERN_HEADERS = { 'mcp-protocol-version': VERSION };
+const INIT_PARAMS = {
+  protocolVersion: '2025-11-25',
+  capabilities: {},
+  clientInfo: { name: 'raw', version: '1' },
+};
+
+/** A `mhl serve mcp --http --port 0` child; `port` is parsed from its "listening on" line. */
+class HttpServer {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly exited: Promise<number | null>;
+  readonly ready: Promise<number>;
+  stderr = '';
+
+  constructor(args: readonly string[] = [], env: Record<string, string> = {}) {
+    this.child = spawn(process.execPath, [CLI, 'serve', 'mcp', FOLDER, '--http', ...args], {
+      stdio: 'pipe',
+      env: { ...process.env, ...env },
+    });
+    this.exited = new Promise((done) => this.child.on('close', done));
+    this.ready = new Promise((done, fail) => {
+      this.child.stderr.setEncoding('utf8').on('data', (d: string) => {
+        this.stderr += d;
+        const found = /listening on http:\/\/[^\s]+:(\d+)/.exec(this.stderr);
+        if (found?.[1] !== undefined) done(Number(found[1]));
+      });
+      this.child.on('close', () => fail(new Error(`server exited: ${this.stderr}`)));
+    });
+    this.ready.catch(() => undefined);
+  }
+
+  async stop(): Promise<number | null> {
+    if (this.child.exitCode === null) this.child.kill('SIGTERM');
+    return this.exited;
+  }
+}
+
+interface Reply {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly text: string;
+  json(): Record<string, unknown>;
+}
+
+/** One raw HTTP exchange (node:http, so Host and other headers can be set freely). */
+function send(
+  port: number,
+  options: {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    agent?: Agent;
+  },
+): Promise<Reply> {
+  const body =
+    options.body === undefined
+      ? undefined
+      : typeof options.body === 'string' || Buffer.isBuffer(options.body)
+        ? options.body
+        : JSON.stringify(options.body);
+  return new Promise((done, fail) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'POST',
+        path: options.path ?? '/mcp',
+        agent: options.agent ?? false,
+        headers: { 'content-type': 'application/json', ...options.headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => {
+          text += d;
+        });
+        res.on('end', () =>
+          done({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            json: () => JSON.parse(text) as Record<string, unknown>,
+          }),
+        );
+      },
+    );
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
+function rpc(id: number, method: string, params?: unknown): Record<string, unknown> {
+  return { jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) };
+}
+
+function codeOf(reply: Reply): number {
+  return (reply.json()['error'] as { code: number }).code;
+}
+
+const servers: HttpServer[] = [];
+function start(args: readonly string[] = [], env: Record<string, string> = {}): HttpServer {
+  const server = new HttpServer(args, env);
+  servers.push(server);
+  return server;
+}
+after(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+});
+
+describe('mhl serve mcp --http', () => {
+  it('is driven unmodified by the official SDK v1 client', async () => {
+    const server = start(['--port', '0']);
+    const port = await server.ready;
+    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`));
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['Fails', 'Greet', 'Sleepy'],
+      );
+      const ok = await client.callTool({
+        name: 'Greet',
+        arguments: { name: 'ana', times: 2, context: { cwd: tempDir() } },
+      });
+      assert.deepEqual(ok.structuredContent, { message: 'hello ana, hello ana' });
+      await transport.terminateSession();
+    } finally {
+      await client.close();
+    }
+    assert.equal(await server.stop(), 0);
+  });
+
+  it('keeps legacy sessions by Mcp-Session-Id and serves both eras on one endpoint', async () => {
+    const server = start(['--port', '0']);
+    const port = await server.ready;
+    const init = await send(port, { body: rpc(1, 'initialize', INIT_PARAMS) });
+    assert.equal(init.status, 200);
+    const sid = init.headers['mcp-session-id'];
+    assert.equal(typeof sid, 'string');
+    const session = { 'mcp-session-id': sid as string };
+    const notified = await send(port, {
+      headers: session,
+      body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+    });
+    assert.deepEqual([notified.status, notified.text], [202, '']);
+    const missing = await send(port, { body: rpc(2, 'tools/list') });
+    assert.deepEqual([missing.status, codeOf(missing)], [400, -32600]);
+    const unknown = await send(port, {
+      headers: { 'mcp-session-id': 'no-such-session' },
+      body: rpc(3, 'tools/list'),
+    });
+    assert.deepEqual([unknown.status, codeOf(unknown)], [404, -32600]);
+    const legacy = await send(port, { headers: session, body: rpc(4, 'tools/list') });
+    assert.equal(legacy.status, 200);
+    assert.equal((legacy.json()['result'] as { tools: unknown[] }).tools.length, 3);
+    const cwd = tempDir();
+    const modern = await send(port, {
+      headers: MODERN_HEADERS,
+      body: rpc(5, 'tools/call', {
+        name: 'Greet',
+        arguments: { name: 'cy', context: { cwd } },
+        _meta: MODERN_META,
+      }),
+    });
+    assert.equal(modern.status, 200);
+    const result = modern.json()['result'] as { structuredContent: unknown; resultType: string };
+    assert.deepEqual(
+      [result.structuredContent, result.resultType],
+      [{ message: 'hello cy' }, 'complete'],
+    );
+    const noCwd = await send(port, {
+      headers: MODERN_HEADERS,
+      body: rpc(6, 'tools/call', { name: 'Greet', arguments: { name: 'cy' }, _meta: MODERN_META }),
+    });
+    assert.deepEqual([noCwd.status, codeOf(noCwd)], [400, -32602]);
+    const deleted = await send(port, { method: 'DELETE', headers: session });
+    assert.equal(deleted.status, 204);
+    const afterDelete = await send(port, { headers: session, body: rpc(7, 'tools/list') });
+    assert.equal(afterDelete.status, 404);
+    assert.equal((await send(port, { method: 'DELETE', headers: session })).status, 404);
+    assert.equal((await send(port, { method: 'DELETE' })).status, 400);
+    assert.equal(await server.stop(), 0);
+  });
+
+  it('answers every transport fault with its status and JSON-RPC code', async () => {
+    const server = start(['--port', '0']);
+    const port = await server.ready;
+    const list = rpc(1, 'tools/list', { _meta: MODERN_META });
+    const get = await send(port, { method: 'GET' });
+    assert.deepEqual([get.status, get.headers['allow']], [405, 'POST, DELETE']);
+    const tooBig = await send(port, { body: Buffer.alloc(1024 * 1024 + 1, 0x20) });
+    assert.equal(tooBig.status, 413);
+    const chunked = await send(port, {
+      headers: { 'transfer-encoding': 'chunked' },
+      body: Buffer.alloc(1024 * 1024 + 1, 0x20),
+    });
+    assert.equal(chunked.status, 413, 'the cap holds without a Content-Length');
+    const exact = await send(port, { body: JSON.stringify(list).padEnd(1024 * 1024, ' ') });
+    assert.equal(exact.status, 400, 'a 1 MiB body is read (and fails the header check)');
+    const text = await send(port, { headers: { 'content-type': 'text/plain' }, body: list });
+    assert.equal(text.status, 415);
+    const parse = await send(port, { body: '{nope' });
+    assert.deepEqual([parse.status, codeOf(parse)], [400, -32700]);
+    const byPath = await send(port, {
+      path: '/mcp/tools/list',
+      headers: MODERN_HEADERS,
+      body: list,
+    });
+    assert.equal(byPath.status, 200);
+    const wrongPath = await send(port, {
+      path: '/mcp/tools/call',
+      headers: MODERN_HEADERS,
+      body: list,
+    });
+    assert.deepEqual([wrongPath.status, codeOf(wrongPath)], [400, -32600]);
+    const noVersion = await send(port, { body: list });
+    assert.deepEqual([noVersion.status, codeOf(noVersion)], [400, -32020]);
+    const wrongVersion = await send(port, {
+      headers: { 'mcp-protocol-version': '2025-11-25' },
+      body: list,
+    });
+    assert.deepEqual([wrongVersion.status, codeOf(wrongVersion)], [400, -32020]);
+    const wrongMethod = await send(port, {
+      headers: { ...MODERN_HEADERS, 'mcp-method': 'tools/call' },
+      body: list,
+    });
+    assert.deepEqual([wrongMethod.status, codeOf(wrongMethod)], [400, -32020]);
+    const unknownMethod = await send(port, {
+      headers: MODERN_HEADERS,
+      body: rpc(2, 'no/such', { _meta: MODERN_META }),
+    });
+    assert.deepEqual([unknownMethod.status, codeOf(unknownMethod)], [404, -32601]);
+    const origin = await send(port, {
+      headers: { ...MODERN_HEADERS, origin: 'https://evil.example' },
+      body: list,
+    });
+    assert.equal(origin.status, 403);
+    const localOrigin = await send(port, {
+      headers: { ...MODERN_HEADERS, origin: 'http://localhost:3000' },
+      body: list,
+    });
+    assert.equal(localOrigin.status, 200);
+    const rebound = await send(port, {
+      headers: { ...MODERN_HEADERS, host: `evil.example:${port}` },
+      body: list,
+    });
+    assert.equal(rebound.status, 403);
+    const named = await send(port, {
+      headers: { ...MODERN_HEADERS, host: `localhost:${port + 1}` },
+      body: list,
+    });
+    assert.equal(named.status, 200);
+    const readyRebound = await send(port, {
+      method: 'GET',
+      path: '/health/ready',
+      headers: { host: 'evil.example' },
+    });
+    assert.equal(readyRebound.status, 403);
+    assert.equal(await server.stop(), 0);
+  });
+
+  it('requires the bearer token and reads the principal header only behind it', async () => {
+    const server = start(['--port', '0', '--principal-header', 'X-Mhl-Principal'], {
+      MHL_SERVE_TOKEN: 's3cret',
+    });
+    const port = await server.ready;
+    const list = rpc(1, 'tools/list', { _meta: MODERN_META });
+    const none = await send(port, { headers: MODERN_HEADERS, body: list });
+    assert.deepEqual([none.status, none.headers['www-authenticate']], [401, 'Bearer']);
+    const wrong = await send(port, {
+      headers: { ...MODERN_HEADERS, authorization: 'Bearer s3creT' },
+      body: list,
+    });
+    assert.equal(wrong.status, 401);
+    const right = await send(port, {
+      headers: { ...MODERN_HEADERS, authorization: 'Bearer s3cret', 'x-mhl-principal': 'ana' },
+      body: list,
+    });
+    assert.equal(right.status, 200);
+    const probe = await send(port, { method: 'GET', path: '/healthz' });
+    assert.equal(probe.status, 200);
+    assert.equal(await server.stop(), 0);
+  });
+
+  it('refuses bad flags and a principal header without a token', async () => {
+    const principal = await runCli(['serve', 'mcp', FOLDER, '--http', '--principal-header', 'X']);
+    assert.equal(principal.code, 1);
+    assert.match(principal.stderr, /--principal-header needs --token/);
+    assert.equal((await runCli(['serve', 'mcp', FOLDER, '--port', '9999'])).code, 2);
+    assert.equal((await runCli(['serve', 'mcp', FOLDER, '--http', '--json'])).code, 2);
+    assert.equal((await runCli(['serve', 'mcp', FOLDER, '--http', '--port', 'x'])).code, 2);
+  });
+
+  it('exits 1 with MCP_SERVER_FAILED when the port is taken', async () => {
+    const first = start(['--port', '0']);
+    const port = await first.ready;
+    const second = await runCli(['serve', 'mcp', FOLDER, '--http', '--port', String(port)]);
+    assert.equal(second.code, 1);
+    assert.match(second.stderr, /MCP_SERVER_FAILED/);
+    assert.equal(await first.stop(), 0);
+  });
+
+  it('warns that a non-loopback bind without a token is unauthenticated', async () => {
+    const server = start(['--addr', '0.0.0.0', '--port', '0']);
+    await server.ready;
+    assert.match(server.stderr, /unauthenticated/);
+    assert.equal(await server.stop(), 0);
+  });
+
+  it('reports readiness and shuts down only for its own instance_id', async () => {
+    const server = start(['--port', '0']);
+    const port = await server.ready;
+    const ready = await send(port, { method: 'GET', path: '/health/ready' });
+    assert.equal(ready.status, 200);
+    const info = ready.json();
+    assert.deepEqual([info['status'], info['pid']], ['ready', server.child.pid]);
+    const id = info['instance_id'] as string;
+    assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(ready.headers['access-control-allow-origin'], undefined);
+    assert.equal((await send(port, { method: 'GET', path: '/readyz' })).status, 200);
+    const control = (body: unknown, headers: Record<string, string> = {}) =>
+      send(port, { path: '/control/shutdown', body, headers });
+    const media = await control({ instance_id: id }, { 'content-type': 'text/plain' });
+    assert.deepEqual([media.status, media.json()], [415, { error: 'UNSUPPORTED_MEDIA_TYPE' }]);
+    for (const bad of ['{nope', { instance_id: 'x' }, {}, { instance_id: id, extra: 1 }]) {
+      const reply = await control(bad);
+      assert.deepEqual([reply.status, reply.json()], [400, { error: 'INVALID_SHUTDOWN_REQUEST' }]);
+    }
+    const other = await control({ instance_id: '550e8400-e29b-41d4-a716-446655440000' });
+    assert.deepEqual([other.status, other.json()], [409, { error: 'INSTANCE_ID_MISMATCH' }]);
+    assert.doesNotMatch(other.text, new RegExp(id));
+    const accepted = await control({ instance_id: id });
+    assert.deepEqual(
+      [accepted.status, accepted.json()],
+      [202, { status: 'shutting_down', instance_id: id }],
+    );
+    assert.equal(await server.exited, 0);
+  });
+
+  it('cancels an in-flight call on SIGTERM and exits 0 within the budget', async () => {
+    const server = start(['--port', '0']);
+    const port = await server.ready;
+    const call = send(port, {
+      agent: new Agent({ keepAlive: true }),
+      headers: MODERN_HEADERS,
+      body: rpc(1, 'tools/call', {
+        name: 'Sleepy',
+        arguments: { ms: 30000, context: { cwd: tempDir() } },
+        _meta: MODERN_META,
+      }),
+    });
+    // The call is running once the server has logged its start.
+    await new Promise<void>((done) => {
+      const check = () => {
+        if (!server.stderr.includes('call started')) return;
+        server.child.stderr.off('data', check);
+        done();
+      };
+      server.child.stderr.on('data', check);
+      check();
+    });
+    const started = Date.now();
+    server.child.kill('SIGTERM');
+    const reply = await call;
+    assert.equal(reply.status, 503);
+    assert.equal(await server.exited, 0);
+    assert.ok(Date.now() - started < 5000);
+  });
+});

@@ -17,7 +17,8 @@ for (let i = 0; i < 100; i++) {
   );
 }
 const discover = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } })}\n`;
-const bare = "process.stdin.once('data', () => { process.stdout.write('{}\\n'); process.exit(0); })";
+const bare =
+  "process.stdin.once('data', () => { process.stdout.write('{}\\n'); process.exit(0); })";
 
 function timeToAnswer(args) {
   return new Promise((done, fail) => {
@@ -42,7 +43,26 @@ async function median(args) {
 
 const mhl = await median([CLI, 'serve', 'mcp', dir]);
 const node = await median(['-e', bare]);
-console.log(JSON.stringify({ bench: 'serve-startup', figure: 'mhl_spawn_to_discover_ms', workflows: 100, value: +mhl.toFixed(1) }));
-console.log(JSON.stringify({ bench: 'serve-startup', figure: 'bare_node_spawn_to_answer_ms', value: +node.toFixed(1) }));
-console.log(JSON.stringify({ bench: 'serve-startup', figure: 'mhl_minus_bare_ms', value: +(mhl - node).toFixed(1) }));
+console.log(
+  JSON.stringify({
+    bench: 'serve-startup',
+    figure: 'mhl_spawn_to_discover_ms',
+    workflows: 100,
+    value: +mhl.toFixed(1),
+  }),
+);
+console.log(
+  JSON.stringify({
+    bench: 'serve-startup',
+    figure: 'bare_node_spawn_to_answer_ms',
+    value: +node.toFixed(1),
+  }),
+);
+console.log(
+  JSON.stringify({
+    bench: 'serve-startup',
+    figure: 'mhl_minus_bare_ms',
+    value: +(mhl - node).toFixed(1),
+  }),
+);
 rmSync(dir, { recursive: true, force: true });

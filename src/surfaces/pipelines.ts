@@ -2,12 +2,13 @@
  * The catalog over MCP: one tool per workflow (`tools/list`, `tools/call`) and the workflow
  * resources (`resources/list|read`, `resources/templates/list`).
  *
- * A synchronous `tools/call` runs the workflow in its own throwaway state directory (deleted
- * afterwards: no checkpoint, no `context.vars` carry-over). A run's own failure is a tool result
+ * A synchronous `tools/call` runs the workflow with throwaway state (in memory, gone with the
+ * call: no checkpoint, no `context.vars` carry-over). A run's own failure is a tool result
  * with `isError: true` and a diagnostic; only protocol problems (unknown tool, invalid inputs)
  * are JSON-RPC errors. Knows nothing of sockets or streams.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import {
@@ -31,7 +32,7 @@ import { deadline } from '../runtime/deadline.js';
 import { Redactor } from '../runtime/redact.js';
 import { type RunOutcome, runPipeline } from '../runtime/runner.js';
 import { fromJson, isObject, toPlain } from '../runtime/values.js';
-import { DirStore } from '../store/index.js';
+import { MemoryStore } from '../store/index.js';
 
 /** The reserved per-call `context` argument every workflow tool accepts (seed 002). */
 export const CONTEXT_SCHEMA = {
@@ -190,7 +191,9 @@ async function runOnce(
   ctx: RequestContext,
   options: PipelineSurfaceOptions,
 ): Promise<RunOutcome> {
-  const stateDir = await mkdtemp(join(tmpdir(), 'mhl-call-'));
+  // A throwaway run keeps its state in memory: nothing it checkpoints outlives the call, so
+  // fsynced files would only cost time. Only an agent's disk cache touches the file system.
+  const cacheDir = join(tmpdir(), `mhl-call-${randomUUID()}`);
   const limit = deadline(ctx.signal, call.timeoutMs, `tools/call ${workflow.name}`);
   const redactor = new Redactor();
   const log = options.logger.child({ workflow: workflow.name });
@@ -201,14 +204,14 @@ async function runOnce(
       inputs: isObject(values) ? values : {},
       signal: limit.signal,
       ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
-      state: new CheckpointStore(new DirStore(join(stateDir, 'state')), redactor),
+      state: new CheckpointStore(new MemoryStore(), redactor),
       services: {
         cwd: call.cwd,
         childEnv: options.childEnv,
         env: options.env,
         redactor,
         output: (line) => log.info({ output: redactor.redact(line) }),
-        cacheDir: join(stateDir, 'cache'),
+        cacheDir,
       },
       onEvent: (event) => {
         if (event.type === 'step_start')
@@ -217,7 +220,7 @@ async function runOnce(
     });
   } finally {
     limit.dispose();
-    await rm(stateDir, { recursive: true, force: true });
+    await rm(cacheDir, { recursive: true, force: true });
   }
 }
 

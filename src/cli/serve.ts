@@ -16,6 +16,7 @@ import { childEnvironment } from '../runtime/child-env.js';
 import { registerPipelineSurface } from '../surfaces/pipelines.js';
 import { isLoopback } from '../transport/guards.js';
 import { HttpTransport } from '../transport/http.js';
+import { Metrics } from '../transport/metrics.js';
 import { createOps } from '../transport/ops.js';
 import { StdioTransport } from '../transport/stdio.js';
 import { displayPath } from './files.js';
@@ -89,6 +90,7 @@ export async function runServe(
     },
     onError: (error, site) => logger.error({ err: error, method: site.method }, 'internal error'),
   });
+  const metrics = new Metrics();
   registerPipelineSurface(dispatcher, {
     catalog: loaded.catalog,
     logger,
@@ -97,12 +99,13 @@ export async function runServe(
     requireCwd: config.http !== undefined,
     childEnv: childEnvironment((process.env['MHL_PASS_ENV'] ?? '').split(',').filter(Boolean)),
     env: process.env,
+    onCall: (outcome) => metrics.toolCall(outcome),
   });
   const workflows = [...loaded.catalog.workflows.keys()];
   if (config.http !== undefined) {
-    return runHttp(config.http, { dispatcher, logger, io, version, workflows, root });
+    return runHttp(config.http, { dispatcher, logger, io, version, workflows, root, metrics });
   }
-  return runStdio({ dispatcher, logger, io, version, workflows, root });
+  return runStdio({ dispatcher, logger, io, version, workflows, root, metrics });
 }
 
 /** Prints every load problem, with a source excerpt where there is one. */
@@ -129,6 +132,7 @@ interface Served {
   readonly version: string;
   readonly workflows: readonly string[];
   readonly root: string;
+  readonly metrics: Metrics;
 }
 
 /**
@@ -181,15 +185,17 @@ async function runHttp(http: HttpConfig, served: Served): Promise<number> {
   const stopRequested = new Promise<void>((done) => {
     requestStop = done;
   });
-  const transport = new HttpTransport({
+  const transport: HttpTransport = new HttpTransport({
     ...http,
     dispatcher,
+    metrics: served.metrics,
     ops: createOps({
       version: served.version,
       pid: process.pid,
       instanceId: randomUUID(),
       shuttingDown: () => stopping,
       requestShutdown: () => requestStop(),
+      metrics: (): string => served.metrics.render(transport.sessionsActive),
     }),
     shuttingDown: () => stopping,
     onError: (error) => logger.error({ err: error }, 'http handler failed'),

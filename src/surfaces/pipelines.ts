@@ -61,6 +61,8 @@ export interface PipelineSurfaceOptions {
   readonly requireCwd: boolean;
   readonly childEnv: Readonly<Record<string, string>>;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Told how each call ended: a result, a result with `isError`, or a refused call. */
+  readonly onCall?: (outcome: 'success' | 'error' | 'invalid') => void;
 }
 
 /** Registers the workflow tools and resources with a dispatcher. */
@@ -82,7 +84,16 @@ export function registerPipelineSurface(
     rejectCursor(params);
     return { tools };
   });
-  dispatcher.register('tools/call', async (params, ctx) => callTool(params, ctx, options));
+  dispatcher.register('tools/call', async (params, ctx) => {
+    try {
+      const result = await callTool(params, ctx, options);
+      options.onCall?.(result['isError'] === true ? 'error' : 'success');
+      return result;
+    } catch (e) {
+      options.onCall?.('invalid');
+      throw e;
+    }
+  });
   dispatcher.register('resources/list', async (params) => {
     rejectCursor(params);
     return { resources: listResources(catalog) };

@@ -13,6 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { bearerMatches, hostAllowed, originAllowed } from './guards.js';
 import { handleMcpPost, type McpDispatcher } from './mcp-post.js';
+import type { Metrics } from './metrics.js';
 import type { OpsHandler } from './ops.js';
 import { SessionTable } from './sessions.js';
 
@@ -31,6 +32,8 @@ export interface HttpTransportOptions {
   /** Header carrying the caller identity (only honoured with a token). */
   readonly principalHeader?: string | undefined;
   readonly ops: OpsHandler;
+  /** Records each MCP request's duration. */
+  readonly metrics: Metrics;
   /** True once shutdown has begun: MCP requests get 503 and connections are not kept alive. */
   readonly shuttingDown: () => boolean;
   readonly onError: (error: unknown) => void;
@@ -59,6 +62,11 @@ export class HttpTransport {
       res.once('close', () => this.#open.delete(res));
       this.#route(req, res).catch((error: unknown) => this.#fail(error, res));
     });
+  }
+
+  /** Legacy sessions currently open. */
+  get sessionsActive(): number {
+    return this.#sessions.size;
   }
 
   /** Binds; resolves with the bound address. Rejects on a bind failure (e.g. port in use). */
@@ -98,7 +106,13 @@ export class HttpTransport {
     if (!hostAllowed(req.headers.host, this.#options.host)) return plain(res, 403, 'bad Host');
     if (!originAllowed(req.headers.origin)) return plain(res, 403, 'Origin not allowed');
     if (this.#options.shuttingDown()) res.setHeader('connection', 'close');
-    if (path === '/mcp' || path.startsWith('/mcp/')) return this.#mcp(req, res, path);
+    if (path === '/mcp' || path.startsWith('/mcp/')) {
+      const started = performance.now();
+      res.once('finish', () =>
+        this.#options.metrics.observeRequest((performance.now() - started) / 1000),
+      );
+      return this.#mcp(req, res, path);
+    }
     if (!(await this.#options.ops(req, res, path))) plain(res, 404, 'not found');
   }
 

@@ -22,6 +22,8 @@ export interface OpsOptions {
   readonly shuttingDown: () => boolean;
   /** Starts shutdown; called after the 202 has been written. */
   readonly requestShutdown: () => void;
+  /** The Prometheus text of `GET /metrics`. */
+  readonly metrics: () => string;
 }
 
 /** Answers one ops request; resolves false when the path is not an ops endpoint. */
@@ -82,6 +84,10 @@ function probes(options: OpsOptions): Record<string, (res: ServerResponse) => vo
     '/healthz': (res) => sendText(res, 200, 'ok'),
     '/readyz': (res) =>
       options.shuttingDown() ? sendText(res, 503, 'draining') : sendText(res, 200, 'ready'),
+    '/metrics': (res) => {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+      res.end(options.metrics());
+    },
   };
 }
 

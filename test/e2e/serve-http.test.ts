@@ -324,6 +324,36 @@ describe('mhl serve mcp --http', () => {
     assert.equal(await server.stop(), 0);
   });
 
+  it('counts tool calls by outcome, sessions and request latency on /metrics', async () => {
+    const server = start(['--port', '0']);
+    const port = await server.ready;
+    const call = (id: number, name: string, args: Record<string, unknown>) =>
+      send(port, {
+        headers: { ...MODERN_HEADERS, 'mcp-method': 'tools/call', 'mcp-name': name },
+        body: rpc(id, 'tools/call', { name, arguments: args, _meta: MODERN_META }),
+      });
+    const cwd = tempDir();
+    assert.equal((await call(1, 'Greet', { name: 'a', context: { cwd } })).status, 200);
+    assert.equal((await call(2, 'Fails', { context: { cwd } })).status, 200);
+    assert.equal((await call(3, 'Greet', { context: { cwd } })).status, 400);
+    const init = await send(port, { body: rpc(4, 'initialize', INIT_PARAMS) });
+    assert.equal(init.status, 200);
+    const metrics = await send(port, { method: 'GET', path: '/metrics' });
+    assert.equal(metrics.status, 200);
+    assert.match(String(metrics.headers['content-type']), /^text\/plain; version=0\.0\.4/);
+    for (const line of [
+      'mhl_tool_calls_total{outcome="success"} 1',
+      'mhl_tool_calls_total{outcome="error"} 1',
+      'mhl_tool_calls_total{outcome="invalid"} 1',
+      'mhl_sessions_active 1',
+      'mhl_request_duration_seconds_count 4',
+      'mhl_request_duration_seconds_bucket{le="+Inf"} 4',
+    ]) {
+      assert.ok(metrics.text.split('\n').includes(line), `missing ${line} in\n${metrics.text}`);
+    }
+    assert.equal(await server.stop(), 0);
+  });
+
   it('reports readiness and shuts down only for its own instance_id', async () => {
     const server = start(['--port', '0']);
     const port = await server.ready;

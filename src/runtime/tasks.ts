@@ -76,24 +76,24 @@ export async function waitFor(handles: readonly TaskHandle[], options: WaitOptio
       });
     }
   });
-  const timers: NodeJS.Timeout[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort = () => {};
   const deadline = new Promise<never>((_, fail) => {
     if (options.timeoutMs !== undefined) {
-      timers.push(
-        setTimeout(
-          () => fail(new LangError('TIMEOUT', `wait timed out after ${options.timeoutMs} ms`)),
-          options.timeoutMs,
-        ),
-      );
+      const message = `wait timed out after ${options.timeoutMs} ms`;
+      timer = setTimeout(() => fail(new LangError('TIMEOUT', message)), options.timeoutMs);
     }
-    options.signal.addEventListener('abort', () => fail(options.signal.reason), { once: true });
+    onAbort = () => fail(options.signal.reason);
+    options.signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
     await Promise.race([settled, deadline]);
   } catch (e) {
     if (!options.collect || !(e instanceof LangError) || e.code !== 'TIMEOUT') throw e;
   } finally {
-    for (const t of timers) clearTimeout(t);
+    clearTimeout(timer);
+    // The step's signal outlives this wait: a listener left on it would pile up in loops.
+    options.signal.removeEventListener('abort', onAbort);
     // Whatever still runs is no longer wanted.
     for (const h of handles) if (h.status === 'running') h.controller.abort();
   }

@@ -200,30 +200,36 @@ async function runHttp(http: HttpConfig, served: Served): Promise<number> {
     shuttingDown: () => stopping,
     onError: (error) => logger.error({ err: error }, 'http handler failed'),
   });
-  let bound: { address: string; port: number };
-  try {
-    bound = await transport.listen();
-  } catch (error) {
-    logger.error({ err: error, code: 'MCP_SERVER_FAILED' }, 'could not listen');
-    io.err(`mhl serve mcp: MCP_SERVER_FAILED: cannot listen on ${http.host}:${http.port}`);
-    return 1;
-  }
-  if (!isLoopback(http.host) && http.token === undefined) {
-    io.err('mhl serve mcp: warning: non-loopback address without --token; unauthenticated');
-  }
-  const url = `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}`;
-  logger.info({ workflows: served.workflows, root: served.root }, 'serving over http');
-  io.err(`listening on ${url}:${bound.port}`);
+  // Handlers go in before the server says it is listening: a SIGTERM that arrived in between
+  // would otherwise kill the process outright (Node's default), skipping the shutdown path.
   const onSignal = () => requestStop();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    await stopRequested;
-    stopping = true;
-    return await drainHttp(transport, dispatcher, logger);
+    return await serveUntilStopped();
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  }
+
+  async function serveUntilStopped(): Promise<number> {
+    let bound: { address: string; port: number };
+    try {
+      bound = await transport.listen();
+    } catch (error) {
+      logger.error({ err: error, code: 'MCP_SERVER_FAILED' }, 'could not listen');
+      io.err(`mhl serve mcp: MCP_SERVER_FAILED: cannot listen on ${http.host}:${http.port}`);
+      return 1;
+    }
+    if (!isLoopback(http.host) && http.token === undefined) {
+      io.err('mhl serve mcp: warning: non-loopback address without --token; unauthenticated');
+    }
+    const url = `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}`;
+    logger.info({ workflows: served.workflows, root: served.root }, 'serving over http');
+    io.err(`listening on ${url}:${bound.port}`);
+    await stopRequested;
+    stopping = true;
+    return await drainHttp(transport, dispatcher, logger);
   }
 }
 
@@ -262,12 +268,13 @@ async function runStdio(served: Served): Promise<number> {
     tooLong: () => JSON.stringify(parseErrorResponse()),
     onError: (error) => logger.error({ err: error }, 'stdio handler failed'),
   });
-  logger.info({ workflows: served.workflows, root: served.root }, 'serving over stdio');
   const stop = () => {
     process.stdin.destroy();
   };
+  // Before the ready line, so no signal can arrive while Node's default (kill) still applies.
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  logger.info({ workflows: served.workflows, root: served.root }, 'serving over stdio');
   const reading = transport.run();
   const ended = await Promise.race([
     reading.then(() => 'drained' as const),

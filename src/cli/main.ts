@@ -92,6 +92,19 @@ function buildProgram(): Command {
     )
     .option('--json', 'not supported: serve logs JSON lines on stderr already')
     .option('--default-timeout-ms <ms>', 'bounds every call', '300000')
+    .option(
+      '--max-active <n>',
+      'execution slots shared by direct calls, jobs and async runs (default 32)',
+    )
+    .option(
+      '--state-dir <dir>',
+      'HTTP: keep async runs here so a later process can resume them (env MHL_SERVE_STATE_DIR)',
+    )
+    .option(
+      '--drain-timeout <duration>',
+      'on shutdown, let working async runs finish for up to this long (e.g. 30s; default 0)',
+    )
+    .addOption(new Option('--max-queued <n>').hideHelp())
     .action(async (dir: string, options: ServeOptions) => {
       const { runServe } = await import('./serve.js');
       process.exitCode = await runServe(dir, options, io, version());

@@ -12,8 +12,11 @@ import { loadCatalog } from '../catalog/index.js';
 import { formatDiagnostic, sourceExcerpt } from '../lang/index.js';
 import { createLogger } from '../log/logger.js';
 import { Dispatcher, parseErrorResponse, Session } from '../protocol/index.js';
+import { Admission } from '../runs/admission.js';
 import { childEnvironment } from '../runtime/child-env.js';
-import { registerPipelineSurface } from '../surfaces/pipelines.js';
+import { workflowResources, workflowTools } from '../surfaces/pipelines.js';
+import { registerResourceMethods } from '../surfaces/resources.js';
+import { registerToolMethods, ToolTable } from '../surfaces/tools.js';
 import { isLoopback } from '../transport/guards.js';
 import { HttpTransport } from '../transport/http.js';
 import { Metrics } from '../transport/metrics.js';
@@ -31,6 +34,10 @@ export interface ServeOptions {
   readonly principalHeader?: string;
   readonly json?: boolean;
   readonly defaultTimeoutMs: string;
+  readonly maxActive?: string;
+  readonly maxQueued?: string;
+  readonly stateDir?: string;
+  readonly drainTimeout?: string;
 }
 
 /** Where and how the HTTP transport listens, after flags and environment are merged. */
@@ -50,6 +57,9 @@ interface ConfigError {
 const DEFAULT_HTTP_HOST = '127.0.0.1';
 const DEFAULT_HTTP_PORT = 8787;
 const HTTP_ONLY_FLAGS = ['addr', 'port', 'token', 'principalHeader'] as const;
+
+const DEFAULT_MAX_ACTIVE = 32;
+const MAX_MAX_ACTIVE = 4096;
 
 /** Shutdown gets this long to let cancelled calls answer. */
 const SHUTDOWN_BUDGET_MS = 5000;
@@ -75,6 +85,15 @@ export async function runServe(
     io.err('mhl serve mcp: --default-timeout-ms takes a positive whole number of milliseconds');
     return 2;
   }
+  if (options.maxQueued !== undefined) {
+    io.err('mhl serve mcp: --max-queued was removed: there is no queue; use --max-active');
+    return 2;
+  }
+  const maxActive = Number(options.maxActive ?? DEFAULT_MAX_ACTIVE);
+  if (!Number.isInteger(maxActive) || maxActive < 1 || maxActive > MAX_MAX_ACTIVE) {
+    io.err(`mhl serve mcp: --max-active takes a whole number from 1 to ${MAX_MAX_ACTIVE}`);
+    return 2;
+  }
   const root = resolve(dir ?? '.');
   const loaded = loadCatalog(root);
   if (!loaded.ok) {
@@ -91,7 +110,9 @@ export async function runServe(
     onError: (error, site) => logger.error({ err: error, method: site.method }, 'internal error'),
   });
   const metrics = new Metrics();
-  registerPipelineSurface(dispatcher, {
+  const admission = new Admission(maxActive);
+  const tools = new ToolTable();
+  const pipelineOptions = {
     catalog: loaded.catalog,
     logger,
     defaultTimeoutMs: timeout,
@@ -99,8 +120,13 @@ export async function runServe(
     requireCwd: config.http !== undefined,
     childEnv: childEnvironment((process.env['MHL_PASS_ENV'] ?? '').split(',').filter(Boolean)),
     env: process.env,
+  };
+  for (const tool of workflowTools(pipelineOptions)) tools.add(tool);
+  registerToolMethods(dispatcher, tools, {
+    admission,
     onCall: (outcome) => metrics.toolCall(outcome),
   });
+  registerResourceMethods(dispatcher, [workflowResources(loaded.catalog)]);
   const workflows = [...loaded.catalog.workflows.keys()];
   if (config.http !== undefined) {
     return runHttp(config.http, { dispatcher, logger, io, version, workflows, root, metrics });

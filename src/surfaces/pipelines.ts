@@ -1,6 +1,6 @@
 /**
- * The catalog over MCP: one tool per workflow (`tools/list`, `tools/call`) and the workflow
- * resources (`resources/list|read`, `resources/templates/list`).
+ * The catalog over MCP: one tool per workflow (added to the shared `ToolTable`) and the
+ * workflow resources (a `ResourceProvider`).
  *
  * A synchronous `tools/call` runs the workflow with throwaway state (in memory, gone with the
  * call: no checkpoint, no `context.vars` carry-over). A run's own failure is a tool result
@@ -20,19 +20,15 @@ import {
   type Workflow,
 } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
-import {
-  type Dispatcher,
-  isRecord,
-  type RequestContext,
-  RPC_ERROR_CODES,
-  RpcError,
-} from '../protocol/index.js';
+import { isRecord, type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
 import { CheckpointStore } from '../runtime/checkpoints.js';
 import { deadline } from '../runtime/deadline.js';
 import { Redactor } from '../runtime/redact.js';
 import { type RunOutcome, runPipeline } from '../runtime/runner.js';
 import { fromJson, isObject, toPlain } from '../runtime/values.js';
 import { MemoryStore } from '../store/index.js';
+import type { ResourceProvider } from './resources.js';
+import { type PreparedCall, type ToolDefinition, type ToolResult, toolError } from './tools.js';
 
 /** The reserved per-call `context` argument every workflow tool accepts (seed 002). */
 export const CONTEXT_SCHEMA = {
@@ -61,86 +57,61 @@ export interface PipelineSurfaceOptions {
   readonly requireCwd: boolean;
   readonly childEnv: Readonly<Record<string, string>>;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Told how each call ended: a result, a result with `isError`, or a refused call. */
-  readonly onCall?: (outcome: 'success' | 'error' | 'invalid') => void;
 }
 
-/** Registers the workflow tools and resources with a dispatcher. */
-export function registerPipelineSurface(
-  dispatcher: Dispatcher,
-  options: PipelineSurfaceOptions,
-): void {
-  const { catalog } = options;
-  const tools = [...catalog.workflows.values()].map((w) => {
-    const entry = toolEntry(w);
+/** One tool per workflow, each taking the reserved `context` argument beside its inputs. */
+export function workflowTools(options: PipelineSurfaceOptions): ToolDefinition[] {
+  return [...options.catalog.workflows.values()].map((workflow) => {
+    const entry = toolEntry(workflow);
     const schema = entry.inputSchema as { properties?: Record<string, unknown> };
     const inputSchema = {
       ...entry.inputSchema,
       properties: { ...schema.properties, context: CONTEXT_SCHEMA },
     };
-    return { ...entry, inputSchema };
-  });
-  dispatcher.register('tools/list', async (params) => {
-    rejectCursor(params);
-    return { tools };
-  });
-  dispatcher.register('tools/call', async (params, ctx) => {
-    try {
-      const result = await callTool(params, ctx, options);
-      options.onCall?.(result['isError'] === true ? 'error' : 'success');
-      return result;
-    } catch (e) {
-      options.onCall?.('invalid');
-      throw e;
-    }
-  });
-  dispatcher.register('resources/list', async (params) => {
-    rejectCursor(params);
-    return { resources: listResources(catalog) };
-  });
-  dispatcher.register('resources/templates/list', async (params) => {
-    rejectCursor(params);
-    return { resourceTemplates: [] };
-  });
-  dispatcher.register('resources/read', async (params, ctx) => {
-    const uri = params['uri'];
-    if (typeof uri !== 'string')
-      throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'resources/read needs a string uri');
-    const found = readResource(catalog, uri);
-    if (found) return { ...found };
-    const code =
-      ctx.era === 'modern' ? RPC_ERROR_CODES.INVALID_PARAMS : RPC_ERROR_CODES.RESOURCE_NOT_FOUND;
-    throw new RpcError(code, `resource not found: ${uri}`, { uri });
+    return {
+      entry: { ...entry, inputSchema },
+      execution: true,
+      prepare: (args, ctx) => prepareCall(workflow, args, ctx, options),
+    };
   });
 }
 
-function rejectCursor(params: Record<string, unknown>): void {
-  const cursor = params['cursor'];
-  if (cursor !== undefined && cursor !== null && cursor !== '') {
-    throw new RpcError(
-      RPC_ERROR_CODES.INVALID_PARAMS,
-      'invalid cursor: this list has a single page',
-    );
-  }
+/** The workflow resources: each manifest and source, over every transport. */
+export function workflowResources(catalog: Catalog): ResourceProvider {
+  return {
+    list: () => listResources(catalog),
+    read: (uri) => readResource(catalog, uri),
+  };
 }
 
-interface CallContext {
+/** A call's working directory and time limit, from its `context` and the server defaults. */
+export interface CallContext {
   readonly cwd: string;
   readonly timeoutMs: number;
 }
 
-async function callTool(
-  params: Record<string, unknown>,
+function prepareCall(
+  workflow: Workflow,
+  args: Readonly<Record<string, unknown>>,
   ctx: RequestContext,
   options: PipelineSurfaceOptions,
-): Promise<Record<string, unknown>> {
-  const name = params['name'];
-  const workflow = typeof name === 'string' ? options.catalog.workflows.get(name) : undefined;
-  if (!workflow)
-    throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, `unknown tool ${JSON.stringify(name)}`);
-  const args = params['arguments'] ?? {};
-  if (!isRecord(args))
-    throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'arguments must be an object');
+): PreparedCall {
+  const { inputs, call } = checkCall(workflow, args, options);
+  return {
+    run: async (signal) =>
+      toResult(await runOnce(workflow, inputs, call, { ...ctx, signal }, options)),
+  };
+}
+
+/**
+ * Checks a workflow call's arguments: the reserved `context` and the declared inputs.
+ * Throws `-32602` naming the missing, undeclared and invalid inputs.
+ */
+export function checkCall(
+  workflow: Workflow,
+  args: Readonly<Record<string, unknown>>,
+  options: Pick<PipelineSurfaceOptions, 'defaultCwd' | 'defaultTimeoutMs' | 'requireCwd'>,
+): { inputs: Readonly<Record<string, unknown>>; call: CallContext } {
   const { context, ...inputs } = args;
   const call = callContext(context, options);
   const check = validateArguments(workflow, inputs);
@@ -152,10 +123,13 @@ async function callTool(
       invalid,
     });
   }
-  return toResult(await runOnce(workflow, check.inputs, call, ctx, options));
+  return { inputs: check.inputs, call };
 }
 
-function callContext(context: unknown, options: PipelineSurfaceOptions): CallContext {
+function callContext(
+  context: unknown,
+  options: Pick<PipelineSurfaceOptions, 'defaultCwd' | 'defaultTimeoutMs' | 'requireCwd'>,
+): CallContext {
   if (context !== undefined && !isRecord(context)) {
     throw new RpcError(
       RPC_ERROR_CODES.INVALID_PARAMS,
@@ -237,7 +211,7 @@ async function runOnce(
 
 const RETRYABLE = new Set(['TIMEOUT', 'CANCELLED']);
 
-function toResult(outcome: RunOutcome): Record<string, unknown> {
+function toResult(outcome: RunOutcome): ToolResult {
   if (outcome.status === 'completed' || outcome.status === 'paused') {
     const vars = toPlain(outcome.vars) as Record<string, unknown>;
     return {
@@ -255,16 +229,6 @@ function toResult(outcome: RunOutcome): Record<string, unknown> {
           ? 'INVALID_ARGUMENT'
           : 'WORKFLOW_FAILED';
   const message = outcome.error?.message ?? 'the workflow failed';
-  return {
-    content: [{ type: 'text', text: message }],
-    isError: true,
-    _meta: {
-      'mhl/diagnostic': {
-        code,
-        message,
-        retryable: RETRYABLE.has(code),
-        ...(outcome.error?.step ? { step: outcome.error.step } : {}),
-      },
-    },
-  };
+  const step = outcome.error?.step;
+  return toolError(code, message, RETRYABLE.has(code), step ? { step } : {});
 }

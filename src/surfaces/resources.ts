@@ -1,0 +1,67 @@
+/**
+ * The one `resources/list`, `resources/read` and `resources/templates/list` the surfaces share.
+ * The catalog provides the workflow resources; the run registry (HTTP only) provides
+ * `mhl://run/<id>/…`. A URI no provider serves is "resource not found": `-32002` on legacy
+ * requests and `-32602` on 2026-07-28 ones, where the former code was dropped.
+ */
+import type { ResourceContents, ResourceEntry } from '../catalog/index.js';
+import {
+  type Dispatcher,
+  type RequestContext,
+  RPC_ERROR_CODES,
+  RpcError,
+} from '../protocol/index.js';
+import { rejectCursor } from './tools.js';
+
+/** A `resources/templates/list` entry. */
+export interface ResourceTemplate {
+  readonly uriTemplate: string;
+  readonly name: string;
+  readonly description?: string;
+  readonly mimeType: string;
+}
+
+export interface ResourceProvider {
+  /** Fixed resources to list; per-caller ones (runs) are reached through templates instead. */
+  readonly list?: () => readonly ResourceEntry[];
+  readonly templates?: readonly ResourceTemplate[];
+  /** The contents, or undefined when this provider does not serve `uri` for this caller. */
+  read(
+    uri: string,
+    ctx: RequestContext,
+  ): ResourceContents | undefined | Promise<ResourceContents | undefined>;
+}
+
+/** Registers the resource methods over `providers`, asked in order. */
+export function registerResourceMethods(
+  dispatcher: Dispatcher,
+  providers: readonly ResourceProvider[],
+): void {
+  const resources = providers.flatMap((p) => p.list?.() ?? []);
+  const resourceTemplates = providers.flatMap((p) => p.templates ?? []);
+  dispatcher.register('resources/list', async (params) => {
+    rejectCursor(params);
+    return { resources };
+  });
+  dispatcher.register('resources/templates/list', async (params) => {
+    rejectCursor(params);
+    return { resourceTemplates };
+  });
+  dispatcher.register('resources/read', async (params, ctx) => {
+    const uri = params['uri'];
+    if (typeof uri !== 'string')
+      throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'resources/read needs a string uri');
+    for (const provider of providers) {
+      const found = await provider.read(uri, ctx);
+      if (found) return { ...found };
+    }
+    throw resourceNotFound(uri, ctx);
+  });
+}
+
+/** The one answer for a URI nobody serves, whether it never existed or belongs to someone else. */
+export function resourceNotFound(uri: string, ctx: RequestContext): RpcError {
+  const code =
+    ctx.era === 'modern' ? RPC_ERROR_CODES.INVALID_PARAMS : RPC_ERROR_CODES.RESOURCE_NOT_FOUND;
+  return new RpcError(code, `resource not found: ${uri}`, { uri });
+}

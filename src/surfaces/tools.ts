@@ -1,0 +1,171 @@
+/**
+ * The one `tools/list` / `tools/call` every surface contributes to. Workflows, the `mhl_run_*`
+ * bridges and the `job.*` tools each add definitions to a `ToolTable`; this module answers the
+ * two methods, and holds the rule the surfaces share: a call that executes a workflow
+ * (`execution: true`) needs a physical slot from `Admission` and fails at once, retryably,
+ * when there is none (seed 002: no queue for direct calls). Control tools take no slot.
+ */
+import {
+  type Dispatcher,
+  isRecord,
+  type RequestContext,
+  RPC_ERROR_CODES,
+  RpcError,
+} from '../protocol/index.js';
+import type { Admission, Refusal } from '../runs/admission.js';
+
+/** A `CallToolResult` as surfaces build it. */
+export type ToolResult = Record<string, unknown>;
+
+/** A validated call, ready to run once admitted. */
+export interface PreparedCall {
+  /** Runs the call; `signal` aborts on cancellation. Resolves (never rejects) for tool failures. */
+  run(signal: AbortSignal): Promise<ToolResult>;
+}
+
+export interface ToolDefinition {
+  /** The `tools/list` entry: name, description, inputSchema, annotations, `_meta`. */
+  readonly entry: Readonly<Record<string, unknown>> & { readonly name: string };
+  /** True when a call executes work and so needs an execution slot (workflows do). */
+  readonly execution: boolean;
+  /** Checks the arguments, throwing `RpcError` for protocol problems, and returns the call. */
+  prepare(
+    args: Readonly<Record<string, unknown>>,
+    ctx: RequestContext,
+  ): PreparedCall | Promise<PreparedCall>;
+}
+
+/** The published tools, in the order they were added. */
+export class ToolTable {
+  readonly #tools = new Map<string, ToolDefinition>();
+  #entries: Record<string, unknown>[] | undefined;
+
+  /** Adds a tool; a name already taken is a programming fault (callers check `has` first). */
+  add(definition: ToolDefinition): void {
+    const { name } = definition.entry;
+    if (this.#tools.has(name)) throw new Error(`tool ${JSON.stringify(name)} is defined twice`);
+    this.#tools.set(name, definition);
+    this.#entries = undefined;
+  }
+
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.#tools.get(name);
+  }
+
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  /** The `tools/list` entries; built once and shared, since the table is fixed after start-up. */
+  entries(): readonly Record<string, unknown>[] {
+    this.#entries ??= [...this.#tools.values()].map((t) => ({ ...t.entry }));
+    return this.#entries;
+  }
+}
+
+/** A tool's own failure: `isError` with the machine-readable diagnostic of design.md §5. */
+export function toolError(
+  code: string,
+  message: string,
+  retryable: boolean,
+  extra: Readonly<Record<string, unknown>> = {},
+): ToolResult {
+  return {
+    content: [{ type: 'text', text: message }],
+    isError: true,
+    _meta: { 'mhl/diagnostic': { code, message, retryable, ...extra } },
+  };
+}
+
+/** The answer to an execution call that found no slot. */
+export function refusedResult(refusal: Refusal): ToolResult {
+  return refusal === 'full'
+    ? toolError(
+        'EXECUTION_CAPACITY_FULL',
+        'all execution slots are busy (--max-active); retry shortly',
+        true,
+      )
+    : toolError(
+        'EXECUTOR_SHUTTING_DOWN',
+        'the server is shutting down; retry on another instance',
+        true,
+      );
+}
+
+/** Looks up a tool by the `name` a request carries; unknown names are protocol errors. */
+export function findTool(table: ToolTable, name: unknown): ToolDefinition {
+  const tool = typeof name === 'string' ? table.get(name) : undefined;
+  if (!tool)
+    throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, `unknown tool ${JSON.stringify(name)}`);
+  return tool;
+}
+
+/** The `arguments` of a call: absent means `{}`; anything but an object is refused. */
+export function callArguments(value: unknown): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (!isRecord(value))
+    throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'arguments must be an object');
+  return value;
+}
+
+export interface ToolMethodsOptions {
+  readonly admission: Admission;
+  /** Told how each call ended: a result, a result with `isError`, or a refused call. */
+  readonly onCall?: (outcome: 'success' | 'error' | 'invalid') => void;
+}
+
+/** Registers `tools/list` and `tools/call` over the table. */
+export function registerToolMethods(
+  dispatcher: Dispatcher,
+  table: ToolTable,
+  options: ToolMethodsOptions,
+): void {
+  dispatcher.register('tools/list', async (params) => {
+    rejectCursor(params);
+    return { tools: table.entries() };
+  });
+  dispatcher.register('tools/call', async (params, ctx) => {
+    let result: ToolResult;
+    try {
+      const tool = findTool(table, params['name']);
+      const call = await tool.prepare(callArguments(params['arguments']), ctx);
+      result = tool.execution
+        ? await runAdmitted(call, options.admission, ctx.signal)
+        : await call.run(ctx.signal);
+    } catch (e) {
+      options.onCall?.('invalid');
+      throw e;
+    }
+    options.onCall?.(result['isError'] === true ? 'error' : 'success');
+    return result;
+  });
+}
+
+async function runAdmitted(
+  call: PreparedCall,
+  admission: Admission,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  const slot = admission.tryAcquire();
+  if (typeof slot === 'string') return refusedResult(slot);
+  try {
+    return await call.run(signal);
+  } finally {
+    slot.release();
+  }
+}
+
+/** Lists here have a single page: any cursor is one this server never issued. */
+export function rejectCursor(params: Record<string, unknown>): void {
+  const cursor = params['cursor'];
+  if (cursor !== undefined && cursor !== null && cursor !== '') {
+    throw new RpcError(
+      RPC_ERROR_CODES.INVALID_PARAMS,
+      'invalid cursor: this list has a single page',
+    );
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Who owns a run or a job (issue 5 "Ownership"): the verified principal when the transport
+ * supplies one (`--principal-header`), else the legacy session (`Mcp-Session-Id`, or the one
+ * stdio connection), else the one shared anonymous owner of stateless callers — which means no
+ * isolation between them. Owners are hashed so raw principals and session ids never sit in run
+ * records or logs, and the two namespaces are prefixed so a principal can never collide with a
+ * session id.
+ */
+import { createHash } from 'node:crypto';
+import type { RequestContext } from '../protocol/index.js';
+
+/** The owner every stateless (modern, principal-less) caller shares. */
+export const ANONYMOUS_OWNER = '';
+
+/** The owner key of the caller behind `ctx`: a sha256 hex digest, or `ANONYMOUS_OWNER`. */
+export function ownerOf(ctx: Pick<RequestContext, 'principal' | 'session'>): string {
+  if (ctx.principal !== undefined) return digest(`principal:${ctx.principal}`);
+  if (ctx.session !== undefined) return digest(`session:${ctx.session.id}`);
+  return ANONYMOUS_OWNER;
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

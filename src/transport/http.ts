@@ -50,6 +50,7 @@ export class HttpTransport {
   #sweeper: NodeJS.Timeout | undefined;
   /** Responses not yet closed, so shutdown can stop their connections from being kept alive. */
   readonly #open = new Set<ServerResponse>();
+  #closing = false;
 
   constructor(options: HttpTransportOptions) {
     this.#options = options;
@@ -60,6 +61,11 @@ export class HttpTransport {
     this.#server = createServer((req, res) => {
       this.#open.add(res);
       res.once('close', () => this.#open.delete(res));
+      // A stream answered its headers before shutdown began, so they said keep-alive: once it
+      // ends during shutdown, its connection is idle and must be closed, or close() would wait.
+      res.once('finish', () => {
+        if (this.#closing) setImmediate(() => this.#server.closeIdleConnections());
+      });
       this.#route(req, res).catch((error: unknown) => this.#fail(error, res));
     });
   }
@@ -88,6 +94,7 @@ export class HttpTransport {
    * once every open request has been answered and the server is closed.
    */
   close(): Promise<void> {
+    this.#closing = true;
     clearInterval(this.#sweeper);
     const closed = new Promise<void>((done) => this.#server.close(() => done()));
     this.#sessions.clear();

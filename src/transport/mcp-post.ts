@@ -3,7 +3,9 @@
  * 2026-07-28 header checks (`MCP-Protocol-Version`, `Mcp-Method`), legacy session resolution
  * (`initialize` creates a session and answers its `Mcp-Session-Id`; later legacy requests must
  * name a live one), dispatch, and the HTTP status of the answer. Modern requests get a fresh
- * session each. A client that disconnects cancels its request. Always answers JSON, never SSE.
+ * session each. A client that disconnects cancels its request. The answer is one JSON body,
+ * unless the client accepts `text/event-stream` and the server has notifications for the
+ * request before its answer: then it is an event stream (`sse.ts`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -11,6 +13,7 @@ import {
   type DispatchResult,
   errorResponse,
   isRecord,
+  type JsonRpcErrorResponse,
   LEGACY_VERSIONS,
   META_KEYS,
   MODERN_VERSION,
@@ -24,6 +27,7 @@ import {
 import { discardRest, isJsonContentType, MAX_BODY_BYTES, readBody } from './body.js';
 import { sendJson } from './ops.js';
 import type { SessionTable } from './sessions.js';
+import { acceptsEventStream, EventStream } from './sse.js';
 
 /** The dispatcher calls the HTTP transport needs (`Dispatcher` satisfies it). */
 export interface McpDispatcher {
@@ -175,8 +179,10 @@ async function dispatch(
   ctx: McpPostContext,
 ): Promise<void> {
   const principal = principalOf(req, ctx.principalHeader);
-  // Progress needs a stream; JSON responses drop server notifications.
-  const conn: Connection = { session, send: () => undefined, principal };
+  // Notifications for this request (progress) turn the answer into an event stream when the
+  // client accepts one; without that they have nowhere to go and are dropped.
+  const stream = acceptsEventStream(header(req, 'accept')) ? new EventStream(res) : undefined;
+  const conn: Connection = { session, send: (n) => stream?.send(n), principal };
   const onClose = () => {
     if (res.writableEnded) return;
     if (created === 'ephemeral') ctx.dispatcher.closeSession(session, 'client disconnected');
@@ -190,11 +196,14 @@ async function dispatch(
     res.off('close', onClose);
   }
   if (res.destroyed) return;
+  const refusal = answer === undefined ? shutdownRefusal(message, ctx) : undefined;
+  if (stream?.started) {
+    // The status (200) is already on the wire: errors travel in the last event.
+    const final = answer ?? refusal;
+    return stream.end(final === undefined ? [] : Array.isArray(final) ? final : [final]);
+  }
   if (answer === undefined) {
-    if (idOf(message) !== null && ctx.shuttingDown()) {
-      const error = new RpcError(RPC_ERROR_CODES.SERVER_UNAVAILABLE, 'server is shutting down');
-      return sendJson(res, 503, errorResponse(idOf(message), error));
-    }
+    if (refusal !== undefined) return sendJson(res, 503, refusal);
     res.writeHead(202).end();
     return;
   }
@@ -203,6 +212,14 @@ async function dispatch(
     res.setHeader('mcp-session-id', session.id);
   }
   sendJson(res, statusOf(answer, created === 'ephemeral'), answer);
+}
+
+/** The answer for a request that went unanswered because shutdown cancelled it. */
+function shutdownRefusal(message: unknown, ctx: McpPostContext): JsonRpcErrorResponse | undefined {
+  const id = idOf(message);
+  if (id === null || !ctx.shuttingDown()) return undefined;
+  const error = new RpcError(RPC_ERROR_CODES.SERVER_UNAVAILABLE, 'server is shutting down');
+  return errorResponse(id, error);
 }
 
 function cancelOne(message: unknown, conn: Connection, dispatcher: McpDispatcher): void {

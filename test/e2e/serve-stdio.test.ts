@@ -6,8 +6,10 @@ import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { isAlive, pollFor, readPid } from '../helpers/processes.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/serve');
+const STEPS = resolve(REPO_ROOT, 'test/fixtures/serve-steps');
 const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': {},
@@ -261,4 +263,92 @@ describe('mhl serve mcp (stdio) with the SDK v2 client', () => {
       }
     });
   }
+});
+
+describe('mhl serve mcp (stdio): progress and cancellation', () => {
+  const stepProgress = (token: string | number) =>
+    ['One', 'Two', 'Three'].map((step, i) => ({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: token, progress: i + 1, total: 3, message: `step ${step}` },
+    }));
+
+  it('sends notifications/progress for each step before the answer, in both eras', async () => {
+    const server = new RawServer(STEPS);
+    const modern = await server.request(1, 'tools/call', {
+      name: 'Steps',
+      arguments: { label: 'm' },
+      _meta: { ...MODERN_META, progressToken: 'm-1' },
+    });
+    assert.deepEqual((modern['result'] as { structuredContent: unknown }).structuredContent, {
+      trail: ['m one', 'm two', 'm three'],
+    });
+    assert.deepEqual(server.lines, [...stepProgress('m-1'), modern]);
+    await server.request(2, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    });
+    server.lines.length = 0;
+    const legacy = await server.request(3, 'tools/call', {
+      name: 'Steps',
+      arguments: {},
+      _meta: { progressToken: 42 },
+    });
+    assert.deepEqual(server.lines, [...stepProgress(42), legacy]);
+    server.lines.length = 0;
+    const quiet = await server.request(4, 'tools/call', { name: 'Steps', arguments: {} });
+    assert.deepEqual(server.lines, [quiet], 'no progressToken, no progress');
+    assert.equal(await server.end(), 0);
+  });
+
+  it('aborts a call on notifications/cancelled and kills the command it started', async () => {
+    const server = new RawServer(STEPS);
+    const pidfile = join(tempDir(), 'pid');
+    void server.request(1, 'tools/call', {
+      name: 'Hold',
+      arguments: { pidfile },
+      _meta: MODERN_META,
+    });
+    const pid = await pollFor('the held pid', () => readPid(pidfile), 10_000);
+    server.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 1, reason: 'test' },
+      }),
+    );
+    await pollFor('the held command to be killed', () => (isAlive(pid) ? undefined : true));
+    const after = await server.request(2, 'tools/list', { _meta: MODERN_META });
+    assert.ok('result' in after);
+    assert.equal(
+      server.lines.some((l) => l['id'] === 1),
+      false,
+      'a cancelled request gets no response',
+    );
+    assert.equal(await server.end(), 0);
+  });
+
+  it('reaches the SDK v1 client onprogress callback for every step', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', 'mcp', STEPS],
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const seen: unknown[] = [];
+      const result = await client.callTool({ name: 'Steps', arguments: {} }, undefined, {
+        onprogress: (p) => seen.push(p),
+      });
+      assert.deepEqual(result.structuredContent, { trail: ['run one', 'run two', 'run three'] });
+      assert.deepEqual(
+        seen,
+        stepProgress(0).map(({ params: { progressToken: _, ...p } }) => p),
+      );
+    } finally {
+      await client.close();
+    }
+  });
 });

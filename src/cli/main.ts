@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import type { Output } from './lint.js';
+import type { PackCliOptions } from './pack.js';
 import type { RunCliOptions } from './run.js';
 import type { ServeOptions } from './serve.js';
 
@@ -90,6 +91,10 @@ function buildProgram(): Command {
       '--principal-header <name>',
       'HTTP: read the caller identity from this header; needs a token (env MHL_SERVE_PRINCIPAL_HEADER)',
     )
+    .option(
+      '--workflows-pack <file>',
+      'HTTP: read every workflow file from this DMPK pack, not DIR (key in env MHL_SERVE_WORKFLOWS_KEY)',
+    )
     .option('--json', 'not supported: serve logs JSON lines on stderr already')
     .option('--default-timeout-ms <ms>', 'bounds every call', '300000')
     .option(
@@ -108,6 +113,21 @@ function buildProgram(): Command {
     .action(async (dir: string, options: ServeOptions) => {
       const { runServe } = await import('./serve.js');
       process.exitCode = await runServe(dir, options, io, version());
+    });
+
+  program
+    .command('pack')
+    .description('encrypt a folder of workflows into a DMPK pack for serve --workflows-pack')
+    .argument('<dir>', 'the folder to pack (every non-hidden file)')
+    .requiredOption('-o, --output <file>', 'where to write the pack (mode 0600)')
+    .option(
+      '--new-key',
+      'make a new key and print only it on stdout (else env MHL_SERVE_WORKFLOWS_KEY)',
+      false,
+    )
+    .action(async (dir: string, options: PackCliOptions) => {
+      const { runPack } = await import('./pack.js');
+      process.exitCode = await runPack(dir, options, io);
     });
 
   return program;

@@ -24,6 +24,7 @@ import { createOps } from '../transport/ops.js';
 import { StdioTransport } from '../transport/stdio.js';
 import { displayPath } from './files.js';
 import type { Output } from './lint.js';
+import { loadServedPack, takeServeKey } from './serve-pack.js';
 
 export interface ServeOptions {
   readonly transport?: string;
@@ -32,6 +33,8 @@ export interface ServeOptions {
   readonly port?: string;
   readonly token?: string;
   readonly principalHeader?: string;
+  /** HTTP only: serve the workflows from this DMPK pack (key in MHL_SERVE_WORKFLOWS_KEY). */
+  readonly workflowsPack?: string;
   readonly json?: boolean;
   readonly defaultTimeoutMs: string;
   readonly maxActive?: string;
@@ -56,7 +59,7 @@ interface ConfigError {
 
 const DEFAULT_HTTP_HOST = '127.0.0.1';
 const DEFAULT_HTTP_PORT = 8787;
-const HTTP_ONLY_FLAGS = ['addr', 'port', 'token', 'principalHeader'] as const;
+const HTTP_ONLY_FLAGS = ['addr', 'port', 'token', 'principalHeader', 'workflowsPack'] as const;
 
 const DEFAULT_MAX_ACTIVE = 32;
 const MAX_MAX_ACTIVE = 4096;
@@ -75,6 +78,8 @@ export async function runServe(
   io: Output,
   version: string,
 ): Promise<number> {
+  // First, before any child or workflow can run: no one after this point sees the key.
+  const packKey = takeServeKey();
   const config = readTransport(options, process.env);
   if ('exit' in config) {
     io.err(`mhl serve mcp: ${config.message}`);
@@ -95,7 +100,10 @@ export async function runServe(
     return 2;
   }
   const root = resolve(dir ?? '.');
-  const loaded = loadCatalog(root);
+  const loaded =
+    options.workflowsPack === undefined
+      ? loadCatalog(root)
+      : loadServedPack(options.workflowsPack, root, packKey);
   if (!loaded.ok) {
     reportProblems(loaded, io);
     return 1;
@@ -178,7 +186,7 @@ function readTransport(
   if (!options.http && options.transport !== 'http') {
     const flag = HTTP_ONLY_FLAGS.find((name) => options[name] !== undefined);
     if (flag === undefined) return { http: undefined };
-    const spelled = flag === 'principalHeader' ? 'principal-header' : flag;
+    const spelled = flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     return { message: `--${spelled} is only valid with --http (or --transport http)`, exit: 2 };
   }
   const port = Number(options.port ?? DEFAULT_HTTP_PORT);

@@ -1,0 +1,130 @@
+/**
+ * `mhl pack DIR -o FILE [--new-key]`: encrypts every non-hidden file under DIR into a DMPK v2
+ * pack for `mhl serve mcp --http --workflows-pack`. The pack is built in memory, decrypted
+ * again and its workflows loaded and linted from that in-memory copy; only if they load clean
+ * is it written (atomically, mode 0600). The key comes from `MHL_SERVE_WORKFLOWS_KEY`, or
+ * `--new-key` makes one and prints it, and nothing else, on stdout. Exit 0 written, 1 not
+ * written (bad folder, bad workflows, bad key, write failure), 2 usage error.
+ */
+import { resolve } from 'node:path';
+import type { CatalogResult } from '../catalog/index.js';
+import { formatDiagnostic, sourceExcerpt } from '../lang/index.js';
+import {
+  collectPackFiles,
+  encodePack,
+  formatWorkflowsKey,
+  loadPackCatalog,
+  newWorkflowsKey,
+  PackError,
+  parseWorkflowsKey,
+  WORKFLOWS_KEY_ENV,
+} from '../pack/index.js';
+import { NODE_FS, writeAtomic } from '../store/atomic-file.js';
+import { displayPath } from './files.js';
+import type { Output } from './lint.js';
+
+export interface PackCliOptions {
+  /** Where to write the pack. */
+  readonly output: string;
+  /** Generate a key and print it on stdout instead of reading `MHL_SERVE_WORKFLOWS_KEY`. */
+  readonly newKey?: boolean;
+}
+
+/** Runs `mhl pack`; resolves to the exit status. `env` is where the key is read from. */
+export async function runPack(
+  dir: string,
+  options: PackCliOptions,
+  io: Output,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
+  const key = packKey(options, env, io);
+  if (typeof key === 'number') return key;
+  try {
+    return await packWith(resolve(dir), resolve(options.output), key, options, io);
+  } finally {
+    key.fill(0);
+  }
+}
+
+/** The key to pack with, or the exit status when there is none usable. */
+function packKey(
+  options: PackCliOptions,
+  env: Readonly<Record<string, string | undefined>>,
+  io: Output,
+): Buffer | number {
+  const text = env[WORKFLOWS_KEY_ENV];
+  const given = text !== undefined && text !== '';
+  if (options.newKey) {
+    if (!given) return newWorkflowsKey();
+    io.err(
+      `mhl pack: --new-key and ${WORKFLOWS_KEY_ENV} contradict each other: unset the variable to make a new key, or drop --new-key to use it`,
+    );
+    return 2;
+  }
+  if (!given) {
+    io.err(`mhl pack: set ${WORKFLOWS_KEY_ENV} to the key (64 hex digits), or pass --new-key`);
+    return 2;
+  }
+  try {
+    return parseWorkflowsKey(text);
+  } catch (e) {
+    if (!(e instanceof PackError)) throw e;
+    io.err(`mhl pack: ${e.code}: ${e.message}`);
+    return 1;
+  }
+}
+
+async function packWith(
+  root: string,
+  output: string,
+  key: Buffer,
+  options: PackCliOptions,
+  io: Output,
+): Promise<number> {
+  let bytes: Buffer;
+  let loaded: CatalogResult;
+  let files: number;
+  try {
+    const collected = collectPackFiles(root, output);
+    for (const s of collected.skipped) io.err(`mhl pack: skipped ${s.path}: ${s.reason}`);
+    files = collected.entries.length;
+    bytes = encodePack(collected.entries, key);
+    // Load from the bytes about to be written, so the pack on disk is known to serve.
+    loaded = loadPackCatalog(bytes, key, root);
+  } catch (e) {
+    if (!(e instanceof PackError)) throw e;
+    io.err(`mhl pack: ${e.code}: ${e.message}`);
+    return 1;
+  }
+  if (!loaded.ok) {
+    reportProblems(loaded, io);
+    io.err('mhl pack: nothing written: the workflows must load and lint clean from the pack');
+    return 1;
+  }
+  for (const w of loaded.warnings) io.err(formatDiagnostic(w, displayPath(w.span.file)));
+  try {
+    await writeAtomic(NODE_FS, output, bytes);
+  } catch (e) {
+    io.err(`mhl pack: cannot write ${output}: ${(e as Error).message}`);
+    return 1;
+  }
+  const workflows = loaded.catalog.workflows.size;
+  io.err(
+    `mhl pack: packed ${files} files (${workflows} workflows, ${bytes.length} bytes) into ${displayPath(output)}`,
+  );
+  if (options.newKey) io.out(formatWorkflowsKey(key));
+  return 0;
+}
+
+/** Prints every load problem, with a source excerpt where there is one. */
+function reportProblems(loaded: Extract<CatalogResult, { ok: false }>, io: Output): void {
+  for (const p of loaded.problems) {
+    if (p.diagnostic === undefined) {
+      io.err(`mhl pack: ${p.message}`);
+      continue;
+    }
+    io.err(formatDiagnostic(p.diagnostic, displayPath(p.diagnostic.span.file)));
+    const text = loaded.texts.get(p.diagnostic.span.file);
+    if (text !== undefined) io.err(sourceExcerpt(text, p.diagnostic.span));
+  }
+}

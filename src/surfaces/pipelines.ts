@@ -19,6 +19,7 @@ import {
   validateArguments,
   type Workflow,
 } from '../catalog/index.js';
+import { RISK_META_KEY, workflowRisk } from '../catalog/risk.js';
 import type { Logger } from '../log/logger.js';
 import { isRecord, type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
 import { CheckpointStore } from '../runtime/checkpoints.js';
@@ -68,8 +69,14 @@ export function workflowTools(options: PipelineSurfaceOptions): ToolDefinition[]
       ...entry.inputSchema,
       properties: { ...schema.properties, context: CONTEXT_SCHEMA },
     };
+    const { annotations, risk } = workflowRisk(workflow);
     return {
-      entry: { ...entry, inputSchema },
+      entry: {
+        ...entry,
+        inputSchema,
+        annotations,
+        _meta: { ...entry._meta, [RISK_META_KEY]: risk },
+      },
       execution: true,
       prepare: (args, ctx) => prepareCall(workflow, args, ctx, options),
     };
@@ -98,6 +105,7 @@ function prepareCall(
 ): PreparedCall {
   const { inputs, call } = checkCall(workflow, args, options);
   return {
+    timeoutMs: call.timeoutMs,
     run: async (signal) =>
       toResult(await runOnce(workflow, inputs, call, { ...ctx, signal }, options)),
   };
@@ -185,7 +193,7 @@ async function runOnce(
   log.info({ cwd: call.cwd, timeout_ms: call.timeoutMs }, 'call started');
   try {
     const values = fromJson(inputs);
-    return await runPipeline(workflow.program, workflow.decl, {
+    const outcome = await runPipeline(workflow.program, workflow.decl, {
       inputs: isObject(values) ? values : {},
       signal: limit.signal,
       ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
@@ -203,6 +211,10 @@ async function runOnce(
           ctx.progress?.(event.index + 1, event.total, `step ${event.step}`);
       },
     });
+    // The call's own deadline cancels the run; report it as the timeout it was.
+    if (!limit.expired() || outcome.status !== 'canceled') return outcome;
+    const message = `the call timed out after ${call.timeoutMs} ms (context.timeout_ms or --default-timeout-ms)`;
+    return { ...outcome, status: 'failed', error: { message, kind: 'step_timeout' } };
   } finally {
     limit.dispose();
     await rm(cacheDir, { recursive: true, force: true });
@@ -230,5 +242,7 @@ function toResult(outcome: RunOutcome): ToolResult {
           : 'WORKFLOW_FAILED';
   const message = outcome.error?.message ?? 'the workflow failed';
   const step = outcome.error?.step;
-  return toolError(code, message, RETRYABLE.has(code), step ? { step } : {});
+  // Admission never queues, so a timeout can only have happened while executing (seed 002).
+  const phase = code === 'TIMEOUT' ? { phase: 'execution' } : {};
+  return toolError(code, message, RETRYABLE.has(code), step ? { step, ...phase } : phase);
 }

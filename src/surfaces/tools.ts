@@ -21,6 +21,11 @@ export type ToolResult = Record<string, unknown>;
 export interface PreparedCall {
   /** Runs the call; `signal` aborts on cancellation. Resolves (never rejects) for tool failures. */
   run(signal: AbortSignal): Promise<ToolResult>;
+  /**
+   * The time limit `run` applies itself, when it has one; the job layer reads it so a job can
+   * report `timed_out` the moment it expires, before an uncooperative handler has exited.
+   */
+  readonly timeoutMs?: number | undefined;
 }
 
 export interface ToolDefinition {
@@ -62,7 +67,11 @@ export class ToolTable {
 
   /** The `tools/list` entries; built once and shared, since the table is fixed after start-up. */
   entries(): readonly Record<string, unknown>[] {
-    this.#entries ??= [...this.#tools.values()].map((t) => ({ ...t.entry }));
+    // MCP Tasks are not supported (seed 002): every tool says so, whichever surface added it.
+    this.#entries ??= [...this.#tools.values()].map((t) => ({
+      ...t.entry,
+      execution: { taskSupport: 'forbidden' },
+    }));
     return this.#entries;
   }
 }
@@ -152,11 +161,30 @@ async function runAdmitted(
 ): Promise<ToolResult> {
   const slot = admission.tryAcquire();
   if (typeof slot === 'string') return refusedResult(slot);
+  const started = performance.now();
   try {
-    return await call.run(signal);
+    return withExecution(await call.run(signal), performance.now() - started, call.timeoutMs);
   } finally {
     slot.release();
   }
+}
+
+/**
+ * Adds seed 002's execution metadata, `_meta["mhl/execution"]`, to an executed call's result.
+ * There is no queue, so `queue_wait_ms` is always 0; it stays for telemetry compatibility.
+ */
+export function withExecution(
+  result: ToolResult,
+  durationMs: number,
+  timeoutMs: number | undefined,
+): ToolResult {
+  const meta = isRecord(result['_meta']) ? result['_meta'] : {};
+  const execution = {
+    queue_wait_ms: 0,
+    duration_ms: Math.round(durationMs),
+    ...(timeoutMs === undefined ? {} : { timeout_ms: timeoutMs }),
+  };
+  return { ...result, _meta: { ...meta, 'mhl/execution': execution } };
 }
 
 /** Lists here have a single page: any cursor is one this server never issued. */

@@ -1,0 +1,96 @@
+/**
+ * How risky calling a workflow is, for clients that ask before they call (seed 002 "Safety
+ * metadata"): standard MCP tool annotations plus `_meta["mhl/risk"]`.
+ *
+ * Derived conservatively from the text of every `.mh` file the workflow's program reaches,
+ * without evaluating anything: a name that can reach a process, an agent or the network makes
+ * the workflow high-risk and open-world, a file-system operation that is not a plain read makes
+ * it a writer, and only a workflow that mentions none of them is read-only. The scan looks at
+ * words, not at what the code does, so a comment or a variable named `cmd` errs on the side of
+ * risk; it never errs the other way, because every effect a program can have goes through one
+ * of these names. Declared annotations are kept only for their `title`.
+ */
+import type { ToolAnnotations, Workflow } from './types.js';
+
+/** What a call can do to the world outside the server, in a fixed order. */
+export const RISK_EFFECTS = ['agent', 'filesystem_write', 'network', 'process'] as const;
+export type RiskEffect = (typeof RISK_EFFECTS)[number];
+
+/** The `_meta["mhl/risk"]` object. */
+export interface Risk {
+  readonly level: 'low' | 'medium' | 'high' | 'critical';
+  readonly impact: 'read_only' | 'write' | 'destructive';
+  readonly effects: readonly RiskEffect[];
+  readonly reversibility: 'not_applicable' | 'irreversible';
+}
+
+/** The `_meta` key the risk object is published under. */
+export const RISK_META_KEY = 'mhl/risk';
+
+/** The annotations and risk of one workflow tool. */
+export interface WorkflowRisk {
+  readonly annotations: ToolAnnotations;
+  readonly risk: Risk;
+}
+
+const EFFECT_PATTERNS: readonly (readonly [RiskEffect, RegExp])[] = [
+  // Agents run engine CLIs that reach their model providers.
+  ['agent', /\bagent\s+[A-Za-z_]/],
+  // `fs`/`dir` anywhere except as `.read`, `.exists`, `.join` or `.list` (an alias counts
+  // too), and `memory` stores, which live in files.
+  [
+    'filesystem_write',
+    /\b(?:fs|dir)\b(?!\s*\.\s*(?:read|exists|join|list)\b)|\bmemory\s+[A-Za-z_]/,
+  ],
+  // `extension mcp|a2a|…` (and the legacy `mcp_server`) reach a server or spawn one.
+  ['network', /\b(?:http|extension|mcp_server)\b/],
+  ['process', /\b(?:cmd|git|extension|mcp_server)\b/],
+];
+
+/** Which effects any `.mh` text of the workflow's program can have. */
+export function workflowEffects(workflow: Workflow): RiskEffect[] {
+  const found = new Set<RiskEffect>();
+  for (const [path, text] of workflow.program.texts) {
+    if (!path.endsWith('.mh')) continue;
+    for (const [effect, pattern] of EFFECT_PATTERNS) if (pattern.test(text)) found.add(effect);
+  }
+  if (found.has('agent')) found.add('network').add('process');
+  return RISK_EFFECTS.filter((e) => found.has(e));
+}
+
+/** The risk and the matching MCP annotations for a set of effects. */
+export function riskOf(effects: readonly RiskEffect[]): WorkflowRisk {
+  if (effects.length === 0) {
+    return {
+      annotations: {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+      risk: { level: 'low', impact: 'read_only', effects, reversibility: 'not_applicable' },
+    };
+  }
+  const openWorld = effects.some((e) => e !== 'filesystem_write');
+  return {
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: openWorld,
+    },
+    risk: {
+      level: openWorld ? 'high' : 'medium',
+      impact: openWorld ? 'destructive' : 'write',
+      effects,
+      reversibility: 'irreversible',
+    },
+  };
+}
+
+/** The workflow's annotations (its declared `title` kept) and `_meta["mhl/risk"]`. */
+export function workflowRisk(workflow: Workflow): WorkflowRisk {
+  const { annotations, risk } = riskOf(workflowEffects(workflow));
+  const title = workflow.annotations?.title;
+  return { annotations: title === undefined ? annotations : { title, ...annotations }, risk };
+}

@@ -60,10 +60,10 @@ export class HttpTransport {
     });
     this.#server = createServer((req, res) => {
       this.#open.add(res);
-      res.once('close', () => this.#open.delete(res));
-      // A stream answered its headers before shutdown began, so they said keep-alive: once it
-      // ends during shutdown, its connection is idle and must be closed, or close() would wait.
-      res.once('finish', () => {
+      res.once('close', () => {
+        this.#open.delete(res);
+        // A stream sent its headers (keep-alive) before shutdown began: once it ends during
+        // shutdown its connection is idle and must be closed, or close() would wait for it.
         if (this.#closing) setImmediate(() => this.#server.closeIdleConnections());
       });
       this.#route(req, res).catch((error: unknown) => this.#fail(error, res));

@@ -152,11 +152,14 @@ function resolveSession(
   message: unknown,
   ctx: McpPostContext,
 ): { session: Session; created: 'initialize' | 'ephemeral' | undefined } {
-  const fresh = () => new Session({ now: ctx.now() });
+  // A throwaway session's id is never sent or looked up: a counter spares a random UUID.
+  const fresh = () => new Session({ id: ctx.sessions.ephemeralId(), now: ctx.now() });
   const modern = modernVersion(message) !== undefined;
   const method = isRecord(message) ? message['method'] : undefined;
   if (modern) return { session: fresh(), created: 'ephemeral' };
-  if (method === 'initialize') return { session: fresh(), created: 'initialize' };
+  if (method === 'initialize') {
+    return { session: new Session({ now: ctx.now() }), created: 'initialize' };
+  }
   const id = header(req, 'mcp-session-id');
   if (id === undefined) {
     const isRequest = Array.isArray(message) || (isRecord(message) && 'id' in message);
@@ -179,10 +182,15 @@ async function dispatch(
   ctx: McpPostContext,
 ): Promise<void> {
   const principal = principalOf(req, ctx.principalHeader);
-  // Notifications for this request (progress) turn the answer into an event stream when the
-  // client accepts one; without that they have nowhere to go and are dropped.
-  const stream = acceptsEventStream(header(req, 'accept')) ? new EventStream(res) : undefined;
-  const conn: Connection = { session, send: (n) => stream?.send(n), principal };
+  // The first notification for this request (progress) turns the answer into an event stream
+  // when the client accepts one; without that, notifications have nowhere to go and are dropped.
+  // Decided then, not now: most requests never notify, and pay nothing for the choice.
+  let stream: EventStream | null | undefined;
+  const send = (notification: unknown) => {
+    stream ??= acceptsEventStream(header(req, 'accept')) ? new EventStream(res) : null;
+    stream?.send(notification);
+  };
+  const conn: Connection = { session, send, principal };
   const onClose = () => {
     if (res.writableEnded) return;
     if (created === 'ephemeral') ctx.dispatcher.closeSession(session, 'client disconnected');

@@ -25,6 +25,7 @@ export class SessionTable {
   readonly #ttlMs: number;
   readonly #max: number;
   readonly #onEnd: (session: Session) => void;
+  #ephemeral = 0;
 
   constructor(options: SessionTableOptions) {
     this.#ttlMs = options.ttlMs ?? SESSION_IDLE_TTL_MS;
@@ -40,6 +41,15 @@ export class SessionTable {
   /** The live session with this id, or undefined. */
   get(id: string): Session | undefined {
     return this.#sessions.get(id);
+  }
+
+  /**
+   * An id for a throwaway session (a stateless request's, or a notification's without a
+   * session): unique in this table's process, never a valid `Mcp-Session-Id` (not a UUID).
+   */
+  ephemeralId(): string {
+    this.#ephemeral++;
+    return `ephemeral-${this.#ephemeral}`;
   }
 
   /** Adds a session (after its `initialize` succeeded), sweeping and evicting first. */

@@ -25,6 +25,7 @@ import { StdioTransport } from '../transport/stdio.js';
 import { displayPath } from './files.js';
 import type { Output } from './lint.js';
 import { loadServedPack, takeServeKey } from './serve-pack.js';
+import { type RunsSetup, setupRuns } from './serve-runs.js';
 
 export interface ServeOptions {
   readonly transport?: string;
@@ -49,6 +50,16 @@ interface HttpConfig {
   readonly port: number;
   readonly token: string | undefined;
   readonly principalHeader: string | undefined;
+  /** `--drain-timeout`: how long working async runs may finish at shutdown. */
+  readonly drainMs: number;
+  /** `MHL_SERVE_TERMINAL_RUN_TTL`: how long a finished run stays pollable. */
+  readonly terminalRunTtlMs: number | undefined;
+}
+
+/** What shutdown runs, in two phases (see `drainHttp`). */
+interface Lifecycle {
+  readonly drain: (() => Promise<void>)[];
+  readonly cancel: (() => Promise<void>)[];
 }
 
 /** A refused configuration: the message and the exit status (2 usage, 1 invalid setup). */
@@ -59,7 +70,15 @@ interface ConfigError {
 
 const DEFAULT_HTTP_HOST = '127.0.0.1';
 const DEFAULT_HTTP_PORT = 8787;
-const HTTP_ONLY_FLAGS = ['addr', 'port', 'token', 'principalHeader', 'workflowsPack'] as const;
+const HTTP_ONLY_FLAGS = [
+  'addr',
+  'port',
+  'token',
+  'principalHeader',
+  'workflowsPack',
+  'stateDir',
+  'drainTimeout',
+] as const;
 
 const DEFAULT_MAX_ACTIVE = 32;
 const MAX_MAX_ACTIVE = 4096;
@@ -130,16 +149,40 @@ export async function runServe(
     env: process.env,
   };
   for (const tool of workflowTools(pipelineOptions)) tools.add(tool);
+  // Shutdown runs these in order: `drain` before the budget (bounded by --drain-timeout),
+  // `cancel` within it, beside closing the transport.
+  const lifecycle: Lifecycle = { drain: [async () => admission.close()], cancel: [] };
+  const resources = [workflowResources(loaded.catalog)];
+  let runs: RunsSetup | undefined;
+  if (config.http !== undefined) {
+    const registry = setupRuns(dispatcher, tools, {
+      stateDir: nonEmpty(options.stateDir) ?? nonEmpty(process.env['MHL_SERVE_STATE_DIR']),
+      terminalTtlMs: config.http.terminalRunTtlMs,
+      catalog: loaded.catalog,
+      admission,
+      logger,
+      pipelines: pipelineOptions,
+    });
+    runs = registry;
+    resources.push(registry.resources);
+    lifecycle.drain.push(() => registry.registry.drain(config.http?.drainMs ?? 0));
+    lifecycle.cancel.push(() => registry.registry.cancelAll());
+  }
   registerToolMethods(dispatcher, tools, {
     admission,
     onCall: (outcome) => metrics.toolCall(outcome),
   });
-  registerResourceMethods(dispatcher, [workflowResources(loaded.catalog)]);
+  registerResourceMethods(dispatcher, resources);
   const workflows = [...loaded.catalog.workflows.keys()];
+  const served = { dispatcher, logger, io, version, workflows, root, metrics, lifecycle };
   if (config.http !== undefined) {
-    return runHttp(config.http, { dispatcher, logger, io, version, workflows, root, metrics });
+    try {
+      return await runHttp(config.http, served);
+    } finally {
+      runs?.close();
+    }
   }
-  return runStdio({ dispatcher, logger, io, version, workflows, root, metrics });
+  return runStdio(served);
 }
 
 /** Prints every load problem, with a source excerpt where there is one. */
@@ -167,6 +210,7 @@ interface Served {
   readonly workflows: readonly string[];
   readonly root: string;
   readonly metrics: Metrics;
+  readonly lifecycle: Lifecycle;
 }
 
 /**
@@ -205,7 +249,26 @@ function readTransport(
     };
   }
   const host = (nonEmpty(options.addr) ?? DEFAULT_HTTP_HOST).replace(/^\[(.*)\]$/, '$1');
-  return { http: { host, port, token, principalHeader } };
+  const drainMs = parseDuration(options.drainTimeout ?? '0');
+  if (drainMs === undefined) {
+    return { message: '--drain-timeout takes a duration such as 30s, 2m or 500ms', exit: 2 };
+  }
+  const ttlText = nonEmpty(env['MHL_SERVE_TERMINAL_RUN_TTL']);
+  const terminalRunTtlMs = ttlText === undefined ? undefined : parseDuration(ttlText);
+  if (ttlText !== undefined && (terminalRunTtlMs === undefined || terminalRunTtlMs === 0)) {
+    return { message: 'MHL_SERVE_TERMINAL_RUN_TTL takes a duration such as 1h or 90s', exit: 2 };
+  }
+  return { http: { host, port, token, principalHeader, drainMs, terminalRunTtlMs } };
+}
+
+/** Milliseconds of `500ms`, `30s`, `2m`, `1h` (or a bare `0`); undefined when malformed. */
+function parseDuration(text: string): number | undefined {
+  const match = /^(\d{1,9})(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) return undefined;
+  const amount = Number(match[1]);
+  const unit = match[2];
+  if (unit === undefined) return amount === 0 ? 0 : undefined;
+  return amount * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -263,23 +326,28 @@ async function runHttp(http: HttpConfig, served: Served): Promise<number> {
     io.err(`listening on ${url}:${bound.port}`);
     await stopRequested;
     stopping = true;
-    return await drainHttp(transport, dispatcher, logger);
+    logger.info({ drain_ms: http.drainMs }, 'shutting down');
+    return await drainHttp(transport, served);
   }
 }
 
-/** The HTTP shutdown path: cancel what runs, close the server, all within one budget. */
-async function drainHttp(
-  transport: HttpTransport,
-  dispatcher: Dispatcher,
-  logger: Served['logger'],
-): Promise<number> {
+/**
+ * The HTTP shutdown path: close admission and let async runs drain (`--drain-timeout`), then
+ * cancel what still runs and close the server, all within one budget.
+ */
+async function drainHttp(transport: HttpTransport, served: Served): Promise<number> {
+  const { dispatcher, logger, lifecycle } = served;
+  for (const drain of lifecycle.drain) await drain();
   dispatcher.closeAll('shutting down');
-  const closed = transport.close().then(() => 'closed' as const);
+  const closed = Promise.all([
+    transport.close(),
+    ...lifecycle.cancel.map((cancel) => cancel()),
+  ]).then(() => 'closed' as const);
   const timer = new Promise<'timeout'>((done) =>
     setTimeout(() => done('timeout'), SHUTDOWN_BUDGET_MS).unref(),
   );
   if ((await Promise.race([closed, timer])) === 'timeout') {
-    logger.error({ code: 'MCP_SHUTDOWN_TIMEOUT' }, 'connections did not close within the budget');
+    logger.error({ code: 'MCP_SHUTDOWN_TIMEOUT' }, 'work did not stop within the shutdown budget');
     transport.destroy();
     return 1;
   }
@@ -314,13 +382,16 @@ async function runStdio(served: Served): Promise<number> {
     reading.then(() => 'drained' as const),
     new Promise<'input-closed'>((done) => process.stdin.once('close', () => done('input-closed'))),
   ]);
-  // One shutdown path: cancel what runs, then give it the budget to answer.
+  // One shutdown path: close admission, cancel what runs, then give it the budget to answer.
+  for (const drain of served.lifecycle.drain) await drain();
   dispatcher.closeAll('shutting down');
-  if (ended !== 'drained') {
+  const cancelled = Promise.all(served.lifecycle.cancel.map((cancel) => cancel()));
+  if (ended !== 'drained' || served.lifecycle.cancel.length > 0) {
     const timer = new Promise<'timeout'>((done) =>
       setTimeout(() => done('timeout'), SHUTDOWN_BUDGET_MS).unref(),
     );
-    if ((await Promise.race([reading.then(() => 'drained' as const), timer])) === 'timeout') {
+    const stopped = Promise.all([reading, cancelled]).then(() => 'drained' as const);
+    if ((await Promise.race([stopped, timer])) === 'timeout') {
       logger.error(
         { code: 'MCP_SHUTDOWN_TIMEOUT' },
         'in-flight calls did not finish within the shutdown budget',

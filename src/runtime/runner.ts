@@ -100,6 +100,23 @@ export async function runPipeline(
   return new PipelineRun(program, pipeline, options).run();
 }
 
+/**
+ * The digest a checkpoint records: the pipeline and every other declaration of its file, so a
+ * resume can tell that the definition changed since the run began.
+ */
+export function pipelineDigest(program: LoadedProgram, pipeline: PipelineDecl): string {
+  return definitionDigest(
+    program.root.program.decls.filter((d) => d.kind !== 'Pipeline' || d === pipeline),
+  );
+}
+
+/** Whether `pipeline` checkpoints after each step (on unless `checkpoint: {enabled: false}`). */
+export function checkpointsEnabled(pipeline: PipelineDecl): boolean {
+  const e = pipeline.props.find((p) => p.name === 'checkpoint')?.value;
+  const c = e ? literalValue(e) : undefined;
+  return !(isObject(c) && c['enabled'] === false);
+}
+
 class PipelineRun {
   readonly #program: LoadedProgram;
   readonly #decl: PipelineDecl;
@@ -122,9 +139,7 @@ class PipelineRun {
     this.#decl = decl;
     this.#options = options;
     this.#steps = decl.steps;
-    this.#digest = definitionDigest(
-      program.root.program.decls.filter((d) => d.kind !== 'Pipeline' || d === decl),
-    );
+    this.#digest = pipelineDigest(program, decl);
     const spawn = this.#setting('spawn');
     const limit =
       isObject(spawn) && typeof spawn['max_concurrency'] === 'number'
@@ -501,8 +516,7 @@ class PipelineRun {
   }
 
   #checkpointEnabled(): boolean {
-    const c = this.#setting('checkpoint');
-    return !(isObject(c) && c['enabled'] === false);
+    return checkpointsEnabled(this.#decl);
   }
 
   async #checkpoint(next: number, lastStep = '', paused?: Value): Promise<void> {

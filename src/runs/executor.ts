@@ -1,0 +1,139 @@
+/**
+ * Executes one leg of an async run (the first, or one resume) with the interpreter and turns
+ * its outcome into the fields of the run view. The registry decides when a leg may run (it
+ * holds the slot); this module only runs it: session = runId, checkpoints through the run's
+ * store, output redacted line by line into the run's log and the server log.
+ */
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Workflow } from '../catalog/index.js';
+import type { Logger } from '../log/logger.js';
+import { CheckpointStore } from '../runtime/checkpoints.js';
+import { deadline } from '../runtime/deadline.js';
+import { Redactor } from '../runtime/redact.js';
+import { type RunOutcome, runPipeline } from '../runtime/runner.js';
+import { formatValue, fromJson, isObject, toPlain } from '../runtime/values.js';
+import type { Store } from '../store/index.js';
+import type { RunLog } from './run-log.js';
+import type { RunState, RunView } from './types.js';
+
+/** What every leg shares: the child environment, the server's environment, a cache root. */
+export interface LegServices {
+  readonly childEnv: Readonly<Record<string, string>>;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Agents' disk caches go in a directory per run under here. */
+  readonly cacheRoot: string;
+}
+
+export interface Leg {
+  readonly workflow: Workflow;
+  readonly runId: string;
+  readonly inputs: Readonly<Record<string, unknown>>;
+  readonly cwd: string;
+  readonly timeoutMs?: number;
+  readonly resume: boolean;
+  readonly principal?: string;
+  readonly signal: AbortSignal;
+  /** Where the run's checkpoints live. */
+  readonly store: Store;
+  readonly services: LegServices;
+  readonly log: RunLog;
+  readonly logger: Logger;
+  /** A step started: its name, 1-based index and the declared step count. */
+  readonly onStep: (step: string, index: number, total: number) => void;
+}
+
+/** The view fields a finished leg sets; `resumable` is a wish the registry may veto. */
+export type LegUpdate = { readonly state: RunState; readonly resumable?: boolean } & Pick<
+  RunView,
+  'vars' | 'error' | 'reason' | 'reached'
+>;
+
+export async function runLeg(leg: Leg): Promise<LegUpdate> {
+  const redactor = new Redactor();
+  const limit =
+    leg.timeoutMs !== undefined
+      ? deadline(leg.signal, leg.timeoutMs, `run ${leg.runId}`)
+      : undefined;
+  const cacheDir = join(leg.services.cacheRoot, leg.runId);
+  try {
+    const values = fromJson(leg.inputs);
+    const outcome = await runPipeline(leg.workflow.program, leg.workflow.decl, {
+      inputs: isObject(values) ? values : {},
+      resume: leg.resume,
+      session: leg.runId,
+      ...(leg.principal !== undefined ? { principal: leg.principal } : {}),
+      signal: limit?.signal ?? leg.signal,
+      state: new CheckpointStore(leg.store, redactor),
+      services: {
+        cwd: leg.cwd,
+        childEnv: leg.services.childEnv,
+        env: leg.services.env,
+        redactor,
+        output: (line) => {
+          const text = redactor.redact(line);
+          leg.log.append(text);
+          leg.logger.info({ output: text });
+        },
+        cacheDir,
+      },
+      onEvent: (event) => {
+        if (event.type === 'step_start') leg.onStep(event.step, event.index + 1, event.total);
+      },
+    });
+    return update(outcome, leg.signal);
+  } catch (error) {
+    // runPipeline reports program errors in its outcome; this is an infrastructure fault.
+    return {
+      state: 'failed',
+      error: error instanceof Error ? error.message : String(error),
+      resumable: true,
+    };
+  } finally {
+    limit?.dispose();
+    await rm(cacheDir, { recursive: true, force: true });
+  }
+}
+
+function update(outcome: RunOutcome, signal: AbortSignal): LegUpdate {
+  const reached = [...outcome.skipped, ...outcome.executed];
+  switch (outcome.status) {
+    case 'completed':
+      return { state: 'completed', vars: plain(outcome.vars), reached };
+    case 'paused':
+      return {
+        state: 'paused',
+        vars: plain(outcome.vars),
+        reason: pauseReason(outcome.pauseReason),
+        reached,
+        resumable: true,
+      };
+    default: {
+      const message = outcome.error?.message ?? 'the run failed';
+      // A cancelled run's error can surface as a step failure; the signal says what happened.
+      const canceled = outcome.status === 'canceled' || signal.aborted;
+      if (canceled) {
+        const why = signal.reason instanceof Error ? signal.reason.message : message;
+        return { state: 'canceled', error: why, resumable: true };
+      }
+      return {
+        state: 'failed',
+        error: message,
+        resumable:
+          outcome.error?.kind !== 'definition_mismatch' && outcome.error?.kind !== 'invalid_inputs',
+      };
+    }
+  }
+}
+
+function plain(vars: RunOutcome['vars']): Record<string, unknown> {
+  return toPlain(vars) as Record<string, unknown>;
+}
+
+/** The `pause()` argument: a string as is, anything else as compact JSON, none → "paused". */
+function pauseReason(reason: RunOutcome['pauseReason']): string {
+  if (reason === undefined || reason === null) return 'paused';
+  if (typeof reason === 'string') return reason;
+  const value = toPlain(reason);
+  return value === undefined ? formatValue(reason) : JSON.stringify(value);
+}

@@ -1,0 +1,473 @@
+/**
+ * The async run registry (`run/*`, `mhl_run_*`): starts runs detached from the request that
+ * asked, answers their status from memory, resumes, cancels, lists and serves their logs, and
+ * only ever for the caller that owns them. Everything a later process needs to continue a run
+ * is persisted through the `Store` (see `run-records.ts`); a run this process never started is
+ * rebuilt from its record the first time its owner names it.
+ *
+ * Ownership is an opaque owner string (`owner.ts`); a run that belongs to someone else is
+ * answered exactly like a run that does not exist.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Catalog, Workflow } from '../catalog/index.js';
+import type { Logger } from '../log/logger.js';
+import { checkpointsEnabled, pipelineDigest } from '../runtime/runner.js';
+import type { Store } from '../store/index.js';
+import { type Admission, AdmissionClosedError, type Slot } from './admission.js';
+import { type LegServices, type LegUpdate, runLeg } from './executor.js';
+import { RunLog } from './run-log.js';
+import { deleteRun, type RunRecord, readRecord, writeRecord } from './run-records.js';
+import { RunError, type RunState, type RunView, TERMINAL_STATES, unknownRun } from './types.js';
+
+/** Arguments are persisted with the run, so they are capped (seed 000). */
+export const MAX_RUN_ARGUMENTS_BYTES = 256 * 1024;
+/** How long a finished run stays pollable. */
+export const DEFAULT_TERMINAL_TTL_MS = 60 * 60 * 1000;
+
+/** Who is asking: the owner string and, when verified, the raw principal. */
+export interface Caller {
+  readonly owner: string;
+  /** Set when the identity came from `--principal-header`; such ownership is persisted. */
+  readonly principal?: string;
+}
+
+/** A call's checked inputs and working context, as the pipelines surface computes them. */
+export interface CheckedCall {
+  readonly inputs: Readonly<Record<string, unknown>>;
+  readonly cwd: string;
+  /** Bounds each leg when the caller asked for a limit. */
+  readonly timeoutMs?: number;
+}
+
+export interface RunRegistryOptions {
+  readonly catalog: Catalog;
+  /** Run records and checkpoints (a dir store at `--state-dir`, else a temporary one). */
+  readonly store: Store;
+  readonly admission: Admission;
+  readonly logger: Logger;
+  readonly services: LegServices;
+  /** Validates a call's arguments; throws (an `RpcError`) for bad ones. */
+  readonly check: (workflow: Workflow, args: Readonly<Record<string, unknown>>) => CheckedCall;
+  readonly terminalTtlMs?: number;
+  readonly now?: () => number;
+}
+
+interface LiveRun {
+  readonly runId: string;
+  readonly workflow: Workflow;
+  owner: string;
+  readonly principalOwner: string | undefined;
+  arguments: Readonly<Record<string, unknown>>;
+  readonly digest: string;
+  view: RunView;
+  readonly log: RunLog;
+  /** The leg in flight, with the controller that cancels it. */
+  leg: { readonly controller: AbortController; readonly done: Promise<void> } | undefined;
+  /** When it last reached a terminal state (for the sweep). */
+  finishedAt: number | undefined;
+}
+
+export class RunRegistry {
+  readonly #options: RunRegistryOptions;
+  readonly #runs = new Map<string, LiveRun>();
+  readonly #now: () => number;
+  #draining = false;
+
+  constructor(options: RunRegistryOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Runs waiting for a slot and runs working, for `/metrics`. */
+  get counts(): { queued: number; working: number } {
+    let queued = 0;
+    let working = 0;
+    for (const run of this.#runs.values()) {
+      if (run.view.state === 'queued') queued++;
+      else if (run.view.state === 'working') working++;
+    }
+    return { queued, working };
+  }
+
+  /** Starts a run; answers once its record is persisted, `working` or `queued`. */
+  async start(
+    name: string,
+    args: Readonly<Record<string, unknown>>,
+    caller: Caller,
+  ): Promise<RunView> {
+    if (this.#draining) throw draining();
+    const workflow = this.#options.catalog.workflows.get(name);
+    if (!workflow) throw new RunError('INVALID', `unknown workflow ${JSON.stringify(name)}`);
+    checkArgumentsSize(args);
+    const checked = this.#options.check(workflow, args);
+    const runId = randomBytes(16).toString('hex');
+    const at = this.#iso();
+    const run: LiveRun = {
+      runId,
+      workflow,
+      owner: caller.owner,
+      principalOwner: caller.principal !== undefined ? caller.owner : undefined,
+      arguments: args,
+      digest: pipelineDigest(workflow.program, workflow.decl),
+      view: { runId, tool: name, state: 'queued', startedAt: at, updatedAt: at },
+      log: new RunLog(),
+      leg: undefined,
+      finishedAt: undefined,
+    };
+    const slot = this.#options.admission.tryAcquire();
+    if (slot === 'closed') throw draining();
+    if (typeof slot !== 'string') this.#set(run, { state: 'working' });
+    this.#runs.set(runId, run);
+    try {
+      await this.#persist(run);
+    } catch (error) {
+      this.#runs.delete(runId);
+      if (typeof slot !== 'string') slot.release();
+      throw error;
+    }
+    this.#options.logger.info({ runId, owner: caller.owner, workflow: name }, 'run started');
+    this.#launch(run, checked, false, caller, typeof slot === 'string' ? undefined : slot);
+    return run.view;
+  }
+
+  async status(runId: string, caller: Caller): Promise<RunView> {
+    return (await this.#find(runId, caller)).view;
+  }
+
+  /** Continues a paused, failed or cancelled run, `args` merged over the original arguments. */
+  async resume(
+    runId: string,
+    args: Readonly<Record<string, unknown>>,
+    caller: Caller,
+  ): Promise<RunView> {
+    if (this.#draining) throw draining();
+    checkArgumentsSize(args);
+    const run = await this.#find(runId, caller);
+    // A cancelled leg says `canceled` at once but may still be stopping: let it finish first.
+    if (run.leg && run.view.state === 'canceled') await run.leg.done;
+    const { state } = run.view;
+    if (state === 'working' || state === 'queued') {
+      throw new RunError('INVALID', `run ${runId} is still ${state}; wait for it or cancel it`);
+    }
+    if (state === 'completed') throw new RunError('INVALID', `run ${runId} already completed`);
+    if (!run.view.resumable) {
+      throw new RunError(
+        'INVALID',
+        `run ${runId} cannot be resumed: its workflow keeps no checkpoints (checkpoint: {enabled: false})`,
+      );
+    }
+    if (run.digest !== pipelineDigest(run.workflow.program, run.workflow.decl)) {
+      throw new RunError(
+        'INVALID',
+        `${run.workflow.name} changed since run ${runId} started; start a new run instead`,
+      );
+    }
+    const merged = { ...run.arguments, ...args };
+    const checked = this.#options.check(run.workflow, merged);
+    run.arguments = merged;
+    const slot = this.#options.admission.tryAcquire();
+    if (slot === 'closed') throw draining();
+    const { error: _e, reason: _r, vars: _v, resumable: _s, ...rest } = run.view;
+    run.view = {
+      ...rest,
+      state: typeof slot === 'string' ? 'queued' : 'working',
+      updatedAt: this.#iso(),
+    };
+    run.finishedAt = undefined;
+    await this.#persist(run);
+    this.#options.logger.info({ runId, owner: caller.owner }, 'run resumed');
+    this.#launch(run, checked, true, caller, typeof slot === 'string' ? undefined : slot);
+    return run.view;
+  }
+
+  /** Cancels a queued or working run; the view says `canceled` at once. */
+  async cancel(runId: string, caller: Caller): Promise<RunView> {
+    const run = await this.#find(runId, caller);
+    if (run.leg) {
+      run.leg.controller.abort(new Error('canceled by run/cancel'));
+      const resumable = checkpointsEnabled(run.workflow.decl) ? { resumable: true as const } : {};
+      this.#set(run, { state: 'canceled', error: 'canceled by run/cancel', ...resumable });
+    } else if (run.view.state === 'paused') {
+      this.#set(run, { state: 'canceled', error: 'canceled by run/cancel', resumable: true });
+      run.finishedAt = this.#now();
+      await this.#persist(run);
+    }
+    return run.view;
+  }
+
+  /** The caller's runs, sorted by id. */
+  list(caller: Caller): RunView[] {
+    return [...this.#runs.values()]
+      .filter((run) => run.owner === caller.owner)
+      .map((run) => run.view)
+      .sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+  }
+
+  async logs(
+    runId: string,
+    since: number,
+    caller: Caller,
+  ): Promise<{ runId: string; text: string; nextSince: number; dropped?: true }> {
+    const run = await this.#find(runId, caller);
+    const slice = run.log.read(since);
+    return {
+      runId,
+      text: slice.text,
+      nextSince: slice.nextSince,
+      ...(slice.dropped ? { dropped: true as const } : {}),
+    };
+  }
+
+  /**
+   * First half of shutdown: refuses new starts and resumes at once, then lets working runs
+   * finish for up to `drainMs` (`--drain-timeout`).
+   */
+  async drain(drainMs: number): Promise<void> {
+    this.#draining = true;
+    const legs = this.#legs();
+    if (drainMs <= 0 || legs.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(legs.map((leg) => leg.done)),
+      new Promise((done) => {
+        timer = setTimeout(done, drainMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** Second half: cancels every run still in flight and waits for each to stop (and persist). */
+  async cancelAll(): Promise<void> {
+    this.#draining = true;
+    const legs = this.#legs();
+    for (const leg of legs) leg.controller.abort(new Error('the server is shutting down'));
+    await Promise.all(legs.map((leg) => leg.done));
+  }
+
+  #legs(): NonNullable<LiveRun['leg']>[] {
+    return [...this.#runs.values()].flatMap((run) => (run.leg ? [run.leg] : []));
+  }
+
+  /** Forgets finished runs older than the terminal TTL and deletes their state. */
+  async sweep(): Promise<number> {
+    const ttl = this.#options.terminalTtlMs ?? DEFAULT_TERMINAL_TTL_MS;
+    const cutoff = this.#now() - ttl;
+    let swept = 0;
+    for (const run of [...this.#runs.values()]) {
+      if (run.finishedAt === undefined || run.finishedAt > cutoff || run.leg) continue;
+      if (!TERMINAL_STATES.has(run.view.state)) continue;
+      this.#runs.delete(run.runId);
+      swept++;
+      await deleteRun(this.#options.store, run.runId).catch((error: unknown) =>
+        this.#options.logger.warn({ err: error, runId: run.runId }, 'could not delete run state'),
+      );
+    }
+    return swept;
+  }
+
+  /** The caller's run, live or rebuilt from the store; anyone else's is `unknownRun`. */
+  async #find(runId: string, caller: Caller): Promise<LiveRun> {
+    if (typeof runId !== 'string' || !/^[0-9a-f]{32}$/.test(runId)) throw unknownRun();
+    const live = this.#runs.get(runId);
+    if (live) {
+      if (live.owner !== caller.owner) throw unknownRun();
+      return live;
+    }
+    const record = await readRecord(this.#options.store, runId).catch(() => undefined);
+    const workflow = record && this.#options.catalog.workflows.get(record.workflow);
+    if (!record || !workflow) throw unknownRun();
+    if (record.principalOwner !== undefined && record.principalOwner !== caller.owner)
+      throw unknownRun();
+    // A second caller may have claimed it while we read.
+    const raced = this.#runs.get(runId);
+    if (raced) {
+      if (raced.owner !== caller.owner) throw unknownRun();
+      return raced;
+    }
+    const run = await this.#rebuild(record, workflow, caller);
+    this.#runs.set(runId, run);
+    return run;
+  }
+
+  /** A run from its record: one that was in flight when its process died is now `failed`. */
+  async #rebuild(record: RunRecord, workflow: Workflow, caller: Caller): Promise<LiveRun> {
+    let view = record.view;
+    if (!TERMINAL_STATES.has(view.state) && view.state !== 'paused') {
+      const { vars: _v, reason: _r, ...rest } = view;
+      view = {
+        ...rest,
+        state: 'failed',
+        error: 'the server stopped while this run was in progress',
+        updatedAt: this.#iso(),
+      };
+    }
+    const resumable =
+      view.state !== 'completed' && (view.state === 'paused' || checkpointsEnabled(workflow.decl));
+    const { resumable: _s, ...bare } = view;
+    const run: LiveRun = {
+      runId: record.view.runId,
+      workflow,
+      owner: caller.owner,
+      principalOwner: record.principalOwner,
+      arguments: record.arguments,
+      digest: record.digest,
+      view: resumable ? { ...bare, resumable: true } : bare,
+      log: new RunLog(),
+      leg: undefined,
+      finishedAt: this.#now(),
+    };
+    this.#options.logger.info(
+      { runId: run.runId, owner: caller.owner, state: view.state },
+      'run reclaimed',
+    );
+    return run;
+  }
+
+  /** Runs one leg in the background: waits for a slot if it has none, then executes. */
+  #launch(
+    run: LiveRun,
+    checked: CheckedCall,
+    resume: boolean,
+    caller: Caller,
+    slot: Slot | undefined,
+  ): void {
+    const controller = new AbortController();
+    const done = this.#leg(run, checked, resume, caller, slot, controller.signal).finally(() => {
+      run.leg = undefined;
+    });
+    run.leg = { controller, done };
+  }
+
+  async #leg(
+    run: LiveRun,
+    checked: CheckedCall,
+    resume: boolean,
+    caller: Caller,
+    held: Slot | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
+    let slot = held;
+    if (!slot) {
+      try {
+        slot = await this.#options.admission.acquire(signal);
+      } catch (error) {
+        const why =
+          error instanceof AdmissionClosedError ? 'the server is shutting down' : errorText(error);
+        await this.#finish(run, {
+          state: 'canceled',
+          error: why,
+          resumable: run.view.resumable ?? resume,
+        });
+        return;
+      }
+      this.#set(run, { state: 'working' });
+      await this.#persist(run).catch(() => {});
+    }
+    try {
+      const update = await runLeg({
+        workflow: run.workflow,
+        runId: run.runId,
+        inputs: checked.inputs,
+        cwd: checked.cwd,
+        ...(checked.timeoutMs !== undefined ? { timeoutMs: checked.timeoutMs } : {}),
+        resume,
+        ...(caller.principal !== undefined ? { principal: caller.principal } : {}),
+        signal,
+        store: this.#options.store,
+        services: this.#options.services,
+        log: run.log,
+        logger: this.#options.logger.child({ runId: run.runId }),
+        onStep: (step, index, total) => {
+          const reached = run.view.reached ?? [];
+          this.#set(run, {
+            step,
+            stepIndex: index,
+            stepTotal: total,
+            reached: reached.includes(step) ? reached : [...reached, step],
+          });
+        },
+      });
+      await this.#finish(run, update);
+    } finally {
+      slot.release();
+    }
+  }
+
+  async #finish(run: LiveRun, update: LegUpdate): Promise<void> {
+    const { resumable, ...fields } = update;
+    // The step a run stopped in started too, though the runner counts only finished ones.
+    const current = run.view.step;
+    if (
+      fields.reached &&
+      current !== undefined &&
+      fields.state !== 'completed' &&
+      !fields.reached.includes(current)
+    )
+      fields.reached = [...fields.reached, current];
+    const { error: _e, reason: _r, vars: _v, resumable: _s, ...rest } = run.view;
+    const canResume =
+      resumable && (fields.state === 'paused' || checkpointsEnabled(run.workflow.decl));
+    run.view = {
+      ...rest,
+      ...fields,
+      ...(canResume ? { resumable: true as const } : {}),
+      updatedAt: this.#iso(),
+    };
+    if (run.view.state !== 'paused') run.finishedAt = this.#now();
+    this.#options.logger.info(
+      { runId: run.runId, owner: run.owner, state: run.view.state },
+      'run ended',
+    );
+    await this.#persist(run).catch((error: unknown) =>
+      this.#options.logger.error(
+        { err: error, runId: run.runId },
+        'could not persist the run record',
+      ),
+    );
+  }
+
+  #set(
+    run: LiveRun,
+    fields: Partial<Omit<RunView, 'runId' | 'tool' | 'startedAt'>> & { state?: RunState },
+  ): void {
+    run.view = { ...run.view, ...fields, updatedAt: this.#iso() };
+  }
+
+  #persist(run: LiveRun): Promise<void> {
+    return writeRecord(this.#options.store, {
+      version: 1,
+      workflow: run.workflow.name,
+      arguments: run.arguments,
+      ...(run.principalOwner !== undefined ? { principalOwner: run.principalOwner } : {}),
+      digest: run.digest,
+      view: run.view,
+    });
+  }
+
+  #iso(): string {
+    return new Date(this.#now()).toISOString();
+  }
+}
+
+function draining(): RunError {
+  return new RunError('DRAINING', 'the server is shutting down and starts no new runs');
+}
+
+function checkArgumentsSize(args: Readonly<Record<string, unknown>>): void {
+  let text: string;
+  try {
+    text = JSON.stringify(args);
+  } catch {
+    throw new RunError('INVALID', 'arguments must be JSON-serialisable');
+  }
+  if (Buffer.byteLength(text) > MAX_RUN_ARGUMENTS_BYTES) {
+    throw new RunError(
+      'INVALID',
+      `arguments are larger than ${MAX_RUN_ARGUMENTS_BYTES / 1024} KiB; they are persisted with the run, so pass large payloads by reference (a URL, a file path, a blob key)`,
+    );
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,82 @@
+/**
+ * How an async run is kept in the store, beside the checkpoint files the runner writes for the
+ * same session (the runId doubles as the session id, spec/mhl-serve.md §5.1):
+ *
+ *   state/<runId>/mhl-run.json   the run record: workflow, arguments, owner, last known view
+ *   state/<runId>/<Pipeline>.json, result.json, …   the runner's own state
+ *
+ * The record is written when the run starts and at every change of state (not at every step:
+ * step progress lives in the checkpoints), so a later process can answer `run/status` and
+ * `run/resume` for a run it never started. Only a principal's ownership is persisted: a
+ * session-owned run is claimed by the first caller to name its unguessable id after a restart.
+ */
+import { checkSession } from '../runtime/checkpoint-keys.js';
+import type { Store } from '../store/index.js';
+import type { RunState, RunView } from './types.js';
+
+const RECORD_VERSION = 1;
+
+export interface RunRecord {
+  readonly version: typeof RECORD_VERSION;
+  readonly workflow: string;
+  /** The original arguments (with `context`), as the caller sent them. */
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** The owner hash, only for runs a principal started. */
+  readonly principalOwner?: string;
+  /** `pipelineDigest` of the workflow when the run started. */
+  readonly digest: string;
+  readonly view: RunView;
+}
+
+export function recordKey(runId: string): string {
+  return `state/${checkSession(runId)}/mhl-run.json`;
+}
+
+export async function writeRecord(store: Store, record: RunRecord): Promise<void> {
+  await store.put(recordKey(record.view.runId), JSON.stringify(record));
+}
+
+/** The record of `runId`, or undefined when there is none or it is not one this version wrote. */
+export async function readRecord(store: Store, runId: string): Promise<RunRecord | undefined> {
+  const text = await store.get(recordKey(runId));
+  if (text === undefined) return undefined;
+  try {
+    const value = JSON.parse(text) as Partial<RunRecord> | null;
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes every key of the run: its record, checkpoints and result. */
+export async function deleteRun(store: Store, runId: string): Promise<void> {
+  const prefix = `state/${checkSession(runId)}/`;
+  for (const key of await store.list(prefix)) await store.delete(key);
+}
+
+const STATES: ReadonlySet<string> = new Set<RunState>([
+  'pending',
+  'claimed',
+  'queued',
+  'working',
+  'completed',
+  'failed',
+  'canceled',
+  'paused',
+]);
+
+function isRecord(value: Partial<RunRecord> | null): value is RunRecord {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    value.version === RECORD_VERSION &&
+    typeof value.workflow === 'string' &&
+    typeof value.digest === 'string' &&
+    typeof value.arguments === 'object' &&
+    value.arguments !== null &&
+    typeof value.view === 'object' &&
+    value.view !== null &&
+    typeof value.view.runId === 'string' &&
+    STATES.has(value.view.state)
+  );
+}

@@ -1,0 +1,287 @@
+/**
+ * Async runs over MCP (HTTP only): the `run/start|status|resume|cancel|list|logs` methods that
+ * answer the bare run view, the six `mhl_run_*` tools that bridge ordinary clients to them, and
+ * the owner-gated `mhl://run/<id>/logs` and `mhl://run/<id>/result` resources.
+ *
+ * Run errors become JSON-RPC errors here: an unknown or foreign runId is one fixed `-32602`
+ * answer, a refused request `-32602` with the reason, a draining server `-32000`.
+ */
+import type { Catalog } from '../catalog/index.js';
+import type { Logger } from '../log/logger.js';
+import {
+  type Dispatcher,
+  isRecord,
+  type RequestContext,
+  RPC_ERROR_CODES,
+  RpcError,
+} from '../protocol/index.js';
+import { ownerOf } from '../runs/owner.js';
+import type { Caller, RunRegistry } from '../runs/registry.js';
+import { RunError } from '../runs/types.js';
+import type { ResourceProvider } from './resources.js';
+import type { ToolDefinition, ToolResult, ToolTable } from './tools.js';
+
+/** The JSON-RPC code of a draining server (spec/mhl-serve.md §10). */
+const DRAINING_CODE = -32000;
+
+type RunMethod = (
+  params: Record<string, unknown>,
+  caller: Caller,
+) => Promise<Record<string, unknown>>;
+
+/** The six methods, by name; each takes the params as the raw method does. */
+function runMethods(registry: RunRegistry): Record<string, RunMethod> {
+  return {
+    'run/start': async (params, caller) => {
+      const name = params['name'];
+      if (typeof name !== 'string')
+        throw invalid('run/start needs the workflow name as a string "name"');
+      return { ...(await registry.start(name, argumentsOf(params), caller)) };
+    },
+    'run/status': async (params, caller) => ({
+      ...(await registry.status(runIdOf(params), caller)),
+    }),
+    'run/resume': async (params, caller) => ({
+      ...(await registry.resume(runIdOf(params), argumentsOf(params), caller)),
+    }),
+    'run/cancel': async (params, caller) => ({
+      ...(await registry.cancel(runIdOf(params), caller)),
+    }),
+    'run/list': async (_params, caller) => ({ runs: registry.list(caller) }),
+    'run/logs': async (params, caller) => {
+      const since = params['since'] ?? 0;
+      if (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0)
+        throw invalid('since must be a whole number of bytes, 0 or more (the last nextSince)');
+      return { ...(await registry.logs(runIdOf(params), since, caller)) };
+    },
+  };
+}
+
+export interface RunSurfaceOptions {
+  readonly catalog: Catalog;
+  readonly registry: RunRegistry;
+  readonly logger: Logger;
+}
+
+/**
+ * Registers the `run/*` methods and adds the `mhl_run_*` tools to `tools` (a tool a workflow
+ * already publishes under the same name is skipped, with a warning). Returns the provider of
+ * the run resources.
+ */
+export function registerRunSurface(
+  dispatcher: Dispatcher,
+  tools: ToolTable,
+  options: RunSurfaceOptions,
+): ResourceProvider {
+  const methods = runMethods(options.registry);
+  for (const [method, run] of Object.entries(methods)) {
+    dispatcher.register(method, (params, ctx) => mapErrors(() => run(params, callerOf(ctx))));
+  }
+  for (const tool of bridgeTools(options.catalog, methods)) {
+    if (tools.has(tool.entry.name)) {
+      options.logger.warn(
+        { tool: tool.entry.name },
+        'a workflow has the name of a run control tool; the control tool is not published',
+      );
+      continue;
+    }
+    tools.add(tool);
+  }
+  return runResources(options.registry);
+}
+
+function callerOf(ctx: RequestContext): Caller {
+  return {
+    owner: ownerOf(ctx),
+    ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
+  };
+}
+
+async function mapErrors<T>(body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    if (!(error instanceof RunError)) throw error;
+    const code = error.code === 'DRAINING' ? DRAINING_CODE : RPC_ERROR_CODES.INVALID_PARAMS;
+    throw new RpcError(code, error.message, error.data);
+  }
+}
+
+function invalid(message: string): RpcError {
+  return new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, message);
+}
+
+function runIdOf(params: Record<string, unknown>): string {
+  const runId = params['runId'];
+  if (typeof runId !== 'string') throw invalid('runId must be a string');
+  return runId;
+}
+
+function argumentsOf(params: Record<string, unknown>): Record<string, unknown> {
+  const args = params['arguments'] ?? {};
+  if (!isRecord(args)) throw invalid('arguments must be an object');
+  return args;
+}
+
+const RUN_ID_SCHEMA = { type: 'string', description: 'The runId mhl_run_start returned' };
+const ARGUMENTS_SCHEMA = {
+  type: 'object',
+  description:
+    'The workflow inputs (and an optional context {cwd, timeout_ms}); at most 256 KiB as JSON',
+};
+
+/** Read-only, side-effect-free control tools. */
+const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+/** The `mhl_run_*` tools: each renames its arguments and calls the same-named method. */
+function bridgeTools(catalog: Catalog, methods: Record<string, RunMethod>): ToolDefinition[] {
+  const names = [...catalog.workflows.keys()];
+  const bridge = (
+    name: string,
+    method: string,
+    description: string,
+    properties: Record<string, unknown>,
+    required: readonly string[],
+    annotations: Record<string, boolean>,
+    rename: (args: Readonly<Record<string, unknown>>) => Record<string, unknown> = (a) => ({
+      ...a,
+    }),
+  ): ToolDefinition => ({
+    entry: {
+      name,
+      description,
+      inputSchema: { type: 'object', properties, required, additionalProperties: false },
+      annotations,
+    },
+    execution: false,
+    prepare: (args, ctx) => {
+      const unknown = Object.keys(args).filter((k) => !(k in properties));
+      if (unknown.length > 0)
+        throw invalid(`${name} takes no ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
+      const missing = required.filter((k) => !(k in args));
+      if (missing.length > 0)
+        throw invalid(`${name} needs ${missing.map((k) => JSON.stringify(k)).join(', ')}`);
+      const params = rename(args);
+      const run = methods[method] as RunMethod;
+      return {
+        run: async () => toolResult(await mapErrors(() => run(params, callerOf(ctx)))),
+      };
+    },
+  });
+  return [
+    bridge(
+      'mhl_run_start',
+      'run/start',
+      'Start a workflow as a durable async run; poll it with mhl_run_status and mhl_run_logs.',
+      { workflow: { type: 'string', enum: names }, arguments: ARGUMENTS_SCHEMA },
+      ['workflow'],
+      { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      ({ workflow, ...rest }) => ({ name: workflow, ...rest }),
+    ),
+    bridge(
+      'mhl_run_status',
+      'run/status',
+      'The status of one of your runs: state, step, progress, result variables when done.',
+      { runId: RUN_ID_SCHEMA },
+      ['runId'],
+      READ_ONLY,
+    ),
+    bridge(
+      'mhl_run_resume',
+      'run/resume',
+      'Continue a paused, failed or canceled run from its last checkpoint; arguments are merged over the original ones.',
+      { runId: RUN_ID_SCHEMA, arguments: ARGUMENTS_SCHEMA },
+      ['runId'],
+      { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    ),
+    bridge(
+      'mhl_run_cancel',
+      'run/cancel',
+      'Cancel one of your queued or working runs (it stays resumable when checkpointed).',
+      { runId: RUN_ID_SCHEMA },
+      ['runId'],
+      { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    ),
+    bridge('mhl_run_list', 'run/list', 'Your runs, sorted by id.', {}, [], READ_ONLY),
+    bridge(
+      'mhl_run_logs',
+      'run/logs',
+      'A run’s output from byte offset since (pass the last nextSince to continue).',
+      { runId: RUN_ID_SCHEMA, since: { type: 'integer', minimum: 0 } },
+      ['runId'],
+      READ_ONLY,
+    ),
+  ];
+}
+
+/** A run/* answer as a `CallToolResult`, with links to the run's resources. */
+function toolResult(result: Record<string, unknown>): ToolResult {
+  const content: Record<string, unknown>[] = [
+    { type: 'text', text: JSON.stringify(result, null, 2) },
+  ];
+  const runId = result['runId'];
+  if (typeof runId === 'string') {
+    content.push(
+      {
+        type: 'resource_link',
+        uri: logsUri(runId),
+        name: `run ${runId} logs`,
+        mimeType: 'text/plain',
+      },
+      {
+        type: 'resource_link',
+        uri: resultUri(runId),
+        name: `run ${runId} result`,
+        mimeType: 'application/json',
+      },
+    );
+  }
+  return { content, structuredContent: result };
+}
+
+const logsUri = (runId: string) => `mhl://run/${runId}/logs`;
+const resultUri = (runId: string) => `mhl://run/${runId}/result`;
+const RUN_URI = /^mhl:\/\/run\/([^/]+)\/(logs|result)$/;
+
+/** `mhl://run/<id>/logs` (the whole log held) and `…/result` (the run view), owner-gated. */
+function runResources(registry: RunRegistry): ResourceProvider {
+  return {
+    templates: [
+      {
+        uriTemplate: 'mhl://run/{runId}/logs',
+        name: 'run logs',
+        description: 'The output an async run has logged (the rolling buffer)',
+        mimeType: 'text/plain',
+      },
+      {
+        uriTemplate: 'mhl://run/{runId}/result',
+        name: 'run result',
+        description: 'The status object of an async run, with its variables once completed',
+        mimeType: 'application/json',
+      },
+    ],
+    read: async (uri, ctx) => {
+      const match = RUN_URI.exec(uri);
+      if (!match) return undefined;
+      const [, runId, kind] = match as unknown as [string, string, 'logs' | 'result'];
+      const caller = callerOf(ctx);
+      try {
+        const text =
+          kind === 'logs'
+            ? (await registry.logs(runId, 0, caller)).text
+            : JSON.stringify(await registry.status(runId, caller), null, 2);
+        return {
+          contents: [{ uri, mimeType: kind === 'logs' ? 'text/plain' : 'application/json', text }],
+        };
+      } catch (error) {
+        if (error instanceof RunError && error.code === 'UNKNOWN_RUN') return undefined;
+        throw error;
+      }
+    },
+  };
+}

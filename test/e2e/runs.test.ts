@@ -1,0 +1,436 @@
+/**
+ * Durable async runs over HTTP, end to end: `run/*` methods and `mhl_run_*` tools against the
+ * built server, driven by the official SDK client and by raw JSON-RPC; ownership, restart with
+ * `--state-dir`, pause/resume, cancel, shutdown with and without `--drain-timeout`, limits.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { HttpServer, modern, type Reply, rpc, send } from '../helpers/http-server.js';
+import { isAlive, pollFor, readPid } from '../helpers/processes.js';
+
+const FOLDER = resolve(REPO_ROOT, 'test/fixtures/runs');
+const CWD = { context: { cwd: REPO_ROOT } };
+
+const servers: HttpServer[] = [];
+function start(args: readonly string[] = [], env: Record<string, string> = {}): HttpServer {
+  const server = new HttpServer(FOLDER, args, env);
+  servers.push(server);
+  return server;
+}
+after(async () => {
+  await Promise.all(servers.map((s) => s.stop('SIGKILL')));
+});
+
+/** The result of a stateless call, failing the test on a JSON-RPC error. */
+async function call(
+  port: number,
+  method: string,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
+  const reply = await modern(port, method, params, headers);
+  const body = reply.json();
+  assert.equal(body['error'], undefined, `${method}: ${reply.text}`);
+  return body['result'] as Record<string, unknown>;
+}
+
+/** Polls `run/status` every 20 ms until the run leaves queued/working, for up to 30 s. */
+async function settle(
+  port: number,
+  runId: string,
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const view = await call(port, 'run/status', { runId }, headers);
+    if (view['state'] !== 'working' && view['state'] !== 'queued') return view;
+    if (Date.now() > deadline)
+      throw new Error(`run ${runId} did not settle: ${JSON.stringify(view)}`);
+    await delay(20);
+  }
+}
+
+/** A legacy (2025-11-25) session on the raw wire; resolves to its id. */
+async function openSession(port: number, headers: Record<string, string> = {}): Promise<string> {
+  const init = await send(port, {
+    headers: { accept: 'application/json, text/event-stream', ...headers },
+    body: rpc(0, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    }),
+  });
+  const id = init.headers['mcp-session-id'];
+  assert.equal(typeof id, 'string', init.text);
+  await send(port, {
+    headers: { 'mcp-session-id': id as string, 'mcp-protocol-version': '2025-11-25', ...headers },
+    body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+  });
+  return id as string;
+}
+
+function inSession(
+  port: number,
+  session: string,
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  return send(port, {
+    headers: {
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': session,
+      'mcp-protocol-version': '2025-11-25',
+      ...headers,
+    },
+    body: rpc(7, method, params),
+  });
+}
+
+describe('async runs over HTTP', () => {
+  it('an SDK client starts a 30-step run, polls status and logs to completion, and reads its result', async () => {
+    const server = start();
+    const port = await server.ready;
+    const client = new Client({ name: 'runs-test', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)),
+    );
+    try {
+      const { tools } = await client.listTools();
+      const names = tools.map((t) => t.name);
+      for (const name of [
+        'mhl_run_start',
+        'mhl_run_status',
+        'mhl_run_resume',
+        'mhl_run_cancel',
+        'mhl_run_list',
+        'mhl_run_logs',
+      ])
+        assert.ok(names.includes(name), `${name} in ${names}`);
+      const startTool = tools.find((t) => t.name === 'mhl_run_start');
+      assert.deepEqual(
+        (startTool?.inputSchema.properties?.['workflow'] as { enum: string[] } | undefined)?.enum,
+        ['Approval', 'Blocker', 'Count'],
+      );
+      const started = await client.callTool({
+        name: 'mhl_run_start',
+        arguments: { workflow: 'Count', arguments: { label: 'thirty', ...CWD } },
+      });
+      const view = started.structuredContent as Record<string, unknown>;
+      const runId = view['runId'] as string;
+      assert.match(runId, /^[0-9a-f]{32}$/);
+      assert.ok(['working', 'queued', 'completed'].includes(view['state'] as string));
+      const links = (started.content as { type: string; uri?: string }[]).filter(
+        (c) => c.type === 'resource_link',
+      );
+      assert.deepEqual(
+        links.map((l) => l.uri),
+        [`mhl://run/${runId}/logs`, `mhl://run/${runId}/result`],
+      );
+
+      let since = 0;
+      let logged = '';
+      let status: Record<string, unknown>;
+      for (;;) {
+        status = (await client.callTool({ name: 'mhl_run_status', arguments: { runId } }))
+          .structuredContent as Record<string, unknown>;
+        const logs = (await client.callTool({ name: 'mhl_run_logs', arguments: { runId, since } }))
+          .structuredContent as { text: string; nextSince: number; dropped?: boolean };
+        assert.equal(logs.dropped, undefined);
+        logged += logs.text;
+        since = logs.nextSince;
+        if (status['state'] === 'completed') {
+          const rest = (
+            await client.callTool({ name: 'mhl_run_logs', arguments: { runId, since } })
+          ).structuredContent as { text: string };
+          logged += rest.text;
+          break;
+        }
+        assert.ok(
+          ['working', 'queued'].includes(status['state'] as string),
+          JSON.stringify(status),
+        );
+      }
+      assert.deepEqual(status['vars'], { label: 'thirty', total: 465 });
+      assert.equal(status['stepIndex'], 30);
+      assert.equal(status['stepTotal'], 30);
+      assert.equal((status['reached'] as string[]).length, 30);
+      assert.equal(status['resumable'], undefined);
+      const lines = logged.trimEnd().split('\n');
+      assert.equal(lines.length, 30);
+      assert.equal(lines[29], 'step 30 of 30, total 465');
+
+      const result = await client.readResource({ uri: `mhl://run/${runId}/result` });
+      assert.deepEqual(JSON.parse((result.contents[0] as { text: string }).text), status);
+      const logResource = await client.readResource({ uri: `mhl://run/${runId}/logs` });
+      assert.equal((logResource.contents[0] as { text: string }).text, logged);
+      const listed = (await client.callTool({ name: 'mhl_run_list', arguments: {} }))
+        .structuredContent as { runs: { runId: string }[] };
+      assert.deepEqual(
+        listed.runs.map((r) => r.runId),
+        [runId],
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a foreign runId exactly like a random one, for sessions and for principals', async () => {
+    const token = { authorization: 'Bearer t0ken' };
+    const server = start(['--token', 't0ken', '--principal-header', 'X-Who']);
+    const port = await server.ready;
+    const ann = { ...token, 'x-who': 'ann' };
+    const bob = { ...token, 'x-who': 'bob' };
+    const runId = (await call(port, 'run/start', { name: 'Approval', arguments: CWD }, ann))[
+      'runId'
+    ] as string;
+    assert.equal((await settle(port, runId, ann))['state'], 'paused');
+    const random = '0123456789abcdef0123456789abcdef';
+    const probes: [string, (id: string) => Record<string, unknown>][] = [
+      ['run/status', (id) => ({ runId: id })],
+      ['run/resume', (id) => ({ runId: id, arguments: { approved: true } })],
+      ['run/cancel', (id) => ({ runId: id })],
+      ['run/logs', (id) => ({ runId: id })],
+      ['resources/read', (id) => ({ uri: `mhl://run/${id}/logs` })],
+      ['resources/read', (id) => ({ uri: `mhl://run/${id}/result` })],
+    ];
+    for (const [method, params] of probes) {
+      const foreign = await modern(port, method, params(runId), bob);
+      const unknown = await modern(port, method, params(random), bob);
+      assert.equal(foreign.json()['error'] !== undefined, true, `${method}: ${foreign.text}`);
+      assert.equal(
+        foreign.text.split(runId).join(random),
+        unknown.text,
+        `${method} must not tell a foreign run from a random id`,
+      );
+    }
+    assert.deepEqual((await call(port, 'run/list', {}, bob))['runs'], []);
+    assert.equal(((await call(port, 'run/list', {}, ann))['runs'] as unknown[]).length, 1);
+
+    // Legacy sessions without a principal: the run belongs to the session that started it.
+    const plain = start();
+    const plainPort = await plain.ready;
+    const mine = await openSession(plainPort);
+    const theirs = await openSession(plainPort);
+    const started = (
+      await inSession(plainPort, mine, 'run/start', { name: 'Approval', arguments: CWD })
+    ).json();
+    const id = (started['result'] as { runId: string }).runId;
+    for (const [method, params] of probes) {
+      const foreign = await inSession(plainPort, theirs, method, params(id));
+      const unknown = await inSession(plainPort, theirs, method, params(random));
+      assert.equal(foreign.text.split(id).join(random), unknown.text, method);
+    }
+    const own = (await inSession(plainPort, mine, 'run/status', { runId: id })).json();
+    assert.equal((own['result'] as { runId: string }).runId, id);
+    const list = (await inSession(plainPort, theirs, 'run/list', {})).json();
+    assert.deepEqual((list['result'] as { runs: unknown[] }).runs, []);
+  });
+
+  it('pauses with a reason and resumes with new arguments merged over the original ones', async () => {
+    const server = start();
+    const port = await server.ready;
+    const runId = (
+      await call(port, 'run/start', { name: 'Approval', arguments: { who: 'ann', ...CWD } })
+    )['runId'] as string;
+    const paused = await settle(port, runId);
+    assert.equal(paused['state'], 'paused');
+    assert.equal(paused['reason'], 'waiting for approval');
+    assert.equal(paused['resumable'], true);
+    assert.deepEqual(paused['reached'], ['Draft', 'Review']);
+    const resumed = await call(port, 'run/resume', { runId, arguments: { approved: true } });
+    assert.ok(['working', 'queued', 'completed'].includes(resumed['state'] as string));
+    const done = await settle(port, runId);
+    assert.equal(done['state'], 'completed', JSON.stringify(done));
+    assert.deepEqual((done['vars'] as { trail: string[] }).trail, [
+      'draft',
+      'approved by ann',
+      'shipped',
+    ]);
+    assert.deepEqual(done['reached'], ['Draft', 'Review', 'Ship']);
+    const again = await modern(port, 'run/resume', { runId });
+    assert.equal((again.json()['error'] as { code: number }).code, -32602);
+    assert.match(again.text, /already completed/);
+  });
+
+  it('cancels a run mid-step, killing the step process, and keeps it resumable', async () => {
+    const server = start();
+    const port = await server.ready;
+    const dir = tempDir('mhl-runs-');
+    const runId = (await call(port, 'run/start', { name: 'Blocker', arguments: { dir, ...CWD } }))[
+      'runId'
+    ] as string;
+    const pid = await pollFor('the Hold step to start', () => readPid(join(dir, 'hold.pid')));
+    const canceled = await call(port, 'run/cancel', { runId });
+    assert.equal(canceled['state'], 'canceled');
+    await pollFor('the held process to die', () => (isAlive(pid) ? undefined : true));
+    const after = await settle(port, runId);
+    assert.equal(after['state'], 'canceled');
+    assert.equal(after['resumable'], true);
+    writeFileSync(join(dir, 'go'), '');
+    await call(port, 'run/resume', { runId });
+    const done = await settle(port, runId);
+    assert.equal(done['state'], 'completed', JSON.stringify(done));
+    assert.equal(readFileSync(join(dir, 'marks'), 'utf8'), 'first\nlast\n');
+  });
+
+  it('survives SIGKILL with --state-dir: a new process resumes without repeating a completed step', async () => {
+    const state = tempDir('mhl-state-');
+    const dir = tempDir('mhl-runs-');
+    const first = start(['--state-dir', state]);
+    const port = await first.ready;
+    const runId = (await call(port, 'run/start', { name: 'Blocker', arguments: { dir, ...CWD } }))[
+      'runId'
+    ] as string;
+    const pid = await pollFor('the Hold step to start', () => readPid(join(dir, 'hold.pid')));
+    await first.stop('SIGKILL');
+    process.kill(pid, 'SIGKILL');
+
+    const second = start(['--state-dir', state]);
+    const port2 = await second.ready;
+    const view = await call(port2, 'run/status', { runId });
+    assert.equal(view['state'], 'failed');
+    assert.equal(view['resumable'], true);
+    assert.match(view['error'] as string, /server stopped/);
+    writeFileSync(join(dir, 'go'), '');
+    await call(port2, 'run/resume', { runId });
+    const done = await settle(port2, runId);
+    assert.equal(done['state'], 'completed', JSON.stringify(done));
+    assert.deepEqual(done['reached'], ['First', 'Hold', 'Last']);
+    assert.equal(readFileSync(join(dir, 'marks'), 'utf8'), 'first\nlast\n');
+  });
+
+  it('a principal-owned run survives a restart for that principal only', async () => {
+    const state = tempDir('mhl-state-');
+    const flags = ['--state-dir', state, '--token', 'k', '--principal-header', 'X-Who'];
+    const ann = { authorization: 'Bearer k', 'x-who': 'ann' };
+    const bob = { authorization: 'Bearer k', 'x-who': 'bob' };
+    const first = start(flags);
+    const port = await first.ready;
+    const runId = (await call(port, 'run/start', { name: 'Approval', arguments: CWD }, ann))[
+      'runId'
+    ] as string;
+    assert.equal((await settle(port, runId, ann))['state'], 'paused');
+    assert.equal(await first.stop(), 0);
+    const second = start(flags);
+    const port2 = await second.ready;
+    const foreign = await modern(port2, 'run/status', { runId }, bob);
+    assert.match(foreign.text, /unknown runId/);
+    const view = await call(port2, 'run/status', { runId }, ann);
+    assert.equal(view['state'], 'paused');
+    await call(port2, 'run/resume', { runId, arguments: { approved: true, who: 'ann' } }, ann);
+    assert.equal((await settle(port2, runId, ann))['state'], 'completed');
+  });
+
+  it('shutdown cancels working runs, or with --drain-timeout lets them finish', async () => {
+    const state = tempDir('mhl-state-');
+    const dir = tempDir('mhl-runs-');
+    const first = start(['--state-dir', state]);
+    const port = await first.ready;
+    const runId = (await call(port, 'run/start', { name: 'Blocker', arguments: { dir, ...CWD } }))[
+      'runId'
+    ] as string;
+    const pid = await pollFor('the Hold step to start', () => readPid(join(dir, 'hold.pid')));
+    assert.equal(await first.stop(), 0);
+    assert.equal(isAlive(pid), false);
+    const second = start(['--state-dir', state]);
+    const port2 = await second.ready;
+    const canceled = await call(port2, 'run/status', { runId });
+    assert.equal(canceled['state'], 'canceled');
+    assert.equal(canceled['resumable'], true);
+    assert.equal(await second.stop(), 0);
+
+    const dir2 = tempDir('mhl-runs-');
+    const draining = start(['--state-dir', state, '--drain-timeout', '20s']);
+    const port3 = await draining.ready;
+    const id2 = (
+      await call(port3, 'run/start', { name: 'Blocker', arguments: { dir: dir2, ...CWD } })
+    )['runId'] as string;
+    await pollFor('the Hold step to start', () => readPid(join(dir2, 'hold.pid')));
+    draining.child.kill('SIGTERM');
+    await draining.waitForLog(/"msg":"shutting down"/);
+    const refused = await modern(port3, 'run/start', { name: 'Count', arguments: CWD });
+    assert.equal(refused.status, 503);
+    assert.equal((refused.json()['error'] as { code: number }).code, -32000, refused.text);
+    writeFileSync(join(dir2, 'go'), '');
+    assert.equal(await draining.exited, 0);
+    const third = start(['--state-dir', state]);
+    const port4 = await third.ready;
+    assert.equal((await call(port4, 'run/status', { runId: id2 }))['state'], 'completed');
+  });
+
+  it('refuses oversized arguments and bad requests, and gives 200 concurrent starts distinct ids', async () => {
+    const server = start();
+    const port = await server.ready;
+    const filler = 'x'.repeat(256 * 1024 - JSON.stringify({ label: '', ...CWD }).length + 1);
+    const big = await modern(port, 'run/start', {
+      name: 'Count',
+      arguments: { label: filler, ...CWD },
+    });
+    assert.equal((big.json()['error'] as { code: number }).code, -32602);
+    assert.match(big.text, /256 KiB.*by reference/);
+    const fits = await modern(port, 'run/start', {
+      name: 'Count',
+      arguments: { label: filler.slice(1), ...CWD },
+    });
+    assert.equal(fits.json()['error'], undefined, fits.text.slice(0, 200));
+
+    for (const [params, pattern] of [
+      [{ name: 'Nope', arguments: CWD }, /unknown workflow/],
+      [{ name: 'Count', arguments: { nope: 1, ...CWD } }, /undeclared input/],
+      [{ name: 'Count' }, /context.cwd/],
+      [{ name: 7 }, /name/],
+      [{ name: 'Count', arguments: [] }, /arguments must be an object/],
+    ] as const) {
+      const reply = await modern(port, 'run/start', params);
+      assert.equal((reply.json()['error'] as { code: number }).code, -32602, reply.text);
+      assert.match(reply.text, pattern);
+    }
+    for (const params of [
+      {},
+      { runId: 5 },
+      { runId: '../../etc' },
+      { runId: 'A'.repeat(10_000) },
+    ]) {
+      const reply = await modern(port, 'run/status', params);
+      assert.equal((reply.json()['error'] as { code: number }).code, -32602, reply.text);
+    }
+    const logs = await modern(port, 'run/logs', { runId: '0'.repeat(32), since: -1 });
+    assert.match(logs.text, /since/);
+
+    const started = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        call(port, 'run/start', { name: 'Count', arguments: { label: `n${i}`, ...CWD } }),
+      ),
+    );
+    const ids = new Set(started.map((v) => v['runId'] as string));
+    assert.equal(ids.size, 200);
+    for (const runId of ids) {
+      const done = await settle(port, runId);
+      assert.equal(done['state'], 'completed');
+    }
+  });
+
+  it('reaches the run methods at POST /mcp/run/<verb>, and not at all over stdio', async () => {
+    const server = start();
+    const port = await server.ready;
+    const reply = await send(port, {
+      path: '/mcp/run/list',
+      headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'run/list' },
+      body: rpc(1, 'run/list', {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      }),
+    });
+    assert.deepEqual((reply.json()['result'] as { runs: unknown[] }).runs, []);
+    assert.ok(existsSync(FOLDER));
+  });
+});

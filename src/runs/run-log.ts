@@ -37,9 +37,16 @@ export class RunLog {
   }
 
   append(line: string): void {
-    let bytes: Buffer = Buffer.from(`${line}\n`, 'utf8');
-    // One line longer than the whole buffer keeps its tail, cut at a character boundary.
-    if (bytes.length > this.#limit) bytes = tail(bytes, this.#limit);
+    const bytes: Buffer = Buffer.from(`${line}\n`, 'utf8');
+    if (bytes.length > this.#limit) {
+      // A line longer than the whole buffer replaces everything and keeps only its tail.
+      const kept = tail(bytes, this.#limit);
+      this.#start += this.#held + (bytes.length - kept.length);
+      this.#lines.length = 0;
+      this.#lines.push(kept);
+      this.#held = kept.length;
+      return;
+    }
     this.#lines.push(bytes);
     this.#held += bytes.length;
     while (this.#held > this.#limit) {

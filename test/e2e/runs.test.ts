@@ -4,7 +4,7 @@
  * `--state-dir`, pause/resume, cancel, shutdown with and without `--drain-timeout`, limits.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -116,7 +116,7 @@ describe('async runs over HTTP', () => {
       const startTool = tools.find((t) => t.name === 'mhl_run_start');
       assert.deepEqual(
         (startTool?.inputSchema.properties?.['workflow'] as { enum: string[] } | undefined)?.enum,
-        ['Approval', 'Blocker', 'Count'],
+        ['Approval', 'Blocker', 'Count', 'Secretive'],
       );
       const started = await client.callTool({
         name: 'mhl_run_start',
@@ -417,9 +417,31 @@ describe('async runs over HTTP', () => {
     }
   });
 
-  it('reaches the run methods at POST /mcp/run/<verb>, and not at all over stdio', async () => {
+  it('masks secrets in run logs, results and resources', async () => {
+    const secret = 'sk-live-0123456789abcdef';
+    const server = start([], { RUNS_TEST_TOKEN: secret });
+    const port = await server.ready;
+    const runId = (await call(port, 'run/start', { name: 'Secretive', arguments: CWD }))[
+      'runId'
+    ] as string;
+    const done = await settle(port, runId);
+    assert.equal(done['state'], 'completed');
+    const logs = await call(port, 'run/logs', { runId });
+    assert.equal(logs['text'], 'token is [REDACTED]\n');
+    const result = await modern(port, 'resources/read', { uri: `mhl://run/${runId}/result` });
+    assert.doesNotMatch(result.text, new RegExp(secret));
+    assert.match(result.text, /token is \[REDACTED\]/);
+    assert.doesNotMatch(server.stderr, new RegExp(secret));
+  });
+
+  it('reaches the run methods at POST /mcp/run/<verb> and lists run resource templates', async () => {
     const server = start();
     const port = await server.ready;
+    const templates = await call(port, 'resources/templates/list');
+    assert.deepEqual(
+      (templates['resourceTemplates'] as { uriTemplate: string }[]).map((t) => t.uriTemplate),
+      ['mhl://run/{runId}/logs', 'mhl://run/{runId}/result'],
+    );
     const reply = await send(port, {
       path: '/mcp/run/list',
       headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'run/list' },
@@ -431,6 +453,5 @@ describe('async runs over HTTP', () => {
       }),
     });
     assert.deepEqual((reply.json()['result'] as { runs: unknown[] }).runs, []);
-    assert.ok(existsSync(FOLDER));
   });
 });

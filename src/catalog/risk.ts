@@ -2,7 +2,7 @@
  * How risky calling a workflow is, for clients that ask before they call (seed 002 "Safety
  * metadata"): standard MCP tool annotations plus `_meta["mhl/risk"]`.
  *
- * Derived conservatively from the text of every `.mh` file the workflow's program reaches,
+ * Derived conservatively from the text of the workflow's file and every file it imports,
  * without evaluating anything: a name that can reach a process, an agent or the network makes
  * the workflow high-risk and open-world, a file-system operation that is not a plain read makes
  * it a writer, and only a workflow that mentions none of them is read-only. The scan looks at
@@ -10,6 +10,7 @@
  * risk; it never errs the other way, because every effect a program can have goes through one
  * of these names. Declared annotations are kept only for their `title`.
  */
+import type { Module } from '../lang/index.js';
 import type { ToolAnnotations, Workflow } from './types.js';
 
 /** What a call can do to the world outside the server, in a fixed order. */
@@ -47,11 +48,10 @@ const EFFECT_PATTERNS: readonly (readonly [RiskEffect, RegExp])[] = [
   ['process', /\b(?:cmd|git|extension|mcp_server)\b/],
 ];
 
-/** Which effects any `.mh` text of the workflow's program can have. */
+/** Which effects the workflow's file, or any file it imports, can have. */
 export function workflowEffects(workflow: Workflow): RiskEffect[] {
   const found = new Set<RiskEffect>();
-  for (const [path, text] of workflow.program.texts) {
-    if (!path.endsWith('.mh')) continue;
+  for (const text of reachableSources(workflow.program.root)) {
     for (const [effect, pattern] of EFFECT_PATTERNS) if (pattern.test(text)) found.add(effect);
   }
   if (found.has('agent')) found.add('network').add('process');
@@ -93,4 +93,16 @@ export function workflowRisk(workflow: Workflow): WorkflowRisk {
   const { annotations, risk } = riskOf(workflowEffects(workflow));
   const title = workflow.annotations?.title;
   return { annotations: title === undefined ? annotations : { title, ...annotations }, risk };
+}
+
+/** The source text of `root` and of every module it imports, directly or not. */
+function reachableSources(root: Module): string[] {
+  const seen = new Set<Module>();
+  const stack = [root];
+  for (let module = stack.pop(); module !== undefined; module = stack.pop()) {
+    if (seen.has(module)) continue;
+    seen.add(module);
+    for (const edge of module.imports) if (edge.target) stack.push(edge.target);
+  }
+  return [...seen].map((m) => m.text);
 }

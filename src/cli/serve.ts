@@ -13,7 +13,9 @@ import { formatDiagnostic, sourceExcerpt } from '../lang/index.js';
 import { createLogger } from '../log/logger.js';
 import { Dispatcher, parseErrorResponse, Session } from '../protocol/index.js';
 import { Admission } from '../runs/admission.js';
+import { JobRegistry } from '../runs/jobs.js';
 import { childEnvironment } from '../runtime/child-env.js';
+import { jobTools, logJobEvents, reservedNameProblem } from '../surfaces/jobs.js';
 import { workflowResources, workflowTools } from '../surfaces/pipelines.js';
 import { registerResourceMethods } from '../surfaces/resources.js';
 import { registerToolMethods, ToolTable } from '../surfaces/tools.js';
@@ -149,9 +151,20 @@ export async function runServe(
     env: process.env,
   };
   for (const tool of workflowTools(pipelineOptions)) tools.add(tool);
+  const reserved = reservedNameProblem(tools.names());
+  if (reserved !== undefined) {
+    io.err(`mhl serve mcp: ${reserved}`);
+    return 1;
+  }
+  const jobs = new JobRegistry({ admission, onEvent: logJobEvents(logger) });
+  for (const tool of jobTools({ tools, jobs })) tools.add(tool);
   // Shutdown runs these in order: `drain` before the budget (bounded by --drain-timeout),
   // `cancel` within it, beside closing the transport.
   const lifecycle: Lifecycle = { drain: [async () => admission.close()], cancel: [] };
+  lifecycle.cancel.push(() => {
+    jobs.cancelAll('the server is shutting down');
+    return jobs.drained();
+  });
   const resources = [workflowResources(loaded.catalog)];
   let runs: RunsSetup | undefined;
   if (config.http !== undefined) {

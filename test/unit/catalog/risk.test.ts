@@ -68,6 +68,24 @@ describe('workflow risk', () => {
     assert.deepEqual(workflowEffects(imported), ['network']);
   });
 
+  it('ignores files of the same catalog that the workflow does not import', () => {
+    const host = memoryHost(
+      new Map([
+        ['/pack/main.mh', step('log(x)')],
+        ['/pack/other.mh', 'pipeline Other {\n  step S {\n    cmd.exec(["true"])\n  }\n}\n'],
+      ]),
+    );
+    const files = ['/pack/main.mh', '/pack/other.mh'];
+    const result = buildCatalog({ root: '/pack', files, host, source: 'pack' });
+    assert.ok(result.ok);
+    const effects = (name: string) => {
+      const w = result.catalog.workflows.get(name);
+      assert.ok(w);
+      return workflowEffects(w);
+    };
+    assert.deepEqual([effects('P'), effects('Other')], [[], ['process']]);
+  });
+
   it('counts an agent as a process that reaches the network', () => {
     const w = workflowOf(
       `agent Helper {\n  engine: "claude"\n}\n${step('var r = Helper.execute("hi")')}`,

@@ -1,0 +1,299 @@
+/**
+ * The `job.*` tools (seed 002): generic asynchronous calls over any published workflow tool,
+ * for clients whose own call timeout is shorter than the work. `job.start` validates and
+ * admits the target exactly as a direct call would, then answers at once; `job.status`,
+ * `job.result` (never waits, repeatable) and `job.cancel` read and steer the job table
+ * (`src/runs/jobs.ts`). Jobs belong to their caller (`ownerOf`): anyone else gets exactly the
+ * unknown-job answer. The whole `job.` namespace is reserved for these four tools.
+ */
+
+import type { ToolAnnotations } from '../catalog/index.js';
+import { RISK_EFFECTS, RISK_META_KEY, type Risk } from '../catalog/risk.js';
+import type { Logger } from '../log/logger.js';
+import { type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
+import type { JobOutcome, JobRegistry, JobView } from '../runs/jobs.js';
+import { ownerOf } from '../runs/owner.js';
+import {
+  callArguments,
+  findTool,
+  type PreparedCall,
+  refusedResult,
+  type ToolDefinition,
+  type ToolResult,
+  type ToolTable,
+  toolError,
+  withExecution,
+} from './tools.js';
+
+/** Every name in this namespace belongs to the job tools. */
+export const JOB_NAMESPACE = 'job.';
+
+/** True for a name only the job tools may use. */
+export function isReservedJobName(name: string): boolean {
+  return name.startsWith(JOB_NAMESPACE);
+}
+
+/**
+ * The start-up refusal for tools already in `names` that sit in the reserved namespace, or
+ * undefined. (MHL identifiers cannot contain a dot today; this keeps it so for any source.)
+ */
+export function reservedNameProblem(names: readonly string[]): string | undefined {
+  const taken = names.filter(isReservedJobName);
+  if (taken.length === 0) return undefined;
+  const list = taken.map((n) => JSON.stringify(n)).join(', ');
+  return `${list} use the reserved ${JOB_NAMESPACE}* tool namespace; rename them`;
+}
+
+export interface JobSurfaceOptions {
+  /** The table the targets are looked up in (filled with the workflow tools first). */
+  readonly tools: ToolTable;
+  readonly jobs: JobRegistry;
+}
+
+/** The longest `job_id` looked up; ids this server makes are 36 characters. */
+const MAX_JOB_ID_LENGTH = 128;
+
+/** The same answer for a job that never existed, expired, or belongs to someone else. */
+const NOT_FOUND_MESSAGE =
+  'no such job: it never existed, expired (jobs are kept one hour after they end) or ' +
+  'was started by another caller';
+
+const READ_ONLY: { annotations: ToolAnnotations; risk: Risk } = {
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  risk: { level: 'low', impact: 'read_only', effects: [], reversibility: 'not_applicable' },
+};
+
+const JOB_ID_SCHEMA = {
+  type: 'object',
+  properties: {
+    job_id: { type: 'string', description: 'The job_id job.start answered' },
+  },
+  required: ['job_id'],
+  additionalProperties: false,
+} as const;
+
+/** `job.start`, `job.status`, `job.result`, `job.cancel`, in that order. */
+export function jobTools(options: JobSurfaceOptions): ToolDefinition[] {
+  return [startTool(options), statusTool(options), resultTool(options), cancelTool(options)];
+}
+
+/** Logs a job's start, its terminal state and its handler's exit, as JSON lines. */
+export function logJobEvents(logger: Logger): (event: string, view: JobView) => void {
+  return (event, view) => {
+    const { job_id, tool, status, draining } = view;
+    logger.info({ job_id, tool, status, draining }, `job ${event}`);
+  };
+}
+
+function startTool({ tools, jobs }: JobSurfaceOptions): ToolDefinition {
+  const targets = tools.names().filter((name) => tools.get(name)?.execution === true);
+  return {
+    entry: {
+      name: 'job.start',
+      description:
+        'Starts a workflow tool as a background job and answers at once with its job_id, after ' +
+        'validating the arguments and taking an execution slot (EXECUTION_CAPACITY_FULL, ' +
+        'retryable, when all --max-active slots are busy). Follow it with job.status, ' +
+        'job.result and job.cancel. It can run any workflow tool: inspect the target ' +
+        '(annotations, _meta["mhl/risk"]) before starting it.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          tool: {
+            type: 'string',
+            description: 'The exact name of a workflow tool from tools/list',
+            ...(targets.length > 0 ? { enum: targets } : {}),
+          },
+          arguments: { type: 'object', description: "The target tool's own arguments" },
+        },
+        required: ['tool'],
+        additionalProperties: false,
+      },
+      annotations: {
+        title: 'Start a job',
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+      _meta: {
+        [RISK_META_KEY]: {
+          level: 'critical',
+          impact: 'destructive',
+          effects: [...RISK_EFFECTS],
+          reversibility: 'irreversible',
+        } satisfies Risk,
+      },
+    },
+    execution: false,
+    prepare: async (args, ctx) => {
+      onlyKeys(args, ['tool', 'arguments'], 'job.start');
+      const name = args['tool'];
+      if (typeof name !== 'string') {
+        throw invalid('job.start needs "tool": the exact name of a workflow tool from tools/list');
+      }
+      const target = findTool(tools, name);
+      if (!target.execution) {
+        throw invalid(`${JSON.stringify(name)} is not a workflow tool; job.start runs only those`);
+      }
+      const call = await target.prepare(callArguments(args['arguments']), ctx);
+      return { run: async () => startJob(jobs, name, call, ctx) };
+    },
+  };
+}
+
+function startJob(
+  jobs: JobRegistry,
+  tool: string,
+  call: PreparedCall,
+  ctx: RequestContext,
+): ToolResult {
+  const started = jobs.start({
+    tool,
+    owner: ownerOf(ctx),
+    timeoutMs: call.timeoutMs,
+    run: (signal) => call.run(signal),
+  });
+  if (started === 'jobs_full') {
+    return toolError(
+      'JOB_CAPACITY_FULL',
+      'the job table is full of running and draining jobs; retry once one has ended',
+      true,
+    );
+  }
+  if (typeof started === 'string') return refusedResult(started);
+  const { job_id, status, draining } = started;
+  const result = structured({ job_id, tool, status, draining });
+  return { ...result, _meta: { 'mhl/execution': { queue_wait_ms: 0 } } };
+}
+
+function statusTool({ jobs }: JobSurfaceOptions): ToolDefinition {
+  return readTool('job.status', 'Reports a job: status and whether it is still draining.', {
+    title: 'Job status',
+    read: (id, owner) => {
+      const view = jobs.get(id, owner);
+      return view && structured({ ...view });
+    },
+  });
+}
+
+function resultTool({ jobs }: JobSurfaceOptions): ToolDefinition {
+  return readTool(
+    'job.result',
+    'Reads a job result without waiting: ready=false while it runs, else the status and the ' +
+      "target's response. Reads are repeatable; nothing is consumed.",
+    {
+      title: 'Job result',
+      read: (id, owner) => {
+        const found = jobs.outcome(id, owner);
+        if (!found) return undefined;
+        const { view, outcome } = found;
+        if (!outcome) return structured({ ...view, ready: false });
+        return structured({ ...view, ready: true, result: responseOf(outcome, view) });
+      },
+    },
+  );
+}
+
+function cancelTool({ jobs }: JobSurfaceOptions): ToolDefinition {
+  const tool = readTool(
+    'job.cancel',
+    'Cancels a running job at once (status cancelled, draining until its handler exits). A job ' +
+      'that already ended is left as it is.',
+    {
+      title: 'Cancel a job',
+      read: (id, owner) => {
+        const view = jobs.cancel(id, owner);
+        return view && structured({ ...view });
+      },
+    },
+  );
+  return {
+    ...tool,
+    entry: {
+      ...tool.entry,
+      annotations: {
+        title: 'Cancel a job',
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+      _meta: {
+        [RISK_META_KEY]: {
+          level: 'medium',
+          impact: 'destructive',
+          effects: ['process'],
+          reversibility: 'irreversible',
+        } satisfies Risk,
+      },
+    },
+  };
+}
+
+/** A tool taking `{job_id}` that answers from the table, or JOB_NOT_FOUND. */
+function readTool(
+  name: string,
+  description: string,
+  spec: {
+    title: string;
+    read: (id: string, owner: string) => ToolResult | undefined;
+  },
+): ToolDefinition {
+  return {
+    entry: {
+      name,
+      description,
+      inputSchema: JOB_ID_SCHEMA,
+      annotations: { title: spec.title, ...READ_ONLY.annotations },
+      _meta: { [RISK_META_KEY]: READ_ONLY.risk },
+    },
+    execution: false,
+    prepare: (args, ctx) => {
+      onlyKeys(args, ['job_id'], name);
+      const id = args['job_id'];
+      if (typeof id !== 'string' || id === '' || id.length > MAX_JOB_ID_LENGTH) {
+        throw invalid(`${name} needs "job_id": the string job.start answered`);
+      }
+      const owner = ownerOf(ctx);
+      return {
+        run: async () =>
+          spec.read(id, owner) ?? toolError('JOB_NOT_FOUND', NOT_FOUND_MESSAGE, false),
+      };
+    },
+  };
+}
+
+/** The retained response of a terminal job, with its execution metadata. */
+function responseOf(outcome: JobOutcome, view: JobView): ToolResult {
+  if ('response' in outcome) {
+    return withExecution({ ...outcome.response }, outcome.durationMs, view.timeout_ms);
+  }
+  const { code, message } = outcome.failure;
+  if (code === 'TIMEOUT') return toolError(code, message, true, { phase: 'execution' });
+  return toolError(code, message, code === 'CANCELLED');
+}
+
+/** A result whose `structuredContent` is `value` and whose text is the same JSON. */
+function structured(value: Readonly<Record<string, unknown>>): ToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+}
+
+function onlyKeys(args: Readonly<Record<string, unknown>>, allowed: string[], tool: string): void {
+  const extra = Object.keys(args).filter((key) => !allowed.includes(key));
+  if (extra.length > 0) {
+    // Named briefly: a hostile caller may send many or huge keys.
+    const named = extra.slice(0, 3).map((key) => JSON.stringify(key.slice(0, 40)));
+    const more = extra.length > 3 ? ` and ${extra.length - 3} more` : '';
+    throw invalid(`${tool} takes only ${allowed.join(', ')}; got ${named.join(', ')}${more}`);
+  }
+}
+
+function invalid(message: string): RpcError {
+  return new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, `INVALID_ARGUMENT: ${message}`);
+}

@@ -1,0 +1,213 @@
+// Async runs: how many runs of a 10-step no-op workflow are started and completed per second
+// over HTTP, with --state-dir (state on the given disk) and without (a temporary directory), side
+// by side in one run; then the memory a server holds for 1,000 terminal runs (RSS growth after
+// they all completed). One JSON line per figure. Build first: this runs dist/.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const RUNS = 300;
+const CONCURRENCY = 16;
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+const held = process.argv[2] === '--held';
+const folder = held ? process.argv[3] : mkdtempSync(join(tmpdir(), 'mhl-bench-runs-'));
+const steps = Array.from({ length: 10 }, (_, i) => `  step S${i} { n += 1 }`).join('\n');
+if (!held) writeFileSync(join(folder, 'noop.mh'), `pipeline Noop {\n  var n = 0\n${steps}\n}\n`);
+
+function serve(args) {
+  const child = spawn(
+    process.execPath,
+    [CLI, 'serve', 'mcp', folder, '--http', '--port', '0', ...args],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, MHL_LOG_LEVEL: 'warn' },
+    },
+  );
+  return new Promise((done, fail) => {
+    let err = '';
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      err += d;
+      const m = /listening on http:\/\/[^\s]+:(\d+)/.exec(err);
+      if (m) done({ child, port: Number(m[1]) });
+    });
+    child.on('close', () => fail(new Error(err)));
+  });
+}
+
+function call(port, method, params) {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: { ...params, _meta: META },
+  });
+  return new Promise((done, fail) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/mcp',
+        headers: {
+          'content-type': 'application/json',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': method,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d) => {
+          text += d;
+        });
+        res.on('end', () => {
+          const reply = JSON.parse(text);
+          if (reply.error) fail(new Error(text));
+          else done(reply.result);
+        });
+      },
+    );
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
+/** Starts a run and polls it to completion. */
+async function oneRun(port) {
+  const { runId } = await call(port, 'run/start', {
+    name: 'Noop',
+    arguments: { context: { cwd: folder } },
+  });
+  for (;;) {
+    const view = await call(port, 'run/status', { runId });
+    if (view.state === 'completed') return;
+    if (view.state !== 'working' && view.state !== 'queued') throw new Error(JSON.stringify(view));
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+async function throughput(args) {
+  const { child, port } = await serve(args);
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next++ < RUNS) await oneRun(port);
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  child.kill('SIGTERM');
+  return RUNS / seconds;
+}
+
+/**
+ * Heap retained by 1,000 completed runs in a registry (in a child with --expose-gc, so the
+ * figure is live objects after a full collection, not garbage the GC has not reclaimed yet).
+ */
+function heldByTerminalRuns() {
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', fileURLToPath(import.meta.url), '--held', folder],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  return new Promise((done, fail) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      out += d;
+    });
+    child.on('close', (code) =>
+      code === 0 ? done(JSON.parse(out)) : fail(new Error(`exit ${code}`)),
+    );
+  });
+}
+
+async function measureHeld(dir) {
+  const dist = (path) => new URL(`../dist/${path}`, import.meta.url).href;
+  const { loadCatalog } = await import(dist('catalog/index.js'));
+  const { RunRegistry } = await import(dist('runs/registry.js'));
+  const { Admission } = await import(dist('runs/admission.js'));
+  const { MemoryStore } = await import(dist('store/index.js'));
+  const { createLogger } = await import(dist('log/logger.js'));
+  const { checkCall } = await import(dist('surfaces/pipelines.js'));
+  const loaded = loadCatalog(dir);
+  const limits = { defaultCwd: dir, defaultTimeoutMs: 60_000, requireCwd: false };
+  const registry = new RunRegistry({
+    catalog: loaded.catalog,
+    store: new MemoryStore(),
+    admission: new Admission(32),
+    logger: createLogger('silent'),
+    services: { childEnv: {}, env: {}, cacheRoot: tmpdir() },
+    check: (workflow, args) => {
+      const { inputs, call } = checkCall(workflow, args, limits);
+      return { inputs, cwd: call.cwd };
+    },
+  });
+  const owner = { owner: 'bench' };
+  const settle = async (runId) => {
+    while ((await registry.status(runId, owner)).state !== 'completed')
+      await new Promise((r) => setImmediate(r));
+  };
+  await settle((await registry.start('Noop', {}, owner)).runId);
+  global.gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 1000; i += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: 50 }, () => registry.start('Noop', {}, owner)),
+    );
+    await Promise.all(batch.map((v) => settle(v.runId)));
+  }
+  global.gc();
+  const after = process.memoryUsage().heapUsed;
+  // The run records and checkpoints sit in the memory store here; a dir store keeps them on disk.
+  return {
+    bench: 'runs',
+    figure: 'heap_kib_held_by_1000_terminal_runs',
+    value: Math.round((after - before) / 1024),
+    note: 'includes their records in an in-memory store',
+  };
+}
+
+if (held) {
+  console.log(JSON.stringify(await measureHeld(folder)));
+  process.exit(0);
+}
+
+const state = mkdtempSync(join(tmpdir(), 'mhl-bench-state-'));
+const withDir = await throughput(['--state-dir', state]);
+const withoutDir = await throughput([]);
+console.log(
+  JSON.stringify({
+    bench: 'runs',
+    figure: 'runs_per_s_state_dir',
+    runs: RUNS,
+    value: +withDir.toFixed(1),
+  }),
+);
+console.log(
+  JSON.stringify({
+    bench: 'runs',
+    figure: 'runs_per_s_temp_dir',
+    runs: RUNS,
+    value: +withoutDir.toFixed(1),
+  }),
+);
+console.log(
+  JSON.stringify({
+    bench: 'runs',
+    figure: 'state_dir_vs_temp_ratio',
+    value: +(withDir / withoutDir).toFixed(2),
+  }),
+);
+
+console.log(JSON.stringify(await heldByTerminalRuns()));
+rmSync(state, { recursive: true, force: true });
+rmSync(folder, { recursive: true, force: true });

@@ -151,10 +151,10 @@ export class RunRegistry {
     }
     if (state === 'completed') throw new RunError('INVALID', `run ${runId} already completed`);
     if (!run.view.resumable) {
-      throw new RunError(
-        'INVALID',
-        `run ${runId} cannot be resumed: its workflow keeps no checkpoints (checkpoint: {enabled: false})`,
-      );
+      const why = checkpointsEnabled(run.workflow.decl)
+        ? 'it failed in a way a resume cannot fix (invalid inputs or a changed definition); start a new run'
+        : 'its workflow keeps no checkpoints (checkpoint: {enabled: false})';
+      throw new RunError('INVALID', `run ${runId} cannot be resumed: ${why}`);
     }
     if (run.digest !== pipelineDigest(run.workflow.program, run.workflow.decl)) {
       throw new RunError(
@@ -167,14 +167,21 @@ export class RunRegistry {
     run.arguments = merged;
     const slot = this.#options.admission.tryAcquire();
     if (slot === 'closed') throw draining();
-    const { error: _e, reason: _r, vars: _v, resumable: _s, ...rest } = run.view;
+    const previous = run.view;
+    const { error: _e, reason: _r, vars: _v, resumable: _s, ...rest } = previous;
     run.view = {
       ...rest,
       state: typeof slot === 'string' ? 'queued' : 'working',
       updatedAt: this.#iso(),
     };
     run.finishedAt = undefined;
-    await this.#persist(run);
+    try {
+      await this.#persist(run);
+    } catch (error) {
+      if (typeof slot !== 'string') slot.release();
+      run.view = previous;
+      throw error;
+    }
     this.#options.logger.info({ runId, owner: caller.owner }, 'run resumed');
     this.#launch(run, checked, true, caller, typeof slot === 'string' ? undefined : slot);
     return run.view;
@@ -353,11 +360,8 @@ export class RunRegistry {
       } catch (error) {
         const why =
           error instanceof AdmissionClosedError ? 'the server is shutting down' : errorText(error);
-        await this.#finish(run, {
-          state: 'canceled',
-          error: why,
-          resumable: run.view.resumable ?? resume,
-        });
+        // Nothing ran in this leg, so it can always be tried again.
+        await this.#finish(run, { state: 'canceled', error: why, resumable: true });
         return;
       }
       this.#set(run, { state: 'working' });

@@ -290,7 +290,10 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 async function runHttp(http: HttpConfig, served: Served): Promise<number> {
   const { dispatcher, logger, io } = served;
+  // Draining: not ready, no new work admitted, but runs can still be polled while they finish.
   let stopping = false;
+  // Closing: the transport refuses every request.
+  let closing = false;
   let requestStop = () => {};
   const stopRequested = new Promise<void>((done) => {
     requestStop = done;
@@ -307,7 +310,7 @@ async function runHttp(http: HttpConfig, served: Served): Promise<number> {
       requestShutdown: () => requestStop(),
       metrics: (): string => served.metrics.render(transport.sessionsActive),
     }),
-    shuttingDown: () => stopping,
+    shuttingDown: () => closing,
     onError: (error) => logger.error({ err: error }, 'http handler failed'),
   });
   // Handlers go in before the server says it is listening: a SIGTERM that arrived in between
@@ -340,7 +343,9 @@ async function runHttp(http: HttpConfig, served: Served): Promise<number> {
     await stopRequested;
     stopping = true;
     logger.info({ drain_ms: http.drainMs }, 'shutting down');
-    return await drainHttp(transport, served);
+    return await drainHttp(transport, served, () => {
+      closing = true;
+    });
   }
 }
 
@@ -348,9 +353,14 @@ async function runHttp(http: HttpConfig, served: Served): Promise<number> {
  * The HTTP shutdown path: close admission and let async runs drain (`--drain-timeout`), then
  * cancel what still runs and close the server, all within one budget.
  */
-async function drainHttp(transport: HttpTransport, served: Served): Promise<number> {
+async function drainHttp(
+  transport: HttpTransport,
+  served: Served,
+  close: () => void,
+): Promise<number> {
   const { dispatcher, logger, lifecycle } = served;
   for (const drain of lifecycle.drain) await drain();
+  close();
   dispatcher.closeAll('shutting down');
   const closed = Promise.all([
     transport.close(),

@@ -356,8 +356,10 @@ describe('async runs over HTTP', () => {
     draining.child.kill('SIGTERM');
     await draining.waitForLog(/"msg":"shutting down"/);
     const refused = await modern(port3, 'run/start', { name: 'Count', arguments: CWD });
-    assert.equal(refused.status, 503);
     assert.equal((refused.json()['error'] as { code: number }).code, -32000, refused.text);
+    // Still pollable while it drains; not ready for new work.
+    assert.equal((await call(port3, 'run/status', { runId: id2 }))['state'], 'working');
+    assert.equal((await send(port3, { method: 'GET', path: '/readyz' })).status, 503);
     writeFileSync(join(dir2, 'go'), '');
     assert.equal(await draining.exited, 0);
     const third = start(['--state-dir', state]);

@@ -106,3 +106,52 @@ function reachableSources(root: Module): string[] {
   }
   return [...seen].map((m) => m.text);
 }
+
+/**
+ * The risk of the server's own control tools, by what they do. `dispatch` is critical because
+ * such a tool can run any workflow (seed 002 marks `job.start` so); clients should inspect the
+ * target instead.
+ */
+export const CONTROL_RISK = {
+  /** Reads state and changes nothing: `job.status`, `job.result`, run status, list, logs. */
+  read: riskOf([]),
+  /** Starts or resumes any workflow: `job.start`, run start and resume. */
+  dispatch: {
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
+    risk: {
+      level: 'critical',
+      impact: 'destructive',
+      effects: RISK_EFFECTS,
+      reversibility: 'irreversible',
+    },
+  },
+  /** Stops running work, killing its processes: `job.cancel`, run cancel. */
+  cancel: {
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+    risk: {
+      level: 'medium',
+      impact: 'destructive',
+      effects: ['process'],
+      reversibility: 'irreversible',
+    },
+  },
+} as const satisfies Record<string, WorkflowRisk>;
+
+/** A control tool's `annotations` (with its title) and `_meta` carrying `mhl/risk`. */
+export function controlToolRisk(
+  kind: keyof typeof CONTROL_RISK,
+  title: string,
+): { annotations: ToolAnnotations; _meta: { [RISK_META_KEY]: Risk } } {
+  const { annotations, risk } = CONTROL_RISK[kind];
+  return { annotations: { title, ...annotations }, _meta: { [RISK_META_KEY]: risk } };
+}

@@ -7,8 +7,7 @@
  * unknown-job answer. The whole `job.` namespace is reserved for these four tools.
  */
 
-import type { ToolAnnotations } from '../catalog/index.js';
-import { RISK_EFFECTS, RISK_META_KEY, type Risk } from '../catalog/risk.js';
+import { controlToolRisk } from '../catalog/risk.js';
 import type { Logger } from '../log/logger.js';
 import { type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
 import type { JobOutcome, JobRegistry, JobView } from '../runs/jobs.js';
@@ -58,16 +57,6 @@ const NOT_FOUND_MESSAGE =
   'no such job: it never existed, expired (jobs are kept one hour after they end) or ' +
   'was started by another caller';
 
-const READ_ONLY: { annotations: ToolAnnotations; risk: Risk } = {
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
-  risk: { level: 'low', impact: 'read_only', effects: [], reversibility: 'not_applicable' },
-};
-
 const JOB_ID_SCHEMA = {
   type: 'object',
   properties: {
@@ -114,21 +103,7 @@ function startTool({ tools, jobs }: JobSurfaceOptions): ToolDefinition {
         required: ['tool'],
         additionalProperties: false,
       },
-      annotations: {
-        title: 'Start a job',
-        readOnlyHint: false,
-        destructiveHint: true,
-        idempotentHint: false,
-        openWorldHint: true,
-      },
-      _meta: {
-        [RISK_META_KEY]: {
-          level: 'critical',
-          impact: 'destructive',
-          effects: [...RISK_EFFECTS],
-          reversibility: 'irreversible',
-        } satisfies Risk,
-      },
+      ...controlToolRisk('dispatch', 'Start a job'),
     },
     execution: false,
     prepare: async (args, ctx) => {
@@ -213,27 +188,7 @@ function cancelTool({ jobs }: JobSurfaceOptions): ToolDefinition {
       },
     },
   );
-  return {
-    ...tool,
-    entry: {
-      ...tool.entry,
-      annotations: {
-        title: 'Cancel a job',
-        readOnlyHint: false,
-        destructiveHint: true,
-        idempotentHint: true,
-        openWorldHint: false,
-      },
-      _meta: {
-        [RISK_META_KEY]: {
-          level: 'medium',
-          impact: 'destructive',
-          effects: ['process'],
-          reversibility: 'irreversible',
-        } satisfies Risk,
-      },
-    },
-  };
+  return { ...tool, entry: { ...tool.entry, ...controlToolRisk('cancel', 'Cancel a job') } };
 }
 
 /** A tool taking `{job_id}` that answers from the table, or JOB_NOT_FOUND. */
@@ -250,8 +205,7 @@ function readTool(
       name,
       description,
       inputSchema: JOB_ID_SCHEMA,
-      annotations: { title: spec.title, ...READ_ONLY.annotations },
-      _meta: { [RISK_META_KEY]: READ_ONLY.risk },
+      ...controlToolRisk('read', spec.title),
     },
     execution: false,
     prepare: (args, ctx) => {

@@ -28,8 +28,17 @@ export interface ResourceContents {
   }[];
 }
 
-/** Every workflow's manifest and source entries, by workflow name. */
+/**
+ * Whether the catalog hands out its `.mh` text. Not from a pack: a host ships its workflows
+ * encrypted so that their sources stay confidential, and the wire must not undo that.
+ */
+function servesSource(catalog: Catalog): boolean {
+  return catalog.source !== 'pack';
+}
+
+/** Every workflow's manifest and (outside packs) source entries, by workflow name. */
 export function listResources(catalog: Catalog): ResourceEntry[] {
+  const withSource = servesSource(catalog);
   return [...catalog.workflows.values()].flatMap((w): ResourceEntry[] => [
     {
       uri: manifestUri(w.name),
@@ -37,7 +46,9 @@ export function listResources(catalog: Catalog): ResourceEntry[] {
       description: w.description,
       mimeType: MANIFEST_MIME_TYPE,
     },
-    { uri: sourceUri(w.name), name: `${w.name} (source)`, mimeType: SOURCE_MIME_TYPE },
+    ...(withSource
+      ? [{ uri: sourceUri(w.name), name: `${w.name} (source)`, mimeType: SOURCE_MIME_TYPE }]
+      : []),
   ]);
 }
 
@@ -52,7 +63,12 @@ export function readResource(catalog: Catalog, uri: string): ResourceContents | 
   const isSource = rest.endsWith('/source');
   const workflow = catalog.workflows.get(isSource ? rest.slice(0, -'/source'.length) : rest);
   if (!workflow) return undefined;
-  if (isSource) return { contents: [{ uri, mimeType: SOURCE_MIME_TYPE, text: workflow.source }] };
-  const text = JSON.stringify(workflowManifest(workflow, catalog.root), null, 2);
+  if (isSource) {
+    if (!servesSource(catalog)) return undefined;
+    return { contents: [{ uri, mimeType: SOURCE_MIME_TYPE, text: workflow.source }] };
+  }
+  const manifest = workflowManifest(workflow, catalog.root);
+  const { source: _hidden, ...withoutSource } = manifest;
+  const text = JSON.stringify(servesSource(catalog) ? manifest : withoutSource, null, 2);
   return { contents: [{ uri, mimeType: MANIFEST_MIME_TYPE, text }] };
 }

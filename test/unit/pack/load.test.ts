@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadCatalog } from '../../../src/catalog/index.js';
+import { listResources, loadCatalog, readResource } from '../../../src/catalog/index.js';
 import {
   collectPackFiles,
   comparePackPaths,
@@ -194,6 +194,30 @@ describe('readPackFile', () => {
     assert.equal(
       codeOf(() => readPackFile(huge)),
       PACK_ERROR_CODES.TOO_LARGE,
+    );
+  });
+});
+
+describe('a catalog served from a pack', () => {
+  it('keeps the workflow sources off the wire: no source resources, no source in manifests', () => {
+    const { entries } = collectPackFiles(FIXTURE);
+    const packed = loadPackCatalog(encodePack(entries, KEY), KEY, FIXTURE);
+    const fromDisk = loadCatalog(FIXTURE);
+    assert.ok(packed.ok && fromDisk.ok);
+    const names = [...packed.catalog.workflows.keys()];
+    assert.ok(names.length > 0);
+    for (const name of names) {
+      assert.equal(readResource(packed.catalog, `mhl://workflow/${name}/source`), undefined);
+      assert.ok(readResource(fromDisk.catalog, `mhl://workflow/${name}/source`));
+      const manifest = JSON.parse(
+        readResource(packed.catalog, `mhl://workflow/${name}`)?.contents[0]?.text ?? '{}',
+      ) as Record<string, unknown>;
+      assert.equal(manifest['name'], name);
+      assert.equal(manifest['source'], undefined);
+    }
+    assert.deepEqual(
+      listResources(packed.catalog).map((r) => r.uri),
+      names.map((n) => `mhl://workflow/${n}`),
     );
   });
 });

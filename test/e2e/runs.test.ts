@@ -4,7 +4,7 @@
  * `--state-dir`, pause/resume, cancel, shutdown with and without `--drain-timeout`, limits.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -326,6 +326,29 @@ describe('async runs over HTTP', () => {
     assert.equal(view['state'], 'paused');
     await call(port2, 'run/resume', { runId, arguments: { approved: true, who: 'ann' } }, ann);
     assert.equal((await settle(port2, runId, ann))['state'], 'completed');
+  });
+
+  it('refuses to resume a run whose workflow changed since it started', async () => {
+    const state = tempDir('mhl-state-');
+    const folder = tempDir('mhl-flows-');
+    cpSync(FOLDER, folder, { recursive: true });
+    const first = new HttpServer(folder, ['--state-dir', state]);
+    servers.push(first);
+    const port = await first.ready;
+    const runId = (await call(port, 'run/start', { name: 'Approval', arguments: CWD }))[
+      'runId'
+    ] as string;
+    assert.equal((await settle(port, runId))['state'], 'paused');
+    assert.equal(await first.stop(), 0);
+    const gate = join(folder, 'gate.mh');
+    writeFileSync(gate, readFileSync(gate, 'utf8').replace('"shipped"', '"shipped twice"'));
+    const second = new HttpServer(folder, ['--state-dir', state]);
+    servers.push(second);
+    const port2 = await second.ready;
+    const refused = await modern(port2, 'run/resume', { runId, arguments: { approved: true } });
+    assert.equal((refused.json()['error'] as { code: number }).code, -32602, refused.text);
+    assert.match(refused.text, /Approval changed since run/);
+    assert.equal((await call(port2, 'run/status', { runId }))['state'], 'paused');
   });
 
   it('shutdown cancels working runs, or with --drain-timeout lets them finish', async () => {

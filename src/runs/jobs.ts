@@ -39,6 +39,8 @@ export interface JobView {
   readonly draining: boolean;
   readonly started_at: string;
   readonly ended_at?: string;
+  /** The target's time limit, when it has one. */
+  readonly timeout_ms?: number;
 }
 
 /** A terminal job's outcome: the target's response, or why there is none. */
@@ -76,6 +78,7 @@ interface JobRecord {
   readonly tool: string;
   readonly owner: string;
   readonly startedAt: number;
+  readonly timeoutMs: number | undefined;
   readonly controller: AbortController;
   state: JobState;
   endedAt?: number;
@@ -118,6 +121,7 @@ export class JobRegistry {
       tool: task.tool,
       owner: task.owner,
       startedAt: this.#now(),
+      timeoutMs: task.timeoutMs,
       controller: new AbortController(),
       state: 'running',
     };
@@ -259,6 +263,7 @@ function view(record: JobRecord): JobView {
     draining: record.state !== 'running' && record.exitedAt === undefined,
     started_at: new Date(record.startedAt).toISOString(),
     ...(record.endedAt === undefined ? {} : { ended_at: new Date(record.endedAt).toISOString() }),
+    ...(record.timeoutMs === undefined ? {} : { timeout_ms: record.timeoutMs }),
   };
 }
 

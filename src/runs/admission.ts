@@ -71,10 +71,10 @@ export class Admission {
    * `signal` aborts first, and with `AdmissionClosedError` when admission closes first.
    */
   acquire(signal?: AbortSignal): Promise<Slot> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const now = this.tryAcquire();
     if (typeof now !== 'string') return Promise.resolve(now);
     if (now === 'closed') return Promise.reject(new AdmissionClosedError());
-    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<Slot>((resolve, reject) => {
       const onAbort = () => {
         const i = this.#waiters.indexOf(waiter);

@@ -7,6 +7,7 @@
  * answer, a refused request `-32602` with the reason, a draining server `-32000`.
  */
 import type { Catalog } from '../catalog/index.js';
+import { type CONTROL_RISK, controlToolRisk } from '../catalog/risk.js';
 import type { Logger } from '../log/logger.js';
 import {
   type Dispatcher,
@@ -130,93 +131,110 @@ const ARGUMENTS_SCHEMA = {
     'The workflow inputs (and an optional context {cwd, timeout_ms}); at most 256 KiB as JSON',
 };
 
-/** Read-only, side-effect-free control tools. */
-const READ_ONLY = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};
+/** One `mhl_run_*` tool: what it is called and shows, and how its arguments become params. */
+interface Bridge {
+  readonly name: string;
+  readonly method: string;
+  readonly title: string;
+  readonly description: string;
+  readonly properties: Readonly<Record<string, unknown>>;
+  readonly required: readonly string[];
+  readonly risk: keyof typeof CONTROL_RISK;
+  /** The method's params from the tool's arguments (unchanged by default). */
+  readonly rename?: (args: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+}
 
-/** The `mhl_run_*` tools: each renames its arguments and calls the same-named method. */
-function bridgeTools(catalog: Catalog, methods: Record<string, RunMethod>): ToolDefinition[] {
-  const names = [...catalog.workflows.keys()];
-  const bridge = (
-    name: string,
-    method: string,
-    description: string,
-    properties: Record<string, unknown>,
-    required: readonly string[],
-    annotations: Record<string, boolean>,
-    rename: (args: Readonly<Record<string, unknown>>) => Record<string, unknown> = (a) => ({
-      ...a,
-    }),
-  ): ToolDefinition => ({
-    entry: {
-      name,
-      description,
-      inputSchema: { type: 'object', properties, required, additionalProperties: false },
-      annotations,
-    },
-    execution: false,
-    prepare: (args, ctx) => {
-      const unknown = Object.keys(args).filter((k) => !(k in properties));
-      if (unknown.length > 0)
-        throw invalid(`${name} takes no ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
-      const missing = required.filter((k) => !(k in args));
-      if (missing.length > 0)
-        throw invalid(`${name} needs ${missing.map((k) => JSON.stringify(k)).join(', ')}`);
-      const params = rename(args);
-      const run = methods[method] as RunMethod;
-      return {
-        run: async () => toolResult(await mapErrors(() => run(params, callerOf(ctx)))),
-      };
-    },
-  });
+function bridges(workflows: readonly string[]): Bridge[] {
   return [
-    bridge(
-      'mhl_run_start',
-      'run/start',
-      'Start a workflow as a durable async run; poll it with mhl_run_status and mhl_run_logs.',
-      { workflow: { type: 'string', enum: names }, arguments: ARGUMENTS_SCHEMA },
-      ['workflow'],
-      { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-      ({ workflow, ...rest }) => ({ name: workflow, ...rest }),
-    ),
-    bridge(
-      'mhl_run_status',
-      'run/status',
-      'The status of one of your runs: state, step, progress, result variables when done.',
-      { runId: RUN_ID_SCHEMA },
-      ['runId'],
-      READ_ONLY,
-    ),
-    bridge(
-      'mhl_run_resume',
-      'run/resume',
-      'Continue a paused, failed or canceled run from its last checkpoint; arguments are merged over the original ones.',
-      { runId: RUN_ID_SCHEMA, arguments: ARGUMENTS_SCHEMA },
-      ['runId'],
-      { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    ),
-    bridge(
-      'mhl_run_cancel',
-      'run/cancel',
-      'Cancel one of your queued or working runs (it stays resumable when checkpointed).',
-      { runId: RUN_ID_SCHEMA },
-      ['runId'],
-      { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    ),
-    bridge('mhl_run_list', 'run/list', 'Your runs, sorted by id.', {}, [], READ_ONLY),
-    bridge(
-      'mhl_run_logs',
-      'run/logs',
-      'A run’s output from byte offset since (pass the last nextSince to continue).',
-      { runId: RUN_ID_SCHEMA, since: { type: 'integer', minimum: 0 } },
-      ['runId'],
-      READ_ONLY,
-    ),
+    {
+      name: 'mhl_run_start',
+      method: 'run/start',
+      title: 'Start an async run',
+      description:
+        'Start a workflow as a durable async run; poll it with mhl_run_status and mhl_run_logs.',
+      properties: { workflow: { type: 'string', enum: workflows }, arguments: ARGUMENTS_SCHEMA },
+      required: ['workflow'],
+      risk: 'dispatch',
+      rename: ({ workflow, ...rest }) => ({ name: workflow, ...rest }),
+    },
+    {
+      name: 'mhl_run_status',
+      method: 'run/status',
+      title: 'Run status',
+      description:
+        'The status of one of your runs: state, step, progress, result variables when done.',
+      properties: { runId: RUN_ID_SCHEMA },
+      required: ['runId'],
+      risk: 'read',
+    },
+    {
+      name: 'mhl_run_resume',
+      method: 'run/resume',
+      title: 'Resume a run',
+      description:
+        'Continue a paused, failed or canceled run from its last checkpoint; arguments are merged over the original ones.',
+      properties: { runId: RUN_ID_SCHEMA, arguments: ARGUMENTS_SCHEMA },
+      required: ['runId'],
+      risk: 'dispatch',
+    },
+    {
+      name: 'mhl_run_cancel',
+      method: 'run/cancel',
+      title: 'Cancel a run',
+      description:
+        'Cancel one of your queued or working runs (it stays resumable when checkpointed).',
+      properties: { runId: RUN_ID_SCHEMA },
+      required: ['runId'],
+      risk: 'cancel',
+    },
+    {
+      name: 'mhl_run_list',
+      method: 'run/list',
+      title: 'List your runs',
+      description: 'Your runs, sorted by id.',
+      properties: {},
+      required: [],
+      risk: 'read',
+    },
+    {
+      name: 'mhl_run_logs',
+      method: 'run/logs',
+      title: 'Run logs',
+      description: 'A run’s output from byte offset since (pass the last nextSince to continue).',
+      properties: { runId: RUN_ID_SCHEMA, since: { type: 'integer', minimum: 0 } },
+      required: ['runId'],
+      risk: 'read',
+    },
   ];
+}
+
+/** The `mhl_run_*` tools: each checks and renames its arguments and calls its method. */
+function bridgeTools(catalog: Catalog, methods: Record<string, RunMethod>): ToolDefinition[] {
+  return bridges([...catalog.workflows.keys()]).map((bridge): ToolDefinition => {
+    const { name, properties, required } = bridge;
+    return {
+      entry: {
+        name,
+        description: bridge.description,
+        inputSchema: { type: 'object', properties, required, additionalProperties: false },
+        ...controlToolRisk(bridge.risk, bridge.title),
+      },
+      execution: false,
+      prepare: (args, ctx) => {
+        const unknown = Object.keys(args).filter((k) => !(k in properties));
+        if (unknown.length > 0)
+          throw invalid(`${name} takes no ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
+        const missing = required.filter((k) => !(k in args));
+        if (missing.length > 0)
+          throw invalid(`${name} needs ${missing.map((k) => JSON.stringify(k)).join(', ')}`);
+        const params = bridge.rename ? bridge.rename(args) : { ...args };
+        const run = methods[bridge.method] as RunMethod;
+        return {
+          run: async () => toolResult(await mapErrors(() => run(params, callerOf(ctx)))),
+        };
+      },
+    };
+  });
 }
 
 /** A run/* answer as a `CallToolResult`, with links to the run's resources. */

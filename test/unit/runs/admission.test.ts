@@ -102,3 +102,13 @@ describe('Admission', () => {
     assert.equal(idle, true);
   });
 });
+
+describe('Admission.acquire with an aborted signal', () => {
+  it('refuses even when a slot is free, and holds nothing', async () => {
+    const admission = new Admission(1);
+    const controller = new AbortController();
+    controller.abort(new Error('gone'));
+    await assert.rejects(admission.acquire(controller.signal), /gone/);
+    assert.equal(admission.active, 0);
+  });
+});

@@ -9,6 +9,16 @@ import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { isAlive, pollFor, readPid } from '../helpers/processes.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/serve');
+/** Over stdio: the workflows, then the job tools (async runs are HTTP-only). */
+const STDIO_TOOLS = [
+  'Fails',
+  'Greet',
+  'Sleepy',
+  'job.start',
+  'job.status',
+  'job.result',
+  'job.cancel',
+];
 const STEPS = resolve(REPO_ROOT, 'test/fixtures/serve-steps');
 const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -68,11 +78,11 @@ describe('mhl serve mcp (stdio)', () => {
       const { tools } = await client.listTools();
       assert.deepEqual(
         tools.map((t) => t.name),
-        ['Fails', 'Greet', 'Sleepy'],
+        STDIO_TOOLS,
       );
       const greet = tools.find((t) => t.name === 'Greet');
       assert.deepEqual(greet?.inputSchema.required, ['name']);
-      assert.deepEqual(greet?._meta, { mhl: { run: { tool: 'mhl_run_start' } } });
+      assert.deepEqual(greet?._meta?.['mhl'], { run: { tool: 'mhl_run_start' } });
       const ok = await client.callTool({ name: 'Greet', arguments: { name: 'ana', times: 2 } });
       assert.deepEqual(ok.structuredContent, { message: 'hello ana, hello ana' });
       assert.equal(ok.isError, undefined);
@@ -252,7 +262,7 @@ describe('mhl serve mcp (stdio) with the SDK v2 client', () => {
         const { tools } = await client.listTools();
         assert.deepEqual(
           tools.map((t) => t.name),
-          ['Fails', 'Greet', 'Sleepy'],
+          STDIO_TOOLS,
         );
         const result = await client.callTool({ name: 'Greet', arguments: { name: 'v2' } });
         assert.deepEqual(result.structuredContent, { message: 'hello v2' });

@@ -32,6 +32,14 @@ export {
   readResource,
   SOURCE_MIME_TYPE,
 } from './resources.js';
+export {
+  CONTROL_RISK,
+  controlToolRisk,
+  RISK_META_KEY,
+  type Risk,
+  type WorkflowRisk,
+  workflowRisk,
+} from './risk.js';
 export { listMhFiles } from './sources.js';
 export type {
   Catalog,

@@ -7,13 +7,21 @@
  * session id.
  */
 import { createHash } from 'node:crypto';
-import type { RequestContext } from '../protocol/index.js';
+
+/**
+ * What ownership is decided from: a request context has this shape. Declared here rather than
+ * imported, since the run layer sits below the protocol layer.
+ */
+export interface OwnerContext {
+  readonly principal?: string | undefined;
+  readonly session?: { readonly id: string } | undefined;
+}
 
 /** The owner every stateless (modern, principal-less) caller shares. */
 export const ANONYMOUS_OWNER = '';
 
 /** The owner key of the caller behind `ctx`: a sha256 hex digest, or `ANONYMOUS_OWNER`. */
-export function ownerOf(ctx: Pick<RequestContext, 'principal' | 'session'>): string {
+export function ownerOf(ctx: OwnerContext): string {
   if (ctx.principal !== undefined) return digest(`principal:${ctx.principal}`);
   if (ctx.session !== undefined) return digest(`session:${ctx.session.id}`);
   return ANONYMOUS_OWNER;

@@ -6,8 +6,7 @@
  * (`src/runs/jobs.ts`). Jobs belong to their caller (`ownerOf`): anyone else gets exactly the
  * unknown-job answer. The whole `job.` namespace is reserved for these four tools.
  */
-
-import { controlToolRisk } from '../catalog/risk.js';
+import { controlToolRisk } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
 import { type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
 import type { JobOutcome, JobRegistry, JobView } from '../runs/jobs.js';

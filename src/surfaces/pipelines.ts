@@ -14,12 +14,13 @@ import { isAbsolute, join } from 'node:path';
 import {
   type Catalog,
   listResources,
+  RISK_META_KEY,
   readResource,
   toolEntry,
   validateArguments,
   type Workflow,
+  workflowRisk,
 } from '../catalog/index.js';
-import { RISK_META_KEY, workflowRisk } from '../catalog/risk.js';
 import type { Logger } from '../log/logger.js';
 import { isRecord, type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
 import { CheckpointStore } from '../runtime/checkpoints.js';

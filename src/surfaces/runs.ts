@@ -6,8 +6,7 @@
  * Run errors become JSON-RPC errors here: an unknown or foreign runId is one fixed `-32602`
  * answer, a refused request `-32602` with the reason, a draining server `-32000`.
  */
-import type { Catalog } from '../catalog/index.js';
-import { type CONTROL_RISK, controlToolRisk } from '../catalog/risk.js';
+import { type Catalog, type CONTROL_RISK, controlToolRisk } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
 import {
   type Dispatcher,

@@ -5,7 +5,9 @@
 // process on a free port of 127.0.0.1. CONNECTIONS keep-alive connections each send the next
 // request as soon as the previous answer arrives: WARMUP_MS unrecorded, then DURATION_MS
 // recorded. A reply counts only with status 200 and a JSON-RPC `result` (not `isError`); anything
-// else, a socket error or a timeout is an error. One JSON line per server, then the ratios.
+// else, a socket error or a timeout is an error. mhl is loaded twice: plain calls (answered as
+// JSON), then calls carrying `_meta.progressToken` (answered as an SSE stream: one progress event,
+// then the response), reported as `mhl-sse`. One JSON line per figure, then the ratios.
 // Build first: this runs dist/.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -120,12 +122,13 @@ function startChild(name, args) {
   return { name, child, ready, stop: () => child.exitCode === null && child.kill('SIGTERM') };
 }
 
-function toolCall(id) {
+function toolCall(id, progress) {
+  const meta = progress ? { ...META, progressToken: id } : META;
   return JSON.stringify({
     jsonrpc: '2.0',
     id,
     method: 'tools/call',
-    params: { name: 'Echo', arguments: { text: 'hi', context: { cwd } }, _meta: META },
+    params: { name: 'Echo', arguments: { text: 'hi', context: { cwd } }, _meta: meta },
   });
 }
 const HEADERS = {
@@ -145,8 +148,8 @@ function messageOf(text, contentType) {
   return JSON.parse(text);
 }
 
-function once(agent, port, id) {
-  const body = toolCall(id);
+function once(agent, port, id, progress) {
+  const body = toolCall(id, progress);
   return new Promise((done) => {
     const req = httpRequest(
       {
@@ -168,6 +171,9 @@ function once(agent, port, id) {
           if (res.statusCode !== 200)
             return done(`status ${res.statusCode}: ${text.slice(0, 200)}`);
           try {
+            const streamed = res.headers['content-type']?.startsWith('text/event-stream');
+            if (progress !== streamed)
+              return done(`unexpected content type: ${text.slice(0, 200)}`);
             const msg = messageOf(text, res.headers['content-type']);
             if (msg.result === undefined || msg.result.isError === true || msg.id !== id)
               return done(`no result: ${text.slice(0, 200)}`);
@@ -206,7 +212,7 @@ class Histogram {
   }
 }
 
-async function load(port, ms, record) {
+async function load(port, ms, record, progress = false) {
   const agent = new Agent({
     keepAlive: true,
     maxSockets: CONNECTIONS,
@@ -221,7 +227,7 @@ async function load(port, ms, record) {
   const worker = async () => {
     while (performance.now() < end) {
       const started = performance.now();
-      const error = await once(agent, port, ++id);
+      const error = await once(agent, port, ++id, progress);
       const finished = performance.now();
       if (finished > end) break; // answered after the window closed: not counted either way
       if (error === null) {
@@ -244,24 +250,29 @@ const servers = [
   startChild('mhl', [CLI, 'serve', 'mcp', flows, '--http', '--port', '0']),
 ];
 const figures = {};
+/** Loads one server (warm-up, then the recorded window) and prints its line. */
+async function measure(name, port, progress) {
+  await load(port, WARMUP_MS, false, progress);
+  const { ok, errors, firstError, hist } = await load(port, DURATION_MS, true, progress);
+  figures[name] = ok / (DURATION_MS / 1000);
+  console.log(
+    JSON.stringify({
+      bench: 'serve-http',
+      server: name,
+      connections: CONNECTIONS,
+      req_per_s: Math.round(figures[name]),
+      p50_ms: hist.quantile(0.5),
+      p99_ms: hist.quantile(0.99),
+      errors,
+      ...(firstError === undefined ? {} : { first_error: firstError }),
+    }),
+  );
+}
 try {
   for (const server of servers) {
     const port = await server.ready;
-    await load(port, WARMUP_MS, false);
-    const { ok, errors, firstError, hist } = await load(port, DURATION_MS, true);
-    figures[server.name] = ok / (DURATION_MS / 1000);
-    console.log(
-      JSON.stringify({
-        bench: 'serve-http',
-        server: server.name,
-        connections: CONNECTIONS,
-        req_per_s: Math.round(figures[server.name]),
-        p50_ms: hist.quantile(0.5),
-        p99_ms: hist.quantile(0.99),
-        errors,
-        ...(firstError === undefined ? {} : { first_error: firstError }),
-      }),
-    );
+    await measure(server.name, port, false);
+    if (server.name === 'mhl') await measure('mhl-sse', port, true);
   }
   const ratio = (a, b) => +(figures[a] / figures[b]).toFixed(2);
   console.log(
@@ -269,6 +280,13 @@ try {
   );
   console.log(
     JSON.stringify({ bench: 'serve-http', figure: 'mhl_over_bare', value: ratio('mhl', 'bare') }),
+  );
+  console.log(
+    JSON.stringify({
+      bench: 'serve-http',
+      figure: 'mhl_sse_over_mhl',
+      value: ratio('mhl-sse', 'mhl'),
+    }),
   );
 } finally {
   for (const server of servers) server.stop();

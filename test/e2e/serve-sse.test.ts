@@ -191,8 +191,11 @@ function holdCall(id: number, pidfile: string, meta: Record<string, unknown>) {
 }
 
 /** Opens a legacy session; resolves with its headers for later requests. */
-async function legacySession(port: number): Promise<Record<string, string>> {
-  const init = post(port, rpc(1, 'initialize', INIT_PARAMS), BOTH);
+async function legacySession(
+  port: number,
+  protocolVersion = '2025-11-25',
+): Promise<Record<string, string>> {
+  const init = post(port, rpc(1, 'initialize', { ...INIT_PARAMS, protocolVersion }), BOTH);
   const { status, headers } = await init.head;
   assert.equal(status, 200);
   await init.body;
@@ -283,6 +286,21 @@ describe('mhl serve mcp --http: SSE answers', () => {
     });
     assert.equal((await list.head).headers['content-type'], 'application/json');
     await list.body;
+    assert.equal(await server.stop(), 0);
+  });
+
+  it('streams a 2025-03-26 batch: each member has its progress and its own response event', async () => {
+    const server = start();
+    const port = await server.ready;
+    const session = await legacySession(port, '2025-03-26');
+    const headers = { ...BOTH, ...session, 'mcp-protocol-version': '2025-03-26' };
+    const batch = post(port, [stepsCall(1, { progressToken: 'a' }), stepsCall(2, {})], headers);
+    assert.equal((await batch.head).headers['content-type'], 'text/event-stream');
+    await batch.body;
+    assert.deepEqual(progressOf(batch.events), STEP_PROGRESS('a'));
+    const answers = batch.events.filter((e) => 'id' in e.data).map((e) => e.data['id']);
+    assert.deepEqual(answers.sort(), [1, 2]);
+    assert.equal(batch.events.length, 5, 'three progress events, then one event per response');
     assert.equal(await server.stop(), 0);
   });
 

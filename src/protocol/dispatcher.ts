@@ -46,7 +46,7 @@ import {
   type RequestId,
   resultResponse,
 } from './jsonrpc.js';
-import type { Session } from './session.js';
+import { Session, type SessionOptions } from './session.js';
 
 /** Options for `new Dispatcher()`. */
 export interface DispatcherOptions extends ServerDescription {
@@ -150,6 +150,14 @@ export class Dispatcher {
     const answers = await Promise.all(message.map((item) => this.#single(item, conn, true)));
     const responses = answers.filter((answer) => answer !== undefined);
     return responses.length > 0 ? responses : undefined;
+  }
+
+  /**
+   * A fresh, not yet negotiated session (its creation time from the dispatcher's clock unless
+   * given), so transports get session state without constructing protocol objects themselves.
+   */
+  newSession(options: SessionOptions = {}): Session {
+    return new Session({ now: this.#now(), ...options });
   }
 
   /** Aborts every request in flight on `session` (HTTP DELETE, stream or connection closed). */

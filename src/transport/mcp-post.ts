@@ -22,7 +22,8 @@ import {
   RPC_ERROR_CODES,
   RpcError,
   type RpcErrorCode,
-  Session,
+  type Session,
+  type SessionOptions,
 } from '../protocol/index.js';
 import { discardRest, isJsonContentType, MAX_BODY_BYTES, readBody } from './body.js';
 import { sendJson } from './ops.js';
@@ -32,6 +33,7 @@ import { acceptsEventStream, EventStream } from './sse.js';
 /** The dispatcher calls the HTTP transport needs (`Dispatcher` satisfies it). */
 export interface McpDispatcher {
   handle(message: unknown, conn: Connection): Promise<DispatchResult>;
+  newSession(options?: SessionOptions): Session;
   closeSession(session: Session, reason?: string): void;
   closeAll(reason?: string): void;
 }
@@ -153,12 +155,12 @@ function resolveSession(
   ctx: McpPostContext,
 ): { session: Session; created: 'initialize' | 'ephemeral' | undefined } {
   // A throwaway session's id is never sent or looked up: a counter spares a random UUID.
-  const fresh = () => new Session({ id: ctx.sessions.ephemeralId(), now: ctx.now() });
+  const fresh = () => ctx.dispatcher.newSession({ id: ctx.sessions.ephemeralId(), now: ctx.now() });
   const modern = modernVersion(message) !== undefined;
   const method = isRecord(message) ? message['method'] : undefined;
   if (modern) return { session: fresh(), created: 'ephemeral' };
   if (method === 'initialize') {
-    return { session: new Session({ now: ctx.now() }), created: 'initialize' };
+    return { session: ctx.dispatcher.newSession({ now: ctx.now() }), created: 'initialize' };
   }
   const id = header(req, 'mcp-session-id');
   if (id === undefined) {

@@ -418,4 +418,15 @@ describe('Dispatcher: handler outcomes', () => {
     await dispatcher.handle(request(1, 'ping'), conn);
     assert.equal(conn.session.lastSeenAt, 700);
   });
+
+  it('makes fresh sessions on its own clock for transports', () => {
+    const { dispatcher } = setup({ now: () => 42 });
+    const a = dispatcher.newSession();
+    const b = dispatcher.newSession();
+    assert.deepEqual([a.createdAt, a.negotiated, a.allowsBatch], [42, false, false]);
+    assert.notEqual(a.id, b.id);
+    assert.match(a.id, /^[0-9a-f-]{36}$/);
+    const named = dispatcher.newSession({ id: 'ephemeral-1', now: 7 });
+    assert.deepEqual([named.id, named.createdAt], ['ephemeral-1', 7]);
+  });
 });

@@ -61,6 +61,11 @@ export interface RunOptions {
   readonly signal: AbortSignal;
   readonly services: RunServices;
   readonly state: CheckpointStore;
+  /**
+   * Nothing of this run outlives it (a synchronous `tools/call`): no checkpoint, no result
+   * record and no latest pointer are written. `state` is still read (it holds nothing).
+   */
+  readonly ephemeral?: boolean;
   readonly onEvent?: (event: RunEvent) => void;
 }
 
@@ -105,10 +110,18 @@ export async function runPipeline(
  * resume can tell that the definition changed since the run began.
  */
 export function pipelineDigest(program: LoadedProgram, pipeline: PipelineDecl): string {
-  return definitionDigest(
-    program.root.program.decls.filter((d) => d.kind !== 'Pipeline' || d === pipeline),
-  );
+  let digest = digests.get(pipeline);
+  if (digest === undefined) {
+    digest = definitionDigest(
+      program.root.program.decls.filter((d) => d.kind !== 'Pipeline' || d === pipeline),
+    );
+    digests.set(pipeline, digest);
+  }
+  return digest;
 }
+
+/** Digests by declaration: a loaded program never changes, and hashing it costs every run. */
+const digests = new WeakMap<PipelineDecl, string>();
 
 /** Whether `pipeline` checkpoints after each step (on unless `checkpoint: {enabled: false}`). */
 export function checkpointsEnabled(pipeline: PipelineDecl): boolean {
@@ -520,6 +533,7 @@ class PipelineRun {
   }
 
   async #checkpoint(next: number, lastStep = '', paused?: Value): Promise<void> {
+    if (this.#options.ephemeral) return;
     if (!this.#checkpointEnabled() && paused === undefined) return;
     const ttl = this.#setting('checkpoint');
     const ttlValue = isObject(ttl) ? ttl['ttl'] : undefined;
@@ -553,6 +567,7 @@ class PipelineRun {
 
   async #finish(): Promise<RunOutcome> {
     const vars = await this.#result();
+    if (this.#options.ephemeral) return this.#outcome('completed', vars);
     const variables = this.#publicVars();
     const hasOutput = this.#decl.props.some((p) => p.name === 'output');
     await this.#options.state.complete(this.#session, this.#decl.name, {

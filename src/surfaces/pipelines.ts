@@ -177,6 +177,23 @@ function callContext(
   };
 }
 
+/** Where synchronous calls' agent caches go, one folder per call; read once, not per call. */
+const CALL_CACHE_ROOT = join(tmpdir(), `mhl-calls-${process.pid}`);
+
+const agentUse = new WeakMap<Workflow, boolean>();
+
+/** Whether any file of the workflow's program declares an agent (and so may cache to disk). */
+function usesAgents(workflow: Workflow): boolean {
+  let uses = agentUse.get(workflow);
+  if (uses === undefined) {
+    uses = workflow.program.namespace.modules.some((m) =>
+      m.program.decls.some((d) => d.kind === 'Agent'),
+    );
+    agentUse.set(workflow, uses);
+  }
+  return uses;
+}
+
 /** Runs a workflow once in a throwaway state directory, bounded by the call's time limit. */
 async function runOnce(
   workflow: Workflow,
@@ -185,13 +202,14 @@ async function runOnce(
   ctx: RequestContext,
   options: PipelineSurfaceOptions,
 ): Promise<RunOutcome> {
-  // A throwaway run keeps its state in memory: nothing it checkpoints outlives the call, so
-  // fsynced files would only cost time. Only an agent's disk cache touches the file system.
-  const cacheDir = join(tmpdir(), `mhl-call-${randomUUID()}`);
+  // A throwaway run writes no state at all (`ephemeral`): nothing it would checkpoint may
+  // outlive the call. Only an agent's disk cache touches the file system, in a folder of its own.
+  const cacheDir = usesAgents(workflow) ? join(CALL_CACHE_ROOT, randomUUID()) : undefined;
   const limit = deadline(ctx.signal, call.timeoutMs, `tools/call ${workflow.name}`);
   const redactor = new Redactor();
-  const log = options.logger.child({ workflow: workflow.name });
-  log.info({ cwd: call.cwd, timeout_ms: call.timeoutMs }, 'call started');
+  const { logger } = options;
+  const name = workflow.name;
+  logger.info({ workflow: name, cwd: call.cwd, timeout_ms: call.timeoutMs }, 'call started');
   try {
     const values = fromJson(inputs);
     const outcome = await runPipeline(workflow.program, workflow.decl, {
@@ -199,13 +217,16 @@ async function runOnce(
       signal: limit.signal,
       ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
       state: new CheckpointStore(new MemoryStore(), redactor),
+      ephemeral: true,
+      // Never persisted, so it need not be a 128-bit id; Node pools UUIDs, random bytes not.
+      session: randomUUID().replaceAll('-', ''),
       services: {
         cwd: call.cwd,
         childEnv: options.childEnv,
         env: options.env,
         redactor,
-        output: (line) => log.info({ output: redactor.redact(line) }),
-        cacheDir,
+        output: (line) => logger.info({ workflow: name, output: redactor.redact(line) }),
+        cacheDir: cacheDir ?? CALL_CACHE_ROOT,
       },
       onEvent: (event) => {
         if (event.type === 'step_start')
@@ -218,7 +239,7 @@ async function runOnce(
     return { ...outcome, status: 'failed', error: { message, kind: 'step_timeout' } };
   } finally {
     limit.dispose();
-    await rm(cacheDir, { recursive: true, force: true });
+    if (cacheDir !== undefined) await rm(cacheDir, { recursive: true, force: true });
   }
 }
 

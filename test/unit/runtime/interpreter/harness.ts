@@ -32,6 +32,7 @@ export interface RunSpec {
   readonly redactor?: Redactor;
   readonly resume?: boolean;
   readonly session?: string;
+  readonly ephemeral?: boolean;
 }
 
 export interface Ran {
@@ -74,6 +75,7 @@ export async function run(body: string, spec: RunSpec = {}): Promise<Ran> {
     inputs: spec.inputs ?? {},
     ...(spec.resume ? { resume: true } : {}),
     ...(spec.session ? { session: spec.session } : {}),
+    ...(spec.ephemeral ? { ephemeral: true } : {}),
     signal: new AbortController().signal,
     state,
     services: {

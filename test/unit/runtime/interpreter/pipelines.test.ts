@@ -96,6 +96,23 @@ describe('pipelines: the result', () => {
   });
 });
 
+describe('pipelines: ephemeral runs', () => {
+  it('write no checkpoint, result or pointer, and still complete, pause and project', async () => {
+    const done = await run('output: { doubled: a * 2 } var a = 1 step S { a = 2 } step T { }', {
+      ephemeral: true,
+    });
+    assert.equal(done.outcome.status, 'completed');
+    assert.deepEqual(done.vars, { doubled: 4 });
+    assert.equal(await done.state.latest('P'), undefined);
+    assert.equal(await done.state.readResult(done.outcome.session), undefined);
+    const paused = await run('var a = 1 step S { a = 2 pause("p") }', { ephemeral: true });
+    assert.equal(paused.outcome.status, 'paused');
+    assert.equal(await paused.state.load(paused.outcome.session, 'P'), undefined);
+    const kept = await run('var a = 1 step S { a = 2 pause("p") }');
+    assert.ok(await kept.state.load(kept.outcome.session, 'P'), 'a normal run does checkpoint');
+  });
+});
+
 describe('pipelines: loops', () => {
   it('re-initialises pipeline vars every iteration and stops at max', async () => {
     const r = await run('mem count = 0 var per = 0 step A { count += 1 per += 1 }', {

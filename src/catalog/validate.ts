@@ -5,7 +5,8 @@
  * and binding them to a run belong to the runtime.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { ajv2020Class } from '../lang/lazy-modules.js';
 import type {
   InputCheck,
   InputProblem,
@@ -24,18 +25,27 @@ export interface ValidatorCompilerOptions {
    * Runs a background task after the I/O already pending: by default an unref'd `setImmediate`,
    * so answering requests comes first and background compiling never keeps a process alive.
    */
-  readonly schedule?: (task: () => void) => void;
+  readonly schedule?: (task: () => void, first: boolean) => void;
 }
 
-function scheduleIdle(task: () => void): void {
-  setImmediate(task).unref();
+/**
+ * How long after start-up the background pass begins. Loading Ajv and compiling its meta-schema
+ * takes ~30 ms, which a client's first exchange (initialize or server/discover, tools/list)
+ * should not wait behind.
+ */
+const WARM_UP_DELAY_MS = 250;
+
+/** The pass's first turn starts after the warm-up delay, each later one on the next turn. */
+function scheduleIdle(task: () => void, first: boolean): void {
+  if (first) setTimeout(task, WARM_UP_DELAY_MS).unref();
+  else setImmediate(task).unref();
 }
 
 /**
  * A compiler backed by one Ajv 2020 instance (all errors, strict schemas, no logging). Every
  * validator it hands out is compiled once, at start-up but off the critical path: the first
- * one schedules a background pass that compiles them one per event-loop turn (~1 ms each), so a
- * server answers its first request before the pass is done (compiling 100 up front cost
+ * one schedules a background pass that begins shortly after start-up and compiles them one per
+ * event-loop turn (~1 ms each), so a server answers its first requests before the pass is done (compiling 100 up front cost
  * ~0.1–0.2 s before anything could be answered). A call that arrives before its validator was
  * reached compiles that one on the spot, and the pass then skips it: never twice, never per
  * request. Identical schemas share one compiled function. A projected schema Ajv refuses is a
@@ -43,13 +53,15 @@ function scheduleIdle(task: () => void): void {
  */
 export function createValidatorCompiler(options: ValidatorCompilerOptions = {}): ValidatorCompiler {
   const schedule = options.schedule ?? scheduleIdle;
-  const ajv = new Ajv2020({ allErrors: true, strict: true, logger: false });
+  // Made on the first compile, so a server answers its first requests before loading Ajv.
+  let ajv: Ajv2020 | undefined;
   const bySchema = new Map<string, ValidateFunction>();
   const pending: (() => void)[] = [];
   const compile = (schema: JsonObject): ValidateFunction => {
     const key = JSON.stringify(schema);
     let check = bySchema.get(key);
     if (check === undefined) {
+      ajv ??= new (ajv2020Class())({ allErrors: true, strict: true, logger: false });
       check = ajv.compile(schema);
       bySchema.set(key, check);
     }
@@ -63,7 +75,7 @@ export function createValidatorCompiler(options: ValidatorCompilerOptions = {}):
     } catch {
       // The call that needs this validator compiles it again and reports the error there.
     }
-    if (pending.length > 0) schedule(drain);
+    if (pending.length > 0) schedule(drain, false);
   };
   return (workflow, schema) => {
     let check: ValidateFunction | undefined;
@@ -71,7 +83,7 @@ export function createValidatorCompiler(options: ValidatorCompilerOptions = {}):
       check ??= compile(schema);
       return check;
     };
-    if (pending.push(() => void ensure()) === 1) schedule(drain);
+    if (pending.push(() => void ensure()) === 1) schedule(drain, true);
     const declared = Object.keys(schemaProperties(schema));
     return (args) => runCheck(workflow, declared, ensure(), args);
   };

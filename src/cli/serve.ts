@@ -6,7 +6,6 @@
  * cancelled, and the process exits 0 once they have answered, or 1 (`MCP_SHUTDOWN_TIMEOUT`)
  * after a 5 s budget. An HTTP bind failure exits 1 with `MCP_SERVER_FAILED`.
  */
-import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { loadCatalog } from '../catalog/index.js';
 import { formatDiagnostic, sourceExcerpt } from '../lang/index.js';
@@ -19,15 +18,13 @@ import { jobTools, logJobEvents, reservedNameProblem } from '../surfaces/jobs.js
 import { workflowResources, workflowTools } from '../surfaces/pipelines.js';
 import { registerResourceMethods } from '../surfaces/resources.js';
 import { registerToolMethods, ToolTable } from '../surfaces/tools.js';
-import { isLoopback } from '../transport/guards.js';
-import { HttpTransport } from '../transport/http.js';
 import { Metrics } from '../transport/metrics.js';
-import { createOps } from '../transport/ops.js';
 import { StdioTransport } from '../transport/stdio.js';
 import { displayPath } from './files.js';
 import type { Output } from './lint.js';
+import type { HttpConfig } from './serve-http.js';
+import { type Lifecycle, type Served, withinBudget } from './serve-lifecycle.js';
 import { loadServedPack, takeServeKey } from './serve-pack.js';
-import { type RunsSetup, setupRuns } from './serve-runs.js';
 
 export interface ServeOptions {
   readonly transport?: string;
@@ -44,24 +41,6 @@ export interface ServeOptions {
   readonly maxQueued?: string;
   readonly stateDir?: string;
   readonly drainTimeout?: string;
-}
-
-/** Where and how the HTTP transport listens, after flags and environment are merged. */
-interface HttpConfig {
-  readonly host: string;
-  readonly port: number;
-  readonly token: string | undefined;
-  readonly principalHeader: string | undefined;
-  /** `--drain-timeout`: how long working async runs may finish at shutdown. */
-  readonly drainMs: number;
-  /** `MHL_SERVE_TERMINAL_RUN_TTL`: how long a finished run stays pollable. */
-  readonly terminalRunTtlMs: number | undefined;
-}
-
-/** What shutdown runs, in two phases (see `drainHttp`). */
-interface Lifecycle {
-  readonly drain: (() => Promise<void>)[];
-  readonly cancel: (() => Promise<void>)[];
 }
 
 /** A refused configuration: the message and the exit status (2 usage, 1 invalid setup). */
@@ -84,9 +63,6 @@ const HTTP_ONLY_FLAGS = [
 
 const DEFAULT_MAX_ACTIVE = 32;
 const MAX_MAX_ACTIVE = 4096;
-
-/** Shutdown gets this long to let cancelled calls answer. */
-const SHUTDOWN_BUDGET_MS = 5000;
 
 /**
  * Runs `mhl serve mcp`; resolves to the exit status: 0 after a clean shutdown, 1 for a folder
@@ -166,21 +142,20 @@ export async function runServe(
     return jobs.drained();
   });
   const resources = [workflowResources(loaded.catalog)];
-  let runs: RunsSetup | undefined;
-  if (config.http !== undefined) {
-    const registry = setupRuns(dispatcher, tools, {
-      stateDir: nonEmpty(options.stateDir) ?? nonEmpty(process.env['MHL_SERVE_STATE_DIR']),
-      terminalTtlMs: config.http.terminalRunTtlMs,
-      catalog: loaded.catalog,
-      admission,
-      logger,
-      pipelines: pipelineOptions,
-    });
-    runs = registry;
-    resources.push(registry.resources);
-    lifecycle.drain.push(() => registry.registry.drain(config.http?.drainMs ?? 0));
-    lifecycle.cancel.push(() => registry.registry.cancelAll());
-  }
+  // HTTP-only parts (async runs, the HTTP transport) load only when serving HTTP.
+  const http =
+    config.http === undefined
+      ? undefined
+      : (await import('./serve-http.js')).prepareHttp(config.http, {
+          dispatcher,
+          tools,
+          admission,
+          logger,
+          lifecycle,
+          pipelines: pipelineOptions,
+          stateDir: nonEmpty(options.stateDir) ?? nonEmpty(process.env['MHL_SERVE_STATE_DIR']),
+        });
+  if (http) resources.push(http.resources);
   registerToolMethods(dispatcher, tools, {
     admission,
     onCall: (outcome) => metrics.toolCall(outcome),
@@ -188,13 +163,7 @@ export async function runServe(
   registerResourceMethods(dispatcher, resources);
   const workflows = [...loaded.catalog.workflows.keys()];
   const served = { dispatcher, logger, io, version, workflows, root, metrics, lifecycle };
-  if (config.http !== undefined) {
-    try {
-      return await runHttp(config.http, served);
-    } finally {
-      runs?.close();
-    }
-  }
+  if (http) return http.serve(served);
   return runStdio(served);
 }
 
@@ -212,18 +181,6 @@ function reportProblems(
       io.err(`mhl serve mcp: ${p.message}`);
     }
   }
-}
-
-/** What both transports' runners share. */
-interface Served {
-  readonly dispatcher: Dispatcher;
-  readonly logger: ReturnType<typeof createLogger>;
-  readonly io: Output;
-  readonly version: string;
-  readonly workflows: readonly string[];
-  readonly root: string;
-  readonly metrics: Metrics;
-  readonly lifecycle: Lifecycle;
 }
 
 /**
@@ -288,95 +245,6 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
-async function runHttp(http: HttpConfig, served: Served): Promise<number> {
-  const { dispatcher, logger, io } = served;
-  // Draining: not ready, no new work admitted, but runs can still be polled while they finish.
-  let stopping = false;
-  // Closing: the transport refuses every request.
-  let closing = false;
-  let requestStop = () => {};
-  const stopRequested = new Promise<void>((done) => {
-    requestStop = done;
-  });
-  const transport: HttpTransport = new HttpTransport({
-    ...http,
-    dispatcher,
-    metrics: served.metrics,
-    ops: createOps({
-      version: served.version,
-      pid: process.pid,
-      instanceId: randomUUID(),
-      shuttingDown: () => stopping,
-      requestShutdown: () => requestStop(),
-      metrics: (): string => served.metrics.render(transport.sessionsActive),
-    }),
-    shuttingDown: () => closing,
-    onError: (error) => logger.error({ err: error }, 'http handler failed'),
-  });
-  // Handlers go in before the server says it is listening: a SIGTERM that arrived in between
-  // would otherwise kill the process outright (Node's default), skipping the shutdown path.
-  const onSignal = () => requestStop();
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  try {
-    return await serveUntilStopped();
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
-
-  async function serveUntilStopped(): Promise<number> {
-    let bound: { address: string; port: number };
-    try {
-      bound = await transport.listen();
-    } catch (error) {
-      logger.error({ err: error, code: 'MCP_SERVER_FAILED' }, 'could not listen');
-      io.err(`mhl serve mcp: MCP_SERVER_FAILED: cannot listen on ${http.host}:${http.port}`);
-      return 1;
-    }
-    if (!isLoopback(http.host) && http.token === undefined) {
-      io.err('mhl serve mcp: warning: non-loopback address without --token; unauthenticated');
-    }
-    const url = `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}`;
-    logger.info({ workflows: served.workflows, root: served.root }, 'serving over http');
-    io.err(`listening on ${url}:${bound.port}`);
-    await stopRequested;
-    stopping = true;
-    logger.info({ drain_ms: http.drainMs }, 'shutting down');
-    return await drainHttp(transport, served, () => {
-      closing = true;
-    });
-  }
-}
-
-/**
- * The HTTP shutdown path: close admission and let async runs drain (`--drain-timeout`), then
- * cancel what still runs and close the server, all within one budget.
- */
-async function drainHttp(
-  transport: HttpTransport,
-  served: Served,
-  close: () => void,
-): Promise<number> {
-  const { dispatcher, logger, lifecycle } = served;
-  for (const drain of lifecycle.drain) await drain();
-  close();
-  dispatcher.closeAll('shutting down');
-  const closed = Promise.all([
-    transport.close(),
-    ...lifecycle.cancel.map((cancel) => cancel()),
-  ]).then(() => 'closed' as const);
-  const timer = new Promise<'timeout'>((done) =>
-    setTimeout(() => done('timeout'), SHUTDOWN_BUDGET_MS).unref(),
-  );
-  if ((await Promise.race([closed, timer])) === 'timeout') {
-    logger.error({ code: 'MCP_SHUTDOWN_TIMEOUT' }, 'work did not stop within the shutdown budget');
-    transport.destroy();
-    return 1;
-  }
-  return 0;
-}
-
 async function runStdio(served: Served): Promise<number> {
   const { dispatcher, logger } = served;
   const session = new Session();
@@ -410,11 +278,7 @@ async function runStdio(served: Served): Promise<number> {
   dispatcher.closeAll('shutting down');
   const cancelled = Promise.all(served.lifecycle.cancel.map((cancel) => cancel()));
   if (ended !== 'drained' || served.lifecycle.cancel.length > 0) {
-    const timer = new Promise<'timeout'>((done) =>
-      setTimeout(() => done('timeout'), SHUTDOWN_BUDGET_MS).unref(),
-    );
-    const stopped = Promise.all([reading, cancelled]).then(() => 'drained' as const);
-    if ((await Promise.race([stopped, timer])) === 'timeout') {
+    if ((await withinBudget(Promise.all([reading, cancelled]))) === 'timeout') {
       logger.error(
         { code: 'MCP_SHUTDOWN_TIMEOUT' },
         'in-flight calls did not finish within the shutdown budget',

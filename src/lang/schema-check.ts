@@ -3,9 +3,9 @@
  * errors are both located (line and column in the file), with messages that do not depend on the
  * Node.js version. Validators are made once per process.
  */
-import { Ajv, type ErrorObject } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { parseDocument } from 'yaml';
+import type { Ajv, ErrorObject } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { ajv2020Class, ajvClass, yaml } from './lazy-modules.js';
 
 export interface SchemaProblem {
   readonly message: string;
@@ -67,10 +67,12 @@ function pointerSegments(pointer: string): string[] {
 
 /** The position of the value at a JSON pointer, found through a YAML parse (JSON is YAML). */
 function locate(text: string, pointer: string): { line?: number; col?: number } {
-  const node = parseDocument(text).getIn(
-    pointerSegments(pointer).map((k) => (/^\d+$/.test(k) ? Number(k) : k)),
-    true,
-  ) as { range?: [number, number, number] } | undefined;
+  const node = yaml()
+    .parseDocument(text)
+    .getIn(
+      pointerSegments(pointer).map((k) => (/^\d+$/.test(k) ? Number(k) : k)),
+      true,
+    ) as { range?: [number, number, number] } | undefined;
   return node?.range ? lineCol(text, node.range[0]) : {};
 }
 
@@ -83,11 +85,11 @@ let ajv2020: Ajv2020 | undefined;
 let ajv07: Ajv | undefined;
 /** JSON Schema 2020-12, the default for schemas that do not name a draft. */
 function draft2020(): Ajv2020 {
-  ajv2020 ??= new Ajv2020({ strict: false });
+  ajv2020 ??= new (ajv2020Class())({ strict: false });
   return ajv2020;
 }
 /** Draft-07, which many agent CLIs' examples still declare. */
 function draft07(): Ajv {
-  ajv07 ??= new Ajv({ strict: false });
+  ajv07 ??= new (ajvClass())({ strict: false });
   return ajv07;
 }

@@ -7,11 +7,13 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
 import type { Dispatcher } from '../protocol/index.js';
 import type { Admission } from '../runs/admission.js';
+import type { RunRegistry } from '../runs/registry.js';
 import type { PipelineSurfaceOptions } from '../surfaces/pipelines.js';
 import type { ResourceProvider } from '../surfaces/resources.js';
 import type { ToolTable } from '../surfaces/tools.js';
 import { isLoopback } from '../transport/guards.js';
 import { HttpTransport } from '../transport/http.js';
+import type { Metrics } from '../transport/metrics.js';
 import { createOps } from '../transport/ops.js';
 import { type Lifecycle, type Served, withinBudget } from './serve-lifecycle.js';
 import { setupRuns } from './serve-runs.js';
@@ -35,6 +37,7 @@ export interface HttpParts {
   readonly admission: Admission;
   readonly logger: Logger;
   readonly lifecycle: Lifecycle;
+  readonly metrics: Metrics;
   readonly pipelines: PipelineSurfaceOptions;
   /** `--state-dir` merged with `MHL_SERVE_STATE_DIR`; undefined for a temporary one. */
   readonly stateDir: string | undefined;
@@ -56,6 +59,7 @@ export function prepareHttp(
     logger: parts.logger,
     pipelines: parts.pipelines,
   });
+  registerRunMetrics(parts.metrics, runs.registry, parts.admission);
   parts.lifecycle.drain.push(() => runs.registry.drain(http.drainMs));
   parts.lifecycle.cancel.push(() => runs.registry.cancelAll());
   return {
@@ -68,6 +72,34 @@ export function prepareHttp(
       }
     },
   };
+}
+
+function registerRunMetrics(metrics: Metrics, registry: RunRegistry, admission: Admission): void {
+  metrics.register({
+    name: 'mhl_runs_active',
+    type: 'gauge',
+    help: 'Async runs working now.',
+    read: () => registry.counts.working,
+  });
+  metrics.register({
+    name: 'mhl_runs_queued',
+    type: 'gauge',
+    help: 'Async runs waiting for an execution slot.',
+    read: () => registry.counts.queued,
+  });
+  metrics.register({
+    name: 'mhl_runs_total',
+    type: 'counter',
+    help: 'Async run legs ended, by the state they ended in.',
+    label: 'outcome',
+    read: () => registry.ended,
+  });
+  metrics.register({
+    name: 'mhl_execution_slots_active',
+    type: 'gauge',
+    help: 'Execution slots held (direct calls, jobs and runs; --max-active bounds them).',
+    read: () => admission.active,
+  });
 }
 
 async function runHttp(http: HttpConfig, served: Served): Promise<number> {

@@ -152,6 +152,7 @@ export async function runServe(
           admission,
           logger,
           lifecycle,
+          metrics,
           pipelines: pipelineOptions,
           stateDir: nonEmpty(options.stateDir) ?? nonEmpty(process.env['MHL_SERVE_STATE_DIR']),
         });

@@ -72,6 +72,13 @@ export class RunRegistry {
   readonly #runs = new Map<string, LiveRun>();
   readonly #now: () => number;
   #draining = false;
+  /** How many legs ended in each state, since start-up. */
+  readonly #ended: Record<'completed' | 'failed' | 'canceled' | 'paused', number> = {
+    completed: 0,
+    failed: 0,
+    canceled: 0,
+    paused: 0,
+  };
 
   constructor(options: RunRegistryOptions) {
     this.#options = options;
@@ -87,6 +94,11 @@ export class RunRegistry {
       else if (run.view.state === 'working') working++;
     }
     return { queued, working };
+  }
+
+  /** Legs ended by state since start-up, for `/metrics`. */
+  get ended(): Readonly<Record<string, number>> {
+    return { ...this.#ended };
   }
 
   /** Starts a run; answers once its record is persisted, `working` or `queued`. */
@@ -418,6 +430,9 @@ export class RunRegistry {
       updatedAt: this.#iso(),
     };
     if (run.view.state !== 'paused') run.finishedAt = this.#now();
+    const ended = run.view.state;
+    if (ended === 'completed' || ended === 'failed' || ended === 'canceled' || ended === 'paused')
+      this.#ended[ended]++;
     this.#options.logger.info(
       { runId: run.runId, owner: run.owner, state: run.view.state },
       'run ended',

@@ -9,15 +9,33 @@ const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60
 
 export type CallOutcome = 'success' | 'error' | 'invalid';
 
+/**
+ * A metric another part of the server owns, read when `/metrics` is scraped: one value, or one
+ * value per label value (rendered as `name{label="value"}`).
+ */
+export interface MetricFamily {
+  readonly name: string;
+  readonly type: 'gauge' | 'counter';
+  readonly help: string;
+  readonly label?: string;
+  readonly read: () => number | Readonly<Record<string, number>>;
+}
+
 export class Metrics {
   readonly #bucketCounts = new Array<number>(BUCKETS.length).fill(0);
   #requests = 0;
   #seconds = 0;
+  readonly #families: MetricFamily[] = [];
   readonly #calls = new Map<CallOutcome, number>([
     ['success', 0],
     ['error', 0],
     ['invalid', 0],
   ]);
+
+  /** Adds a metric read at each scrape (the run registry's gauges and counters, say). */
+  register(family: MetricFamily): void {
+    this.#families.push(family);
+  }
 
   /** Records one `/mcp` request's duration. */
   observeRequest(seconds: number): void {
@@ -50,7 +68,23 @@ export class Metrics {
       `mhl_request_duration_seconds_bucket{le="+Inf"} ${this.#requests}`,
       `mhl_request_duration_seconds_sum ${this.#seconds}`,
       `mhl_request_duration_seconds_count ${this.#requests}`,
+      ...this.#families.flatMap(renderFamily),
     ];
     return `${lines.join('\n')}\n`;
   }
+}
+
+function renderFamily(family: MetricFamily): string[] {
+  const value = family.read();
+  const samples =
+    typeof value === 'number'
+      ? [`${family.name} ${value}`]
+      : Object.entries(value).map(
+          ([label, n]) => `${family.name}{${family.label}="${label}"} ${n}`,
+        );
+  return [
+    `# HELP ${family.name} ${family.help}`,
+    `# TYPE ${family.name} ${family.type}`,
+    ...samples,
+  ];
 }

@@ -254,6 +254,11 @@ describe('async runs over HTTP', () => {
       'shipped',
     ]);
     assert.deepEqual(done['reached'], ['Draft', 'Review', 'Ship']);
+    const metrics = (await send(port, { method: 'GET', path: '/metrics' })).text;
+    assert.match(metrics, /^mhl_runs_total\{outcome="paused"\} 1$/m);
+    assert.match(metrics, /^mhl_runs_total\{outcome="completed"\} 1$/m);
+    assert.match(metrics, /^mhl_runs_active 0$/m);
+    assert.match(metrics, /^mhl_execution_slots_active 0$/m);
     const again = await modern(port, 'run/resume', { runId });
     assert.equal((again.json()['error'] as { code: number }).code, -32602);
     assert.match(again.text, /already completed/);

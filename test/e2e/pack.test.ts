@@ -2,7 +2,7 @@
 // real packs on disk, a real SDK client. Exhaustive tampering runs in-process in
 // test/unit/pack/tamper.test.ts; here a sample of each refusal goes through the real server.
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
   cpSync,
   type FSWatcher,
@@ -20,7 +20,8 @@ import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { collectPackFiles, encodePack, type PackEntry } from '../../src/pack/index.js';
-import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { HttpServer } from '../helpers/http-server.js';
 
 const FIXTURE = resolve(REPO_ROOT, 'test/fixtures/pack');
 const EXAMPLES = resolve(REPO_ROOT, 'examples');
@@ -29,33 +30,9 @@ const KEY_ENV = 'MHL_SERVE_WORKFLOWS_KEY';
 const KEY = 'c0ffee00'.repeat(8);
 
 /** `mhl serve mcp <dir> --http --workflows-pack <pack>`; `port` is read from "listening on". */
-class PackServer {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly exited: Promise<number | null>;
-  readonly ready: Promise<number>;
-  stderr = '';
-
+class PackServer extends HttpServer {
   constructor(dir: string, pack: string, env: Record<string, string>, args: string[] = []) {
-    const argv = [CLI, 'serve', 'mcp', dir, '--http', '--workflows-pack', pack, ...args];
-    this.child = spawn(process.execPath, argv, {
-      stdio: 'pipe',
-      env: { ...process.env, ...env },
-    });
-    this.exited = new Promise((done) => this.child.on('close', done));
-    this.ready = new Promise((done, fail) => {
-      this.child.stderr.setEncoding('utf8').on('data', (d: string) => {
-        this.stderr += d;
-        const found = /listening on http:\/\/[^\s]+:(\d+)/.exec(this.stderr);
-        if (found?.[1] !== undefined) done(Number(found[1]));
-      });
-      this.child.on('close', () => fail(new Error(`server exited: ${this.stderr}`)));
-    });
-    this.ready.catch(() => undefined);
-  }
-
-  async stop(): Promise<number | null> {
-    if (this.child.exitCode === null) this.child.kill('SIGTERM');
-    return this.exited;
+    super(dir, ['--workflows-pack', pack, ...args], env);
   }
 }
 

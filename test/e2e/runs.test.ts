@@ -382,7 +382,7 @@ describe('async runs over HTTP', () => {
     )['runId'] as string;
     await pollFor('the Hold step to start', () => readPid(join(dir2, 'hold.pid')));
     draining.child.kill('SIGTERM');
-    await draining.waitForLog(/"msg":"shutting down"/);
+    await draining.logged(/"msg":"shutting down"/);
     const refused = await modern(port3, 'run/start', { name: 'Count', arguments: CWD });
     assert.equal((refused.json()['error'] as { code: number }).code, -32000, refused.text);
     // Still pollable while it drains; not ready for new work.

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent } from 'node:http';
 import { resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { HttpServer, type Reply, rpc, send } from '../helpers/http-server.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/serve');
 const VERSION = '2026-07-28';
@@ -19,94 +19,6 @@ const INIT_PARAMS = {
   capabilities: {},
   clientInfo: { name: 'raw', version: '1' },
 };
-
-/** A `mhl serve mcp --http --port 0` child; `port` is parsed from its "listening on" line. */
-class HttpServer {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly exited: Promise<number | null>;
-  readonly ready: Promise<number>;
-  stderr = '';
-
-  constructor(args: readonly string[] = [], env: Record<string, string> = {}) {
-    this.child = spawn(process.execPath, [CLI, 'serve', 'mcp', FOLDER, '--http', ...args], {
-      stdio: 'pipe',
-      env: { ...process.env, ...env },
-    });
-    this.exited = new Promise((done) => this.child.on('close', done));
-    this.ready = new Promise((done, fail) => {
-      this.child.stderr.setEncoding('utf8').on('data', (d: string) => {
-        this.stderr += d;
-        const found = /listening on http:\/\/[^\s]+:(\d+)/.exec(this.stderr);
-        if (found?.[1] !== undefined) done(Number(found[1]));
-      });
-      this.child.on('close', () => fail(new Error(`server exited: ${this.stderr}`)));
-    });
-    this.ready.catch(() => undefined);
-  }
-
-  async stop(): Promise<number | null> {
-    if (this.child.exitCode === null) this.child.kill('SIGTERM');
-    return this.exited;
-  }
-}
-
-interface Reply {
-  readonly status: number;
-  readonly headers: IncomingHttpHeaders;
-  readonly text: string;
-  json(): Record<string, unknown>;
-}
-
-/** One raw HTTP exchange (node:http, so Host and other headers can be set freely). */
-function send(
-  port: number,
-  options: {
-    method?: string;
-    path?: string;
-    headers?: Record<string, string>;
-    body?: unknown;
-    agent?: Agent;
-  },
-): Promise<Reply> {
-  const body =
-    options.body === undefined
-      ? undefined
-      : typeof options.body === 'string' || Buffer.isBuffer(options.body)
-        ? options.body
-        : JSON.stringify(options.body);
-  return new Promise((done, fail) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        method: options.method ?? 'POST',
-        path: options.path ?? '/mcp',
-        agent: options.agent ?? false,
-        headers: { 'content-type': 'application/json', ...options.headers },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d: string) => {
-          text += d;
-        });
-        res.on('end', () =>
-          done({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text,
-            json: () => JSON.parse(text) as Record<string, unknown>,
-          }),
-        );
-      },
-    );
-    req.on('error', fail);
-    req.end(body);
-  });
-}
-
-function rpc(id: number, method: string, params?: unknown): Record<string, unknown> {
-  return { jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) };
-}
 
 /** The fixture's workflows, as tools/list names them (sorted). */
 const WORKFLOWS = ['Fails', 'Greet', 'Sleepy'];
@@ -125,7 +37,7 @@ function codeOf(reply: Reply): number {
 
 const servers: HttpServer[] = [];
 function start(args: readonly string[] = [], env: Record<string, string> = {}): HttpServer {
-  const server = new HttpServer(args, env);
+  const server = new HttpServer(FOLDER, args, env);
   servers.push(server);
   return server;
 }

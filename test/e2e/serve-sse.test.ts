@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import {
   Agent,
   type ClientRequest,
@@ -10,7 +9,8 @@ import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CLI, REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { HttpServer, rpc } from '../helpers/http-server.js';
 import { isAlive, pollFor, readPid } from '../helpers/processes.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/serve-steps');
@@ -27,51 +27,9 @@ const INIT_PARAMS = {
   clientInfo: { name: 'raw', version: '1' },
 };
 
-/** A `mhl serve mcp --http --port 0` child on the steps fixture. */
-class HttpServer {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly exited: Promise<number | null>;
-  readonly ready: Promise<number>;
-  stderr = '';
-
-  constructor() {
-    this.child = spawn(process.execPath, [CLI, 'serve', 'mcp', FOLDER, '--http', '--port', '0'], {
-      stdio: 'pipe',
-    });
-    this.exited = new Promise((done) => this.child.on('close', done));
-    this.ready = new Promise((done, fail) => {
-      this.child.stderr.setEncoding('utf8').on('data', (d: string) => {
-        this.stderr += d;
-        const found = /listening on http:\/\/[^\s]+:(\d+)/.exec(this.stderr);
-        if (found?.[1] !== undefined) done(Number(found[1]));
-      });
-      this.child.on('close', () => fail(new Error(`server exited: ${this.stderr}`)));
-    });
-    this.ready.catch(() => undefined);
-  }
-
-  /** Resolves once stderr holds `count` lines containing `text` (a log line, not a sleep). */
-  logged(text: string, count = 1): Promise<void> {
-    return new Promise((done) => {
-      const check = () => {
-        if (this.stderr.split(text).length - 1 < count) return;
-        this.child.stderr.off('data', check);
-        done();
-      };
-      this.child.stderr.on('data', check);
-      check();
-    });
-  }
-
-  async stop(): Promise<number | null> {
-    if (this.child.exitCode === null) this.child.kill('SIGTERM');
-    return this.exited;
-  }
-}
-
 const servers: HttpServer[] = [];
 function start(): HttpServer {
-  const server = new HttpServer();
+  const server = new HttpServer(FOLDER);
   servers.push(server);
   return server;
 }
@@ -164,10 +122,6 @@ function parseEvent(block: string): SseEvent {
     else assert.fail(`unexpected SSE line ${JSON.stringify(line)}`);
   }
   return { event, data: JSON.parse(data.join('\n')) as Record<string, unknown> };
-}
-
-function rpc(id: number, method: string, params?: unknown): Record<string, unknown> {
-  return { jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) };
 }
 
 function stepsCall(

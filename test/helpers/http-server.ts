@@ -42,23 +42,23 @@ export class HttpServer {
     this.ready.catch(() => undefined);
   }
 
-  /** Resolves once stderr has matched `pattern` `count` times (the server's JSON log lines). */
-  waitForLog(pattern: RegExp, count = 1): Promise<void> {
-    const global = new RegExp(
-      pattern.source,
-      pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`,
-    );
+  /** Resolves once stderr holds `count` matches of `match` (a log line, never a sleep). */
+  logged(match: string | RegExp, count = 1): Promise<void> {
+    const counted = (): number =>
+      typeof match === 'string'
+        ? this.stderr.split(match).length - 1
+        : (this.stderr.match(new RegExp(match.source, `${match.flags.replace('g', '')}g`))
+            ?.length ?? 0);
     return new Promise((done, fail) => {
       const check = () => {
-        if ((this.stderr.match(global)?.length ?? 0) >= count) {
-          this.#watchers.delete(check);
-          done();
-        }
+        if (counted() < count) return;
+        this.#watchers.delete(check);
+        done();
       };
       this.#watchers.add(check);
       void this.exited.then(() => {
         if (this.#watchers.delete(check))
-          fail(new Error(`server exited before ${pattern}: ${this.stderr}`));
+          fail(new Error(`server exited before ${match}: ${this.stderr}`));
       });
       check();
     });

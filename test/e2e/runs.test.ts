@@ -56,6 +56,13 @@ async function settle(
   }
 }
 
+/** Starts a Blocker run and waits until its Hold step is running; resolves the held pid too. */
+async function startHeld(port: number, dir: string): Promise<{ runId: string; pid: number }> {
+  const view = await call(port, 'run/start', { name: 'Blocker', arguments: { dir, ...CWD } });
+  const pid = await pollFor('the Hold step to start', () => readPid(join(dir, 'hold.pid')));
+  return { runId: view['runId'] as string, pid };
+}
+
 /** A legacy (2025-11-25) session on the raw wire; resolves to its id. */
 async function openSession(port: number, headers: Record<string, string> = {}): Promise<string> {
   const init = await send(port, {
@@ -268,10 +275,7 @@ describe('async runs over HTTP', () => {
     const server = start();
     const port = await server.ready;
     const dir = tempDir('mhl-runs-');
-    const runId = (await call(port, 'run/start', { name: 'Blocker', arguments: { dir, ...CWD } }))[
-      'runId'
-    ] as string;
-    const pid = await pollFor('the Hold step to start', () => readPid(join(dir, 'hold.pid')));
+    const { runId, pid } = await startHeld(port, dir);
     const canceled = await call(port, 'run/cancel', { runId });
     assert.equal(canceled['state'], 'canceled');
     await pollFor('the held process to die', () => (isAlive(pid) ? undefined : true));
@@ -290,10 +294,7 @@ describe('async runs over HTTP', () => {
     const dir = tempDir('mhl-runs-');
     const first = start(['--state-dir', state]);
     const port = await first.ready;
-    const runId = (await call(port, 'run/start', { name: 'Blocker', arguments: { dir, ...CWD } }))[
-      'runId'
-    ] as string;
-    const pid = await pollFor('the Hold step to start', () => readPid(join(dir, 'hold.pid')));
+    const { runId, pid } = await startHeld(port, dir);
     await first.stop('SIGKILL');
     process.kill(pid, 'SIGKILL');
 
@@ -361,10 +362,7 @@ describe('async runs over HTTP', () => {
     const dir = tempDir('mhl-runs-');
     const first = start(['--state-dir', state]);
     const port = await first.ready;
-    const runId = (await call(port, 'run/start', { name: 'Blocker', arguments: { dir, ...CWD } }))[
-      'runId'
-    ] as string;
-    const pid = await pollFor('the Hold step to start', () => readPid(join(dir, 'hold.pid')));
+    const { runId, pid } = await startHeld(port, dir);
     assert.equal(await first.stop(), 0);
     assert.equal(isAlive(pid), false);
     const second = start(['--state-dir', state]);
@@ -377,10 +375,7 @@ describe('async runs over HTTP', () => {
     const dir2 = tempDir('mhl-runs-');
     const draining = start(['--state-dir', state, '--drain-timeout', '20s']);
     const port3 = await draining.ready;
-    const id2 = (
-      await call(port3, 'run/start', { name: 'Blocker', arguments: { dir: dir2, ...CWD } })
-    )['runId'] as string;
-    await pollFor('the Hold step to start', () => readPid(join(dir2, 'hold.pid')));
+    const { runId: id2 } = await startHeld(port3, dir2);
     draining.child.kill('SIGTERM');
     await draining.logged(/"msg":"shutting down"/);
     const refused = await modern(port3, 'run/start', { name: 'Count', arguments: CWD });

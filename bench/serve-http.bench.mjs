@@ -27,7 +27,7 @@ const META = {
   'io.modelcontextprotocol/protocolVersion': VERSION,
   'io.modelcontextprotocol/clientCapabilities': {},
 };
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/bin/mhl.js', import.meta.url));
 const SDK_URL = import.meta.resolve('@modelcontextprotocol/server');
 const ZOD_URL = import.meta.resolve('zod');
 

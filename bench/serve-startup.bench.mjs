@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const RUNS = 10;
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/bin/mhl.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'mhl-bench-serve-'));
 for (let i = 0; i < 100; i++) {
   writeFileSync(

@@ -41,7 +41,7 @@ SUITE="$WORK/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 echo "==> suite node: $("$NODE22" --version), suite: $("$NODE22" "$SUITE" --version)" >&2
 
 cd "$ROOT"
-MAIN="dist/cli/main.js"
+MAIN="dist/bin/mhl.js"
 if [[ ! -f "$MAIN" ]] || [[ -n "$(find src tsconfig.build.json package.json -newer "$MAIN" -print -quit)" ]]; then
   echo "==> building mhl (dist/ missing or stale)" >&2
   npm run build >&2

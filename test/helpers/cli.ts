@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
-export const CLI = resolve(REPO_ROOT, 'dist/cli/main.js');
+export const CLI = resolve(REPO_ROOT, 'dist/bin/mhl.js');
 
 export interface CliResult {
   readonly code: number | null;
@@ -13,7 +13,7 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Spawns `node dist/cli/main.js …args` and resolves when it exits. */
+/** Spawns `node dist/bin/mhl.js …args` and resolves when it exits. */
 export function runCli(
   args: readonly string[],
   options: { cwd?: string; input?: string; env?: Record<string, string> } = {},

@@ -15,7 +15,7 @@ import { type RunOutcome, runPipeline } from '../runtime/runner.js';
 import { formatValue, fromJson, isObject, toPlain } from '../runtime/values.js';
 import type { Store } from '../store/index.js';
 import type { RunLog } from './run-log.js';
-import type { RunState, RunView } from './types.js';
+import { messageOf, type RunState, type RunView } from './types.js';
 
 /** What every leg shares: the child environment, the server's environment, a cache root. */
 export interface LegServices {
@@ -81,21 +81,21 @@ export async function runLeg(leg: Leg): Promise<LegUpdate> {
         if (event.type === 'step_start') leg.onStep(event.step, event.index + 1, event.total);
       },
     });
-    return update(outcome, leg.signal);
+    if (limit?.expired() && outcome.status !== 'completed' && outcome.status !== 'paused') {
+      const error = `the run timed out after ${leg.timeoutMs} ms (context.timeout_ms)`;
+      return { state: 'failed', error, resumable: true };
+    }
+    return update(outcome, leg.signal, redactor);
   } catch (error) {
     // runPipeline reports program errors in its outcome; this is an infrastructure fault.
-    return {
-      state: 'failed',
-      error: error instanceof Error ? error.message : String(error),
-      resumable: true,
-    };
+    return { state: 'failed', error: redactor.redact(messageOf(error)), resumable: true };
   } finally {
     limit?.dispose();
     await rm(cacheDir, { recursive: true, force: true });
   }
 }
 
-function update(outcome: RunOutcome, signal: AbortSignal): LegUpdate {
+function update(outcome: RunOutcome, signal: AbortSignal, redactor: Redactor): LegUpdate {
   const reached = [...outcome.skipped, ...outcome.executed];
   switch (outcome.status) {
     case 'completed':
@@ -104,7 +104,7 @@ function update(outcome: RunOutcome, signal: AbortSignal): LegUpdate {
       return {
         state: 'paused',
         vars: plain(outcome.vars),
-        reason: pauseReason(outcome.pauseReason),
+        reason: redactor.redact(pauseReason(outcome.pauseReason)),
         reached,
         resumable: true,
       };

@@ -15,6 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Admission, Refusal } from './admission.js';
+import { messageOf } from './types.js';
 
 export const MAX_JOBS = 128;
 export const JOB_TTL_MS = 60 * 60 * 1000;
@@ -113,9 +114,13 @@ export class JobRegistry {
 
   /** Admits and starts `task`, or says why not. Never waits. */
   start(task: JobTask): JobView | JobRefusal {
-    if (!this.#makeRoom()) return this.#admission.closed ? 'closed' : 'jobs_full';
+    // The slot first: a start refused for want of one must not evict anyone's finished job.
     const slot = this.#admission.tryAcquire();
     if (typeof slot === 'string') return slot;
+    if (!this.#makeRoom()) {
+      slot.release();
+      return 'jobs_full';
+    }
     const record: JobRecord = {
       id: `job-${randomBytes(16).toString('hex')}`,
       tool: task.tool,
@@ -149,7 +154,7 @@ export class JobRegistry {
         (response) => settle({ response, durationMs: performance.now() - started }),
         (error: unknown) =>
           settle({
-            failure: { code: 'INTERNAL_ERROR', message: `the job failed: ${describe(error)}` },
+            failure: { code: 'INTERNAL_ERROR', message: `the job failed: ${messageOf(error)}` },
           }),
       );
     return view(record);
@@ -269,8 +274,4 @@ function view(record: JobRecord): JobView {
 
 function timeoutText(task: JobTask): string {
   return `the job timed out after ${task.timeoutMs} ms (context.timeout_ms or --default-timeout-ms)`;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -17,12 +17,25 @@ import { type Admission, AdmissionClosedError, type Slot } from './admission.js'
 import { type LegServices, type LegUpdate, runLeg } from './executor.js';
 import { RunLog } from './run-log.js';
 import { deleteRun, type RunRecord, readRecord, writeRecord } from './run-records.js';
-import { RunError, type RunState, type RunView, TERMINAL_STATES, unknownRun } from './types.js';
+import {
+  messageOf,
+  RunError,
+  type RunState,
+  type RunView,
+  TERMINAL_STATES,
+  unknownRun,
+} from './types.js';
 
 /** Arguments are persisted with the run, so they are capped (seed 000). */
-export const MAX_RUN_ARGUMENTS_BYTES = 256 * 1024;
+const MAX_RUN_ARGUMENTS_BYTES = 256 * 1024;
 /** How long a finished run stays pollable. */
-export const DEFAULT_TERMINAL_TTL_MS = 60 * 60 * 1000;
+const DEFAULT_TERMINAL_TTL_MS = 60 * 60 * 1000;
+/**
+ * Runs held in memory at most (each up to 256 KiB of arguments and a 64 KiB log, kept an hour
+ * after it ends), and runs waiting for a slot at most: past either, a start is refused as busy.
+ */
+const MAX_RUNS = 10_000;
+const MAX_QUEUED_RUNS = 1_000;
 
 /** Who is asking: the owner string and, when verified, the raw principal. */
 export interface Caller {
@@ -72,6 +85,8 @@ export class RunRegistry {
   readonly #runs = new Map<string, LiveRun>();
   readonly #now: () => number;
   #draining = false;
+  /** Runs whose state the sweep is deleting: unknown to everyone from the sweep's start. */
+  readonly #sweeping = new Set<string>();
   /** How many legs ended in each state, since start-up. */
   readonly #ended: Record<'completed' | 'failed' | 'canceled' | 'paused', number> = {
     completed: 0,
@@ -126,19 +141,15 @@ export class RunRegistry {
       leg: undefined,
       finishedAt: undefined,
     };
-    const slot = this.#options.admission.tryAcquire();
-    if (slot === 'closed') throw draining();
-    if (typeof slot !== 'string') this.#set(run, { state: 'working' });
+    if (this.#runs.size >= MAX_RUNS) throw busy('runs are held in memory');
     this.#runs.set(runId, run);
     try {
-      await this.#persist(run);
+      await this.#begin(run, checked, false, caller);
     } catch (error) {
       this.#runs.delete(runId);
-      if (typeof slot !== 'string') slot.release();
       throw error;
     }
     this.#options.logger.info({ runId, owner: caller.owner, workflow: name }, 'run started');
-    this.#launch(run, checked, false, caller, typeof slot === 'string' ? undefined : slot);
     return run.view;
   }
 
@@ -176,27 +187,36 @@ export class RunRegistry {
     }
     const merged = { ...run.arguments, ...args };
     const checked = this.#options.check(run.workflow, merged);
+    const before = { view: run.view, arguments: run.arguments, finishedAt: run.finishedAt };
+    const { error: _e, reason: _r, vars: _v, resumable: _s, ...rest } = run.view;
+    run.view = { ...rest, state: 'queued', updatedAt: this.#iso() };
     run.arguments = merged;
-    const slot = this.#options.admission.tryAcquire();
-    if (slot === 'closed') throw draining();
-    const previous = run.view;
-    const { error: _e, reason: _r, vars: _v, resumable: _s, ...rest } = previous;
-    run.view = {
-      ...rest,
-      state: typeof slot === 'string' ? 'queued' : 'working',
-      updatedAt: this.#iso(),
-    };
     run.finishedAt = undefined;
     try {
-      await this.#persist(run);
+      await this.#begin(run, checked, true, caller);
     } catch (error) {
-      if (typeof slot !== 'string') slot.release();
-      run.view = previous;
+      Object.assign(run, before);
       throw error;
     }
     this.#options.logger.info({ runId, owner: caller.owner }, 'run resumed');
-    this.#launch(run, checked, true, caller, typeof slot === 'string' ? undefined : slot);
     return run.view;
+  }
+
+  /**
+   * Takes a slot if one is free (else the run waits `queued`), persists the record and starts
+   * the leg. The leg exists before the record is written, so a cancel or a shutdown that comes
+   * while it is written reaches it; it runs nothing until the write succeeded. Throws when the
+   * run cannot begin: draining, too many runs queued, or the record could not be written.
+   */
+  async #begin(run: LiveRun, checked: CheckedCall, resume: boolean, caller: Caller): Promise<void> {
+    const slot = this.#options.admission.tryAcquire();
+    if (slot === 'closed') throw draining();
+    if (slot === 'full' && this.counts.queued >= MAX_QUEUED_RUNS)
+      throw busy('runs are waiting for an execution slot');
+    this.#set(run, { state: slot === 'full' ? 'queued' : 'working' });
+    const persisted = this.#persist(run);
+    this.#launch(run, checked, resume, caller, slot === 'full' ? undefined : slot, persisted);
+    await persisted;
   }
 
   /** Cancels a queued or working run; the view says `canceled` at once. */
@@ -204,8 +224,12 @@ export class RunRegistry {
     const run = await this.#find(runId, caller);
     if (run.leg) {
       run.leg.controller.abort(new Error('canceled by run/cancel'));
-      const resumable = checkpointsEnabled(run.workflow.decl) ? { resumable: true as const } : {};
-      this.#set(run, { state: 'canceled', error: 'canceled by run/cancel', ...resumable });
+      const resumable = resumableAfter(run.workflow, 'canceled', true);
+      this.#set(run, {
+        state: 'canceled',
+        error: 'canceled by run/cancel',
+        ...(resumable ? { resumable: true as const } : {}),
+      });
     } else if (run.view.state === 'paused') {
       this.#set(run, { state: 'canceled', error: 'canceled by run/cancel', resumable: true });
       run.finishedAt = this.#now();
@@ -275,11 +299,13 @@ export class RunRegistry {
     for (const run of [...this.#runs.values()]) {
       if (run.finishedAt === undefined || run.finishedAt > cutoff || run.leg) continue;
       if (!TERMINAL_STATES.has(run.view.state)) continue;
-      this.#runs.delete(run.runId);
-      swept++;
+      this.#sweeping.add(run.runId);
       await deleteRun(this.#options.store, run.runId).catch((error: unknown) =>
         this.#options.logger.warn({ err: error, runId: run.runId }, 'could not delete run state'),
       );
+      this.#runs.delete(run.runId);
+      this.#sweeping.delete(run.runId);
+      swept++;
     }
     return swept;
   }
@@ -288,11 +314,11 @@ export class RunRegistry {
   async #find(runId: string, caller: Caller): Promise<LiveRun> {
     if (typeof runId !== 'string' || !/^[0-9a-f]{32}$/.test(runId)) throw unknownRun();
     const live = this.#runs.get(runId);
-    if (live) {
-      if (live.owner !== caller.owner) throw unknownRun();
-      return live;
-    }
+    if (live && live.owner === caller.owner && !this.#sweeping.has(runId)) return live;
+    // Everyone else takes the path an unknown id takes, store read included, so neither the
+    // answer nor its timing tells a foreign run from a missing one.
     const record = await readRecord(this.#options.store, runId).catch(() => undefined);
+    if (live || this.#sweeping.has(runId)) throw unknownRun();
     const workflow = record && this.#options.catalog.workflows.get(record.workflow);
     if (!record || !workflow) throw unknownRun();
     if (record.principalOwner !== undefined && record.principalOwner !== caller.owner)
@@ -312,17 +338,17 @@ export class RunRegistry {
   async #rebuild(record: RunRecord, workflow: Workflow, caller: Caller): Promise<LiveRun> {
     let view = record.view;
     if (!TERMINAL_STATES.has(view.state) && view.state !== 'paused') {
-      const { vars: _v, reason: _r, ...rest } = view;
+      // It was in flight when its process died: as resumable as any run that stopped mid-step.
+      const { vars: _v, reason: _r, resumable: _s, ...rest } = view;
       view = {
         ...rest,
         state: 'failed',
         error: 'the server stopped while this run was in progress',
+        ...(resumableAfter(workflow, 'failed', true) ? { resumable: true as const } : {}),
         updatedAt: this.#iso(),
       };
     }
-    const resumable =
-      view.state !== 'completed' && (view.state === 'paused' || checkpointsEnabled(workflow.decl));
-    const { resumable: _s, ...bare } = view;
+    const bare = view;
     const run: LiveRun = {
       runId: record.view.runId,
       workflow,
@@ -330,7 +356,7 @@ export class RunRegistry {
       principalOwner: record.principalOwner,
       arguments: record.arguments,
       digest: record.digest,
-      view: resumable ? { ...bare, resumable: true } : bare,
+      view: bare,
       log: new RunLog(),
       leg: undefined,
       finishedAt: this.#now(),
@@ -342,19 +368,36 @@ export class RunRegistry {
     return run;
   }
 
-  /** Runs one leg in the background: waits for a slot if it has none, then executes. */
+  /**
+   * Starts one leg in the background once `persisted` (the run's record) is written: it waits
+   * for a slot if it has none, then executes. A leg never rejects: whatever goes wrong ends the
+   * run `failed` (resumable), so shutdown, which awaits every leg, cannot stop halfway.
+   */
   #launch(
     run: LiveRun,
     checked: CheckedCall,
     resume: boolean,
     caller: Caller,
     slot: Slot | undefined,
+    persisted: Promise<void>,
   ): void {
     const controller = new AbortController();
-    const done = this.#leg(run, checked, resume, caller, slot, controller.signal).finally(() => {
-      run.leg = undefined;
-    });
-    run.leg = { controller, done };
+    const leg = { controller, done: Promise.resolve() };
+    leg.done = persisted
+      .then(
+        () => this.#leg(run, checked, resume, caller, slot, controller.signal),
+        // Not written, so the run does not exist (or its resume never happened): the caller is
+        // told, and nothing is finished or persisted here.
+        () => slot?.release(),
+      )
+      .catch((error: unknown) => {
+        this.#options.logger.error({ err: error, runId: run.runId }, 'run leg failed');
+        return this.#finish(run, { state: 'failed', error: messageOf(error), resumable: true });
+      })
+      .finally(() => {
+        if (run.leg === leg) run.leg = undefined;
+      });
+    run.leg = leg;
   }
 
   async #leg(
@@ -371,15 +414,23 @@ export class RunRegistry {
         slot = await this.#options.admission.acquire(signal);
       } catch (error) {
         const why =
-          error instanceof AdmissionClosedError ? 'the server is shutting down' : errorText(error);
-        // Nothing ran in this leg, so it can always be tried again.
-        await this.#finish(run, { state: 'canceled', error: why, resumable: true });
+          error instanceof AdmissionClosedError ? 'the server is shutting down' : messageOf(error);
+        await this.#finish(run, { state: 'canceled', error: why, resumable: true }, false);
         return;
       }
       this.#set(run, { state: 'working' });
       await this.#persist(run).catch(() => {});
     }
     try {
+      if (signal.aborted) {
+        // Cancelled (or shut down) while its record was written: nothing ran.
+        await this.#finish(
+          run,
+          { state: 'canceled', error: messageOf(signal.reason), resumable: true },
+          false,
+        );
+        return;
+      }
       const update = await runLeg({
         workflow: run.workflow,
         runId: run.runId,
@@ -409,7 +460,8 @@ export class RunRegistry {
     }
   }
 
-  async #finish(run: LiveRun, update: LegUpdate): Promise<void> {
+  /** Ends a leg; `ran` is false when the leg stopped before running anything. */
+  async #finish(run: LiveRun, update: LegUpdate, ran = true): Promise<void> {
     const { resumable, ...fields } = update;
     // The step a run stopped in started too, though the runner counts only finished ones.
     const current = run.view.step;
@@ -422,7 +474,7 @@ export class RunRegistry {
       fields.reached = [...fields.reached, current];
     const { error: _e, reason: _r, vars: _v, resumable: _s, ...rest } = run.view;
     const canResume =
-      resumable && (fields.state === 'paused' || checkpointsEnabled(run.workflow.decl));
+      resumable === true && (!ran || resumableAfter(run.workflow, fields.state, true));
     run.view = {
       ...rest,
       ...fields,
@@ -468,6 +520,21 @@ export class RunRegistry {
   }
 }
 
+/**
+ * Whether a run that ended in `state` can be resumed: a paused run always (the pause wrote its
+ * own checkpoint); a failed or cancelled one when its workflow checkpoints and the failure is
+ * one a resume can fix (`fixable`: not invalid inputs, not a changed definition).
+ */
+function resumableAfter(workflow: Workflow, state: RunState, fixable: boolean): boolean {
+  if (state === 'paused') return true;
+  if (state !== 'failed' && state !== 'canceled') return false;
+  return fixable && checkpointsEnabled(workflow.decl);
+}
+
+function busy(what: string): RunError {
+  return new RunError('BUSY', `too many ${what} (a server-wide limit); retry later`);
+}
+
 function draining(): RunError {
   return new RunError('DRAINING', 'the server is shutting down and starts no new runs');
 }
@@ -485,8 +552,4 @@ function checkArgumentsSize(args: Readonly<Record<string, unknown>>): void {
       `arguments are larger than ${MAX_RUN_ARGUMENTS_BYTES / 1024} KiB; they are persisted with the run, so pass large payloads by reference (a URL, a file path, a blob key)`,
     );
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

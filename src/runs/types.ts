@@ -44,7 +44,9 @@ export type RunErrorCode =
   /** The request cannot be honoured as made (bad arguments, not resumable, changed workflow). */
   | 'INVALID'
   /** The server is shutting down and starts nothing new. */
-  | 'DRAINING';
+  | 'DRAINING'
+  /** A server-wide limit on runs is reached; retry later. */
+  | 'BUSY';
 
 export class RunError extends Error {
   readonly code: RunErrorCode;
@@ -61,4 +63,9 @@ export class RunError extends Error {
 /** The message every unknown or foreign runId gets, byte for byte. */
 export function unknownRun(): RunError {
   return new RunError('UNKNOWN_RUN', 'unknown runId');
+}
+
+/** An error's message, or the thrown value as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -4,7 +4,7 @@
  * the owner-gated `mhl://run/<id>/logs` and `mhl://run/<id>/result` resources.
  *
  * Run errors become JSON-RPC errors here: an unknown or foreign runId is one fixed `-32602`
- * answer, a refused request `-32602` with the reason, a draining server `-32000`.
+ * answer, a refused request `-32602` with the reason, a draining or saturated server `-32000`.
  */
 import { type Catalog, type CONTROL_RISK, controlToolRisk } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
@@ -20,9 +20,6 @@ import type { Caller, RunRegistry } from '../runs/registry.js';
 import { RunError } from '../runs/types.js';
 import type { ResourceProvider } from './resources.js';
 import type { ToolDefinition, ToolResult, ToolTable } from './tools.js';
-
-/** The JSON-RPC code of a draining server (spec/mhl-serve.md §10). */
-const DRAINING_CODE = -32000;
 
 type RunMethod = (
   params: Record<string, unknown>,
@@ -102,7 +99,9 @@ async function mapErrors<T>(body: () => Promise<T>): Promise<T> {
     return await body();
   } catch (error) {
     if (!(error instanceof RunError)) throw error;
-    const code = error.code === 'DRAINING' ? DRAINING_CODE : RPC_ERROR_CODES.INVALID_PARAMS;
+    // A draining or saturated server is unavailable (-32000, spec/mhl-serve.md §10).
+    const unavailable = error.code === 'DRAINING' || error.code === 'BUSY';
+    const code = unavailable ? RPC_ERROR_CODES.SERVER_UNAVAILABLE : RPC_ERROR_CODES.INVALID_PARAMS;
     throw new RpcError(code, error.message, error.data);
   }
 }

@@ -216,6 +216,21 @@ describe('JobRegistry', () => {
     jobs.cancelAll('cleanup');
   });
 
+  it('evicts nobody for a start refused for want of a slot', async () => {
+    const { jobs, admission } = setup(1, 2);
+    const done = handler();
+    const doneId = started(jobs.start(task(done.run))).job_id;
+    done.finish(OK);
+    await jobs.drained();
+    const running = handler();
+    started(jobs.start(task(running.run, { owner: 'bob' })));
+    assert.equal(admission.active, 1);
+    assert.equal(jobs.start(task(handler().run, { owner: 'carol' })), 'full');
+    assert.equal(jobs.get(doneId, 'alice')?.status, 'succeeded', 'alice keeps her finished job');
+    assert.equal(admission.active, 1, 'the refused start holds no slot');
+    jobs.cancelAll('cleanup');
+  });
+
   it('expires completed records an hour after their handler exited, never draining ones', async () => {
     const { jobs, clock } = setup();
     const done = handler();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { loadCatalog } from '../../../src/catalog/index.js';
@@ -13,7 +14,33 @@ import { checkCall } from '../../../src/surfaces/pipelines.js';
 
 const FOLDER = resolve(import.meta.dirname, '../../fixtures/runs');
 
-function registry(options: { capacity?: number; now?: () => number; store?: MemoryStore } = {}) {
+/** A memory store whose writes wait until the test opens the gate: a slow disk, on demand. */
+class GatedStore extends MemoryStore {
+  #open: Promise<void> = Promise.resolve();
+  #release: () => void = () => {};
+  shut(): void {
+    this.#open = new Promise((done) => {
+      this.#release = done;
+    });
+  }
+  open(): void {
+    this.#release();
+  }
+  override async put(key: string, value: string): Promise<void> {
+    await this.#open;
+    return super.put(key, value);
+  }
+}
+
+function registry(
+  options: {
+    capacity?: number;
+    now?: () => number;
+    store?: MemoryStore;
+    env?: Record<string, string>;
+    cacheRoot?: string;
+  } = {},
+) {
   const loaded = loadCatalog(FOLDER);
   if (!loaded.ok) throw new Error('fixture folder does not load');
   const store = options.store ?? new MemoryStore();
@@ -28,10 +55,10 @@ function registry(options: { capacity?: number; now?: () => number; store?: Memo
     store,
     admission,
     logger: createLogger('silent'),
-    services: { childEnv: {}, env: {}, cacheRoot: tmpdir() },
+    services: { childEnv: {}, env: options.env ?? {}, cacheRoot: options.cacheRoot ?? tmpdir() },
     check: (workflow, args) => {
       const { inputs, call } = checkCall(workflow, args, pipelines);
-      return { inputs, cwd: call.cwd };
+      return { inputs, cwd: call.cwd, timeoutMs: call.timeoutMs };
     },
     ...(options.now ? { now: options.now } : {}),
   });
@@ -107,5 +134,72 @@ describe('RunRegistry', () => {
       runs.start('Count', {}, ann),
       (e: unknown) => e instanceof RunError && e.code === 'DRAINING',
     );
+  });
+
+  it('cancels a run whose record is still being written; it never runs', async () => {
+    const store = new GatedStore();
+    const { runs, admission } = registry({ store });
+    store.shut();
+    const starting = runs.start('Count', {}, ann);
+    const [pending] = runs.list(ann);
+    assert.ok(pending);
+    assert.equal((await runs.cancel(pending.runId, ann)).state, 'canceled');
+    store.open();
+    await starting;
+    const view = await settled(runs, pending.runId);
+    assert.equal(view.state, 'canceled');
+    assert.equal(view.reached, undefined, 'no step ran');
+    assert.equal((await runs.logs(pending.runId, 0, ann)).text, '');
+    assert.equal(admission.active, 0);
+  });
+
+  it('stops a run started while shutdown cancels everything', async () => {
+    const store = new GatedStore();
+    const { runs, admission } = registry({ store });
+    store.shut();
+    const starting = runs.start('Count', {}, ann);
+    const cancelled = runs.cancelAll();
+    store.open();
+    await Promise.all([starting, cancelled]);
+    const [run] = runs.list(ann);
+    assert.equal(run?.state, 'canceled');
+    assert.equal(run?.reached, undefined, 'no step ran');
+    assert.equal(admission.active, 0);
+    await assert.rejects(
+      runs.start('Count', {}, ann),
+      (e: unknown) => e instanceof RunError && e.code === 'DRAINING',
+    );
+  });
+
+  it('ends a run failed, not the process, when its leg throws', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'mhl-reg-')), 'not-a-dir');
+    writeFileSync(file, '');
+    const { runs } = registry({ cacheRoot: file });
+    const { runId } = await runs.start('Approval', {}, ann);
+    const view = await settled(runs, runId);
+    assert.equal(view.state, 'failed', JSON.stringify(view));
+    assert.equal(view.resumable, true);
+  });
+
+  it('masks a secret in a pause reason, in the view and in the record', async () => {
+    const secret = 'tok-0123456789abcdef';
+    const { runs, store } = registry({ env: { RUNS_TEST_TOKEN: secret } });
+    const { runId } = await runs.start('SecretPause', {}, ann);
+    const view = await settled(runs, runId);
+    assert.equal(view.state, 'paused');
+    assert.equal(view.reason, 'approve with [REDACTED]');
+    const record = await store.get(`state/${runId}/mhl-run.json`);
+    assert.ok(record);
+    assert.doesNotMatch(record, new RegExp(secret));
+  });
+
+  it("reports a run's own time limit as a failure, not a cancel", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mhl-reg-'));
+    const { runs } = registry();
+    const { runId } = await runs.start('Blocker', { dir, context: { timeout_ms: 300 } }, ann);
+    const view = await settled(runs, runId);
+    assert.equal(view.state, 'failed', JSON.stringify(view));
+    assert.match(view.error ?? '', /timed out after 300 ms/);
+    assert.equal(view.resumable, true);
   });
 });

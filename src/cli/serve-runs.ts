@@ -1,8 +1,7 @@
 /**
  * The async-run part of `mhl serve mcp --http`: where run state lives (`--state-dir` /
  * `MHL_SERVE_STATE_DIR`, else a temporary directory removed at shutdown), the run registry and
- * its hourly sweep, and the run surface. Kept apart from `serve.ts` so that file stays about
- * flags, transports and the shutdown path.
+ * its sweep (every minute, of runs finished over an hour ago), and the run surface.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,6 +47,8 @@ export function setupRuns(dispatcher: Dispatcher, tools: ToolTable, config: Runs
     );
   }
   const store = new DirStore(join(resolve(stateDir), '.mhl'));
+  // Agents' disk caches, a folder per run inside: private (mkdtemp), removed at shutdown.
+  const cacheRoot = mkdtempSync(join(tmpdir(), 'mhl-runs-'));
   const registry = new RunRegistry({
     catalog: config.catalog,
     store,
@@ -56,7 +57,7 @@ export function setupRuns(dispatcher: Dispatcher, tools: ToolTable, config: Runs
     services: {
       childEnv: config.pipelines.childEnv,
       env: config.pipelines.env,
-      cacheRoot: join(tmpdir(), `mhl-runs-${process.pid}`),
+      cacheRoot,
     },
     // An async run outlives calls: only the caller's own context.timeout_ms bounds it.
     check: (workflow, args) => {
@@ -84,6 +85,7 @@ export function setupRuns(dispatcher: Dispatcher, tools: ToolTable, config: Runs
     close: () => {
       clearInterval(sweeper);
       void store.close();
+      rmSync(cacheRoot, { recursive: true, force: true });
       if (temporary) rmSync(stateDir, { recursive: true, force: true });
     },
   };

@@ -8,6 +8,7 @@
  * are JSON-RPC errors. Knows nothing of sockets or streams.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
@@ -177,8 +178,23 @@ function callContext(
   };
 }
 
-/** Where synchronous calls' agent caches go, one folder per call; read once, not per call. */
-const CALL_CACHE_ROOT = join(tmpdir(), `mhl-calls-${process.pid}`);
+let madeCacheRoot: string | undefined;
+
+/** What a run without agents is handed as its cache folder: nothing ever creates it. */
+const UNUSED_CACHE_DIR = join(tmpdir(), 'mhl-no-agent-cache');
+
+/**
+ * Where synchronous calls' agent caches go, one folder per call: a private folder made on first
+ * use (not a name another local user could create first) and removed when the process exits.
+ */
+function callCacheRoot(): string {
+  if (madeCacheRoot === undefined) {
+    const root = mkdtempSync(join(tmpdir(), 'mhl-calls-'));
+    process.once('exit', () => rmSync(root, { recursive: true, force: true }));
+    madeCacheRoot = root;
+  }
+  return madeCacheRoot;
+}
 
 const agentUse = new WeakMap<Workflow, boolean>();
 
@@ -204,7 +220,7 @@ async function runOnce(
 ): Promise<RunOutcome> {
   // A throwaway run writes no state at all (`ephemeral`): nothing it would checkpoint may
   // outlive the call. Only an agent's disk cache touches the file system, in a folder of its own.
-  const cacheDir = usesAgents(workflow) ? join(CALL_CACHE_ROOT, randomUUID()) : undefined;
+  const cacheDir = usesAgents(workflow) ? join(callCacheRoot(), randomUUID()) : undefined;
   const limit = deadline(ctx.signal, call.timeoutMs, `tools/call ${workflow.name}`);
   const redactor = new Redactor();
   const { logger } = options;
@@ -226,7 +242,7 @@ async function runOnce(
         env: options.env,
         redactor,
         output: (line) => logger.info({ workflow: name, output: redactor.redact(line) }),
-        cacheDir: cacheDir ?? CALL_CACHE_ROOT,
+        cacheDir: cacheDir ?? UNUSED_CACHE_DIR,
       },
       onEvent: (event) => {
         if (event.type === 'step_start')

@@ -397,9 +397,12 @@ describe('mhl serve mcp --workflows-pack', () => {
   });
 });
 
-/** The server's temporary async-run state and agent cache folders, directly under $TMPDIR. */
+/**
+ * The server's own temporary folders, directly under $TMPDIR: async-run state and the agent
+ * cache folders of runs and of synchronous calls.
+ */
 function isRunState(path: string, tmp: string): boolean {
-  return /^mhl-(serve|runs)-[^/]+(\/|$)/.test(relative(tmp, path));
+  return /^mhl-(serve|runs|calls)-[^/]+(\/|$)/.test(relative(tmp, path));
 }
 
 function flip(bytes: Buffer, at: number): Buffer {

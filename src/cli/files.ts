@@ -4,8 +4,11 @@
  */
 import { statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
+import type { CatalogResult } from '../catalog/load.js';
 // The walk only: the catalog's index would also load its validators.
 import { listMhFiles } from '../catalog/sources.js';
+import { formatDiagnostic, sourceExcerpt } from '../lang/index.js';
+import type { Output } from './lint.js';
 
 export class PathNotFoundError extends Error {
   readonly path: string;
@@ -36,4 +39,24 @@ export function findMhFiles(paths: readonly string[]): string[] {
 export function displayPath(file: string): string {
   const rel = relative(process.cwd(), file);
   return rel.startsWith('..') ? file : rel;
+}
+
+/**
+ * Prints every problem of a catalog that did not load: a diagnostic with its source excerpt, or
+ * one line prefixed with the command (`mhl serve mcp: …`).
+ */
+export function reportCatalogProblems(
+  loaded: Extract<CatalogResult, { ok: false }>,
+  io: Output,
+  command: string,
+): void {
+  for (const p of loaded.problems) {
+    if (p.diagnostic === undefined) {
+      io.err(`${command}: ${p.message}`);
+      continue;
+    }
+    io.err(formatDiagnostic(p.diagnostic, displayPath(p.diagnostic.span.file)));
+    const text = loaded.texts.get(p.diagnostic.span.file);
+    if (text !== undefined) io.err(sourceExcerpt(text, p.diagnostic.span));
+  }
 }

@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import type { CatalogResult } from '../catalog/index.js';
-import { formatDiagnostic, sourceExcerpt } from '../lang/index.js';
+import { formatDiagnostic } from '../lang/index.js';
 import {
   collectPackFiles,
   encodePack,
@@ -20,7 +20,7 @@ import {
   WORKFLOWS_KEY_ENV,
 } from '../pack/index.js';
 import { NODE_FS, writeAtomic } from '../store/atomic-file.js';
-import { displayPath } from './files.js';
+import { displayPath, reportCatalogProblems } from './files.js';
 import type { Output } from './lint.js';
 
 export interface PackCliOptions {
@@ -97,7 +97,7 @@ async function packWith(
     return 1;
   }
   if (!loaded.ok) {
-    reportProblems(loaded, io);
+    reportCatalogProblems(loaded, io, 'mhl pack');
     io.err('mhl pack: nothing written: the workflows must load and lint clean from the pack');
     return 1;
   }
@@ -114,17 +114,4 @@ async function packWith(
   );
   if (options.newKey) io.out(formatWorkflowsKey(key));
   return 0;
-}
-
-/** Prints every load problem, with a source excerpt where there is one. */
-function reportProblems(loaded: Extract<CatalogResult, { ok: false }>, io: Output): void {
-  for (const p of loaded.problems) {
-    if (p.diagnostic === undefined) {
-      io.err(`mhl pack: ${p.message}`);
-      continue;
-    }
-    io.err(formatDiagnostic(p.diagnostic, displayPath(p.diagnostic.span.file)));
-    const text = loaded.texts.get(p.diagnostic.span.file);
-    if (text !== undefined) io.err(sourceExcerpt(text, p.diagnostic.span));
-  }
 }

@@ -8,7 +8,7 @@ import type { Metrics } from '../transport/metrics.js';
 import type { Output } from './lint.js';
 
 /** Shutdown gets this long, in all, to stop the work and close the transport. */
-export const SHUTDOWN_BUDGET_MS = 5000;
+const SHUTDOWN_BUDGET_MS = 5000;
 
 /**
  * What shutdown runs, in order: `drain` before the budget (admission closes; async runs may

@@ -2,13 +2,13 @@
  * `mhl serve mcp [DIR]`: loads every workflow under DIR once, then serves them over MCP on
  * stdio (stdout carries only protocol lines; logs are JSON lines on stderr) or, with `--http`,
  * over Streamable HTTP. On stdio, EOF, SIGINT and SIGTERM enter one shutdown path; over HTTP,
- * SIGINT, SIGTERM and an accepted `POST /control/shutdown` do. Either way in-flight calls are
- * cancelled, and the process exits 0 once they have answered, or 1 (`MCP_SHUTDOWN_TIMEOUT`)
- * after a 5 s budget. An HTTP bind failure exits 1 with `MCP_SERVER_FAILED`.
+ * SIGINT, SIGTERM and an accepted `POST /control/shutdown` do. Either way admission closes
+ * (over HTTP, async runs may first finish for `--drain-timeout`), in-flight work is cancelled,
+ * and the process exits 0 once it has stopped, or 1 (`MCP_SHUTDOWN_TIMEOUT`) after a 5 s
+ * budget. An HTTP bind failure exits 1 with `MCP_SERVER_FAILED`.
  */
 import { resolve } from 'node:path';
 import { loadCatalog } from '../catalog/index.js';
-import { formatDiagnostic, sourceExcerpt } from '../lang/index.js';
 import { createLogger } from '../log/logger.js';
 import { Dispatcher, parseErrorResponse, Session } from '../protocol/index.js';
 import { Admission } from '../runs/admission.js';
@@ -20,7 +20,7 @@ import { registerResourceMethods } from '../surfaces/resources.js';
 import { registerToolMethods, ToolTable } from '../surfaces/tools.js';
 import { Metrics } from '../transport/metrics.js';
 import { StdioTransport } from '../transport/stdio.js';
-import { displayPath } from './files.js';
+import { reportCatalogProblems } from './files.js';
 import type { Output } from './lint.js';
 import type { HttpConfig } from './serve-http.js';
 import { type Lifecycle, type Served, withinBudget } from './serve-lifecycle.js';
@@ -102,7 +102,7 @@ export async function runServe(
       ? loadCatalog(root)
       : loadServedPack(options.workflowsPack, root, packKey);
   if (!loaded.ok) {
-    reportProblems(loaded, io);
+    reportCatalogProblems(loaded, io, 'mhl serve mcp');
     return 1;
   }
   const logger = createLogger();
@@ -166,22 +166,6 @@ export async function runServe(
   const served = { dispatcher, logger, io, version, workflows, root, metrics, lifecycle };
   if (http) return http.serve(served);
   return runStdio(served);
-}
-
-/** Prints every load problem, with a source excerpt where there is one. */
-function reportProblems(
-  loaded: Extract<ReturnType<typeof loadCatalog>, { ok: false }>,
-  io: Output,
-) {
-  for (const p of loaded.problems) {
-    if (p.diagnostic) {
-      io.err(formatDiagnostic(p.diagnostic, displayPath(p.diagnostic.span.file)));
-      const text = loaded.texts.get(p.diagnostic.span.file);
-      if (text !== undefined) io.err(sourceExcerpt(text, p.diagnostic.span));
-    } else {
-      io.err(`mhl serve mcp: ${p.message}`);
-    }
-  }
 }
 
 /**
@@ -270,22 +254,20 @@ async function runStdio(served: Served): Promise<number> {
   process.once('SIGTERM', stop);
   logger.info({ workflows: served.workflows, root: served.root }, 'serving over stdio');
   const reading = transport.run();
-  const ended = await Promise.race([
-    reading.then(() => 'drained' as const),
-    new Promise<'input-closed'>((done) => process.stdin.once('close', () => done('input-closed'))),
+  await Promise.race([
+    reading,
+    new Promise<void>((done) => process.stdin.once('close', () => done())),
   ]);
   // One shutdown path: close admission, cancel what runs, then give it the budget to answer.
   for (const drain of served.lifecycle.drain) await drain();
   dispatcher.closeAll('shutting down');
   const cancelled = Promise.all(served.lifecycle.cancel.map((cancel) => cancel()));
-  if (ended !== 'drained' || served.lifecycle.cancel.length > 0) {
-    if ((await withinBudget(Promise.all([reading, cancelled]))) === 'timeout') {
-      logger.error(
-        { code: 'MCP_SHUTDOWN_TIMEOUT' },
-        'in-flight calls did not finish within the shutdown budget',
-      );
-      return 1;
-    }
+  if ((await withinBudget(Promise.all([reading, cancelled]))) === 'timeout') {
+    logger.error(
+      { code: 'MCP_SHUTDOWN_TIMEOUT' },
+      'in-flight calls did not finish within the shutdown budget',
+    );
+    return 1;
   }
   transport.close();
   return 0;

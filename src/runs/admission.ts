@@ -35,7 +35,6 @@ export class Admission {
   #active = 0;
   #closed = false;
   readonly #waiters: Waiter[] = [];
-  readonly #idle = new Set<() => void>();
 
   constructor(capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 1) {
@@ -103,12 +102,6 @@ export class Admission {
     for (const waiter of this.#waiters.splice(0)) waiter.refuse(new AdmissionClosedError());
   }
 
-  /** Resolves once no slot is held. */
-  idle(): Promise<void> {
-    if (this.#active === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.add(resolve));
-  }
-
   #grant(): Slot {
     this.#active++;
     let held = true;
@@ -126,9 +119,5 @@ export class Admission {
     const waiter =
       !this.#closed && this.#active < this.capacity ? this.#waiters.shift() : undefined;
     if (waiter) waiter.grant(this.#grant());
-    else if (this.#active === 0) {
-      for (const resolve of this.#idle) resolve();
-      this.#idle.clear();
-    }
   }
 }

@@ -8,9 +8,9 @@
  * only when the handler physically exits, so an uncooperative handler holds exactly its own
  * slot until then.
  *
- * Jobs live in memory only. At most `MAX_JOBS` records are kept: a new job evicts the record
- * that physically completed first, running and draining records are never evicted, and a full
- * table of them refuses new jobs. Completed records expire `JOB_TTL_MS` after their handler
+ * Jobs live in memory only. At most `MAX_JOBS` records are kept: a new job, once admitted,
+ * evicts the record that physically completed first; running and draining records are never
+ * evicted, and a full table of them refuses new jobs. Completed records expire `JOB_TTL_MS` after their handler
  * exited; expiry is checked on every access, so no timer keeps the process alive.
  */
 import { randomBytes } from 'node:crypto';

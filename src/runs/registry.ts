@@ -262,8 +262,9 @@ export class RunRegistry {
   }
 
   /**
-   * First half of shutdown: refuses new starts and resumes at once, then lets working runs
-   * finish for up to `drainMs` (`--drain-timeout`).
+   * First half of shutdown: refuses new starts and resumes from now on (one whose record is
+   * being written still begins, and `cancelAll` stops it), then lets working runs finish for up
+   * to `drainMs` (`--drain-timeout`).
    */
   async drain(drainMs: number): Promise<void> {
     this.#draining = true;

@@ -9,7 +9,7 @@
  */
 
 /** Default buffer size per run (spec/mhl-serve.md §4.5). */
-export const RUN_LOG_BYTES = 64 * 1024;
+const RUN_LOG_BYTES = 64 * 1024;
 
 export interface LogSlice {
   readonly text: string;

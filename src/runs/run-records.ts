@@ -5,8 +5,8 @@
  *   state/<runId>/mhl-run.json   the run record: workflow, arguments, owner, last known view
  *   state/<runId>/<Pipeline>.json, result.json, …   the runner's own state
  *
- * The record is written when the run starts and at every change of state (not at every step:
- * step progress lives in the checkpoints), so a later process can answer `run/status` and
+ * The record is written when the run starts or resumes, when it gets its slot and when a leg
+ * ends (not at every step: step progress lives in the checkpoints), so a later process can answer `run/status` and
  * `run/resume` for a run it never started. Only a principal's ownership is persisted: a
  * session-owned run is claimed by the first caller to name its unguessable id after a restart.
  */
@@ -28,7 +28,7 @@ export interface RunRecord {
   readonly view: RunView;
 }
 
-export function recordKey(runId: string): string {
+function recordKey(runId: string): string {
   return `state/${checkSession(runId)}/mhl-run.json`;
 }
 

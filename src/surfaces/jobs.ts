@@ -8,12 +8,14 @@
  */
 import { controlToolRisk } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
-import { type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
+import type { RequestContext } from '../protocol/index.js';
 import type { JobOutcome, JobRegistry, JobView } from '../runs/jobs.js';
 import { ownerOf } from '../runs/owner.js';
 import {
   callArguments,
   findTool,
+  invalidArgument,
+  onlyKeys,
   type PreparedCall,
   refusedResult,
   type ToolDefinition,
@@ -24,7 +26,7 @@ import {
 } from './tools.js';
 
 /** Every name in this namespace belongs to the job tools. */
-export const JOB_NAMESPACE = 'job.';
+const JOB_NAMESPACE = 'job.';
 
 /** True for a name only the job tools may use. */
 export function isReservedJobName(name: string): boolean {
@@ -109,11 +111,15 @@ function startTool({ tools, jobs }: JobSurfaceOptions): ToolDefinition {
       onlyKeys(args, ['tool', 'arguments'], 'job.start');
       const name = args['tool'];
       if (typeof name !== 'string') {
-        throw invalid('job.start needs "tool": the exact name of a workflow tool from tools/list');
+        throw invalidArgument(
+          'job.start needs "tool": the exact name of a workflow tool from tools/list',
+        );
       }
       const target = findTool(tools, name);
       if (!target.execution) {
-        throw invalid(`${JSON.stringify(name)} is not a workflow tool; job.start runs only those`);
+        throw invalidArgument(
+          `${JSON.stringify(name)} is not a workflow tool; job.start runs only those`,
+        );
       }
       const call = await target.prepare(callArguments(args['arguments']), ctx);
       return { run: async () => startJob(jobs, name, call, ctx) };
@@ -211,7 +217,7 @@ function readTool(
       onlyKeys(args, ['job_id'], name);
       const id = args['job_id'];
       if (typeof id !== 'string' || id === '' || id.length > MAX_JOB_ID_LENGTH) {
-        throw invalid(`${name} needs "job_id": the string job.start answered`);
+        throw invalidArgument(`${name} needs "job_id": the string job.start answered`);
       }
       const owner = ownerOf(ctx);
       return {
@@ -235,18 +241,4 @@ function responseOf(outcome: JobOutcome, view: JobView): ToolResult {
 /** A result whose `structuredContent` is `value` and whose text is the same JSON. */
 function structured(value: Readonly<Record<string, unknown>>): ToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
-}
-
-function onlyKeys(args: Readonly<Record<string, unknown>>, allowed: string[], tool: string): void {
-  const extra = Object.keys(args).filter((key) => !allowed.includes(key));
-  if (extra.length > 0) {
-    // Named briefly: a hostile caller may send many or huge keys.
-    const named = extra.slice(0, 3).map((key) => JSON.stringify(key.slice(0, 40)));
-    const more = extra.length > 3 ? ` and ${extra.length - 3} more` : '';
-    throw invalid(`${tool} takes only ${allowed.join(', ')}; got ${named.join(', ')}${more}`);
-  }
-}
-
-function invalid(message: string): RpcError {
-  return new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, `INVALID_ARGUMENT: ${message}`);
 }

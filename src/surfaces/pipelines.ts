@@ -34,7 +34,7 @@ import type { ResourceProvider } from './resources.js';
 import { type PreparedCall, type ToolDefinition, type ToolResult, toolError } from './tools.js';
 
 /** The reserved per-call `context` argument every workflow tool accepts (seed 002). */
-export const CONTEXT_SCHEMA = {
+const CONTEXT_SCHEMA = {
   type: 'object',
   description: 'Per-call execution context: working directory, item limit and time limit',
   properties: {
@@ -210,7 +210,7 @@ function usesAgents(workflow: Workflow): boolean {
   return uses;
 }
 
-/** Runs a workflow once in a throwaway state directory, bounded by the call's time limit. */
+/** Runs a workflow once with throwaway state (nothing persisted), bounded by the call's time limit. */
 async function runOnce(
   workflow: Workflow,
   inputs: Readonly<Record<string, unknown>>,

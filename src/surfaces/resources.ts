@@ -60,7 +60,7 @@ export function registerResourceMethods(
 }
 
 /** The one answer for a URI nobody serves, whether it never existed or belongs to someone else. */
-export function resourceNotFound(uri: string, ctx: RequestContext): RpcError {
+function resourceNotFound(uri: string, ctx: RequestContext): RpcError {
   const code =
     ctx.era === 'modern' ? RPC_ERROR_CODES.INVALID_PARAMS : RPC_ERROR_CODES.RESOURCE_NOT_FOUND;
   return new RpcError(code, `resource not found: ${uri}`, { uri });

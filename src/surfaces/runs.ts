@@ -19,7 +19,13 @@ import { ownerOf } from '../runs/owner.js';
 import type { Caller, RunRegistry } from '../runs/registry.js';
 import { RunError } from '../runs/types.js';
 import type { ResourceProvider } from './resources.js';
-import type { ToolDefinition, ToolResult, ToolTable } from './tools.js';
+import {
+  invalidArgument,
+  onlyKeys,
+  type ToolDefinition,
+  type ToolResult,
+  type ToolTable,
+} from './tools.js';
 
 type RunMethod = (
   params: Record<string, unknown>,
@@ -219,12 +225,12 @@ function bridgeTools(catalog: Catalog, methods: Record<string, RunMethod>): Tool
       },
       execution: false,
       prepare: (args, ctx) => {
-        const unknown = Object.keys(args).filter((k) => !(k in properties));
-        if (unknown.length > 0)
-          throw invalid(`${name} takes no ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
+        onlyKeys(args, Object.keys(properties), name);
         const missing = required.filter((k) => !(k in args));
         if (missing.length > 0)
-          throw invalid(`${name} needs ${missing.map((k) => JSON.stringify(k)).join(', ')}`);
+          throw invalidArgument(
+            `${name} needs ${missing.map((k) => JSON.stringify(k)).join(', ')}`,
+          );
         const params = bridge.rename ? bridge.rename(args) : { ...args };
         const run = methods[bridge.method] as RunMethod;
         return {

@@ -113,6 +113,27 @@ export function findTool(table: ToolTable, name: unknown): ToolDefinition {
   return tool;
 }
 
+/** A protocol error (-32602) for a tool's bad arguments, marked `INVALID_ARGUMENT`. */
+export function invalidArgument(message: string): RpcError {
+  return new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, `INVALID_ARGUMENT: ${message}`);
+}
+
+/** Refuses the keys a tool does not take, naming a few of them briefly. */
+export function onlyKeys(
+  args: Readonly<Record<string, unknown>>,
+  allowed: readonly string[],
+  tool: string,
+): void {
+  const extra = Object.keys(args).filter((key) => !allowed.includes(key));
+  if (extra.length > 0) {
+    // Named briefly: a hostile caller may send many or huge keys.
+    const named = extra.slice(0, 3).map((key) => JSON.stringify(key.slice(0, 40)));
+    const more = extra.length > 3 ? ` and ${extra.length - 3} more` : '';
+    const takes = allowed.length > 0 ? `only ${allowed.join(', ')}` : 'no arguments';
+    throw invalidArgument(`${tool} takes ${takes}; got ${named.join(', ')}${more}`);
+  }
+}
+
 /** The `arguments` of a call: absent means `{}`; anything but an object is refused. */
 export function callArguments(value: unknown): Record<string, unknown> {
   if (value === undefined || value === null) return {};

@@ -36,7 +36,7 @@ export function acceptsEventStream(accept: string | undefined): boolean {
 }
 
 /** One SSE `message` event holding a JSON-RPC message (JSON text has no raw line breaks). */
-export function messageEvent(message: unknown): string {
+function messageEvent(message: unknown): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 

@@ -292,7 +292,10 @@ export class RunRegistry {
     return [...this.#runs.values()].flatMap((run) => (run.leg ? [run.leg] : []));
   }
 
-  /** Forgets finished runs older than the terminal TTL and deletes their state. */
+  /**
+   * Forgets finished runs older than the terminal TTL and deletes their state, and deletes the
+   * finished runs earlier processes left in the store.
+   */
   async sweep(): Promise<number> {
     const ttl = this.#options.terminalTtlMs ?? DEFAULT_TERMINAL_TTL_MS;
     const cutoff = this.#now() - ttl;
@@ -306,6 +309,30 @@ export class RunRegistry {
       );
       this.#runs.delete(run.runId);
       this.#sweeping.delete(run.runId);
+      swept++;
+    }
+    return swept + (await this.#sweepStored(cutoff));
+  }
+
+  /**
+   * Deletes the finished (completed, failed, cancelled) runs an earlier process left in the
+   * store once they are past the TTL, as the in-memory sweep does. Paused runs, and runs that
+   * were in flight when their process died (their record still says so), stay until resumed.
+   */
+  async #sweepStored(cutoff: number): Promise<number> {
+    let swept = 0;
+    const keys = await this.#options.store.list('state/').catch(() => []);
+    for (const key of keys) {
+      const runId = /^state\/([0-9a-f]{32})\/mhl-run\.json$/.exec(key)?.[1];
+      if (runId === undefined || this.#runs.has(runId)) continue;
+      const view = (await readRecord(this.#options.store, runId).catch(() => undefined))?.view;
+      if (!view || Date.parse(view.updatedAt) > cutoff) continue;
+      const over =
+        view.state === 'completed' || (TERMINAL_STATES.has(view.state) && !view.resumable);
+      if (!over || this.#runs.has(runId)) continue;
+      await deleteRun(this.#options.store, runId).catch((error: unknown) =>
+        this.#options.logger.warn({ err: error, runId }, 'could not delete run state'),
+      );
       swept++;
     }
     return swept;

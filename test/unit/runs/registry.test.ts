@@ -113,6 +113,23 @@ describe('RunRegistry', () => {
     await assert.rejects(runs.status(runId, ann), RunError);
   });
 
+  it('sweeps finished runs an earlier process left in the store, and keeps resumable ones', async () => {
+    const store = new MemoryStore();
+    const first = registry({ store }).runs;
+    const done = (await first.start('Count', {}, ann)).runId;
+    const paused = (await first.start('Approval', {}, ann)).runId;
+    await settled(first, done);
+    await settled(first, paused);
+    let now = Date.now();
+    const later = registry({ store, now: () => now }).runs;
+    assert.equal(await later.sweep(), 0, 'not yet past the TTL');
+    now += 60 * 60 * 1000 + 1;
+    assert.equal(await later.sweep(), 1);
+    assert.deepEqual(await store.list(`state/${done}/`), []);
+    assert.ok((await store.list(`state/${paused}/`)).length > 0, 'a paused run stays');
+    assert.equal((await later.status(paused, ann)).state, 'paused');
+  });
+
   it('rebuilds a run from its record for the first caller in a new registry', async () => {
     const store = new MemoryStore();
     const first = registry({ store }).runs;

@@ -144,6 +144,7 @@ class PipelineRun {
   #iteration = 0;
   #vars: Environment | undefined;
   readonly #mem: MhlObject = newObject();
+  readonly #memNames: ReadonlySet<string>;
   readonly #scope: RunScope;
   readonly #startedAt = new Date().toISOString();
 
@@ -153,6 +154,7 @@ class PipelineRun {
     this.#options = options;
     this.#steps = decl.steps;
     this.#digest = pipelineDigest(program, decl);
+    this.#memNames = new Set(decl.vars.filter((v) => v.storage === 'mem').map((v) => v.name));
     const spawn = this.#setting('spawn');
     const limit =
       isObject(spawn) && typeof spawn['max_concurrency'] === 'number'
@@ -512,9 +514,8 @@ class PipelineRun {
   #snapshot(strict = true): MhlObject {
     this.#saveMem();
     const out = newObject();
-    const memNames = new Set(this.#decl.vars.filter((v) => v.storage === 'mem').map((v) => v.name));
     for (const [k, v] of this.#env().own()) {
-      if (memNames.has(k)) continue;
+      if (this.#memNames.has(k)) continue;
       if (!isJsonValue(v)) {
         if (!strict) continue;
         throw new RunFailure(
@@ -598,12 +599,14 @@ class PipelineRun {
     return this.#publicVars();
   }
 
+  /** Every pipeline variable a result shows: JSON data, not `mem`, not internal (`__…`). */
   #publicVars(): MhlObject {
     if (!this.#vars) return newObject();
-    const snapshot = this.#snapshot(false);
     const out = newObject();
-    for (const k of Object.keys(snapshot))
-      if (!k.startsWith('__')) out[k] = fromJson(toPlain(restored(snapshot[k] as Value)));
+    for (const [k, v] of this.#vars.own()) {
+      if (k.startsWith('__') || this.#memNames.has(k) || !isJsonValue(v)) continue;
+      out[k] = fromJson(toPlain(v));
+    }
     return this.#options.services.redactor.redactValue(out) as MhlObject;
   }
 

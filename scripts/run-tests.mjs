@@ -24,7 +24,8 @@ if (files.length === 0) {
 }
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', ...files],
+  // A test that waits on an event that never comes fails after two minutes instead of hanging CI.
+  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-timeout=120000', ...files],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join, resolve } from 'node:path';
@@ -9,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI, REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { HttpServer } from '../helpers/http-server.js';
 import { pollFor } from '../helpers/processes.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/jobs');
@@ -65,44 +65,23 @@ const callStarted = (workflow: string) => (l: LogLine) =>
 const jobEvent = (event: string, id: string) => (l: LogLine) =>
   l['msg'] === `job ${event}` && l['job_id'] === id;
 
-/** A `mhl serve mcp --http --port 0` child over the jobs fixture. */
-class HttpServer {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly exited: Promise<number | null>;
-  readonly ready: Promise<number>;
+/** A `mhl serve mcp --http --port 0` child over the jobs fixture, its log lines parsed. */
+class JobsServer extends HttpServer {
   readonly log = new LogWatch();
-  stderr = '';
 
   constructor(args: readonly string[] = []) {
-    this.child = spawn(process.execPath, [CLI, 'serve', 'mcp', FOLDER, '--http', ...args], {
-      stdio: 'pipe',
-    });
-    this.exited = new Promise((done) => this.child.on('close', done));
+    super(FOLDER, args);
     this.log.attach(this.child.stderr);
-    this.ready = new Promise((done, fail) => {
-      this.child.stderr.on('data', (d: string) => {
-        this.stderr += d;
-        const found = /listening on http:\/\/[^\s]+:(\d+)/.exec(this.stderr);
-        if (found?.[1] !== undefined) done(Number(found[1]));
-      });
-      this.child.on('close', () => fail(new Error(`server exited: ${this.stderr}`)));
-    });
-    this.ready.catch(() => undefined);
-  }
-
-  stop(): Promise<number | null> {
-    if (this.child.exitCode === null) this.child.kill('SIGTERM');
-    return this.exited;
   }
 }
 
-const servers: HttpServer[] = [];
+const servers: JobsServer[] = [];
 const gates: string[] = [];
 const gateDir = tempDir('mhl-jobs-');
 const cwd = tempDir('mhl-jobs-cwd-');
 
-function start(args: readonly string[] = []): HttpServer {
-  const server = new HttpServer(['--port', '0', ...args]);
+function start(args: readonly string[] = []): JobsServer {
+  const server = new JobsServer(args);
   servers.push(server);
   return server;
 }
@@ -463,6 +442,8 @@ describe('job tools over stdio', { timeout: 60_000 }, () => {
       command: process.execPath,
       args: [CLI, 'serve', 'mcp', FOLDER],
       stderr: 'pipe',
+      // Debug logging: the test waits on the per-call `call started` line.
+      env: { ...process.env, MHL_LOG_LEVEL: 'debug' } as Record<string, string>,
     });
     const log = new LogWatch();
     if (transport.stderr) log.attach(transport.stderr as Readable);

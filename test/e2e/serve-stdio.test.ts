@@ -33,7 +33,11 @@ class RawServer {
   #buffer = '';
 
   constructor(dir = FOLDER) {
-    this.child = spawn(process.execPath, [CLI, 'serve', 'mcp', dir], { stdio: 'pipe' });
+    // Debug logging: tests wait on the per-call `call started` line.
+    this.child = spawn(process.execPath, [CLI, 'serve', 'mcp', dir], {
+      stdio: 'pipe',
+      env: { ...process.env, MHL_LOG_LEVEL: 'debug' },
+    });
     this.child.stdout.setEncoding('utf8').on('data', (d: string) => {
       this.#buffer += d;
       for (let nl = this.#buffer.indexOf('\n'); nl >= 0; nl = this.#buffer.indexOf('\n')) {

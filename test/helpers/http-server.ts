@@ -26,7 +26,8 @@ export class HttpServer {
       [CLI, 'serve', 'mcp', folder, '--http', '--port', '0', ...args],
       {
         stdio: 'pipe',
-        env: { ...process.env, ...env },
+        // Debug, so tests can wait on per-call lines (`call started`); callers may override it.
+        env: { ...process.env, MHL_LOG_LEVEL: 'debug', ...env },
       },
     );
     this.exited = new Promise((done) => this.child.on('close', done));

@@ -145,6 +145,8 @@ class PipelineRun {
   #vars: Environment | undefined;
   readonly #mem: MhlObject = newObject();
   readonly #memNames: ReadonlySet<string>;
+  /** `mem` variables that hold a value: initialised, reset, or restored from a checkpoint. */
+  readonly #memReady = new Set<string>();
   readonly #scope: RunScope;
   readonly #startedAt = new Date().toISOString();
 
@@ -255,7 +257,7 @@ class PipelineRun {
     });
     checkInputs(name, this.#decl.inputs, inputs);
     await this.#loadContextVars();
-    await this.#initVars(inputs, true);
+    await this.#initVars(inputs);
     return 0;
   }
 
@@ -277,7 +279,7 @@ class PipelineRun {
   }
 
   /** Declares inputs and pipeline variables in a fresh pipeline scope. */
-  async #initVars(inputs: Readonly<Record<string, Value>>, initMem: boolean): Promise<void> {
+  async #initVars(inputs: Readonly<Record<string, Value>>): Promise<void> {
     const env = new Environment(this.#scope.moduleEnv(this.#program.root));
     const signal = this.#options.signal;
     for (const input of this.#decl.inputs) {
@@ -290,11 +292,8 @@ class PipelineRun {
       env.declare(input.name, value);
     }
     for (const v of this.#decl.vars) {
-      if (v.storage === 'mem') {
-        if (initMem && !(v.name in this.#mem))
-          this.#mem[v.name] = await this.#scope.interpreter.evaluate(v.value, env, signal);
-        continue;
-      }
+      // A `mem` variable is get-or-init: its initializer runs when a step first mentions it.
+      if (v.storage === 'mem') continue;
       env.declare(
         v.name,
         await this.#scope.interpreter.evaluate(v.value, env, signal),
@@ -312,6 +311,7 @@ class PipelineRun {
     return this.#scope.interpreter.evaluate(decl.value, env, signal).then((value) => {
       env.assign(name, value, decl.span);
       this.#mem[name] = value;
+      this.#memReady.add(name);
       return null;
     });
   }
@@ -327,7 +327,10 @@ class PipelineRun {
     const env = new Environment(this.#scope.moduleEnv(this.#program.root));
     const vars = restored(record.variables) as MhlObject;
     const mem = vars['__mem'];
-    if (isObject(mem)) Object.assign(this.#mem, mem);
+    if (isObject(mem)) {
+      Object.assign(this.#mem, mem);
+      for (const name of Object.keys(mem)) this.#memReady.add(name);
+    }
     const consts = new Set(this.#decl.vars.filter((v) => v.storage === 'const').map((v) => v.name));
     for (const input of this.#decl.inputs)
       env.declare(
@@ -359,6 +362,7 @@ class PipelineRun {
       }
       this.#iteration++;
       if (stopWhen) {
+        await this.#initMemFor(stopWhen);
         const stop = await this.#scope.interpreter.evaluate(
           stopWhen,
           this.#env(),
@@ -375,7 +379,7 @@ class PipelineRun {
       // A new iteration: fresh pipeline variables, the same mem and inputs.
       this.#completed = [];
       this.#saveMem();
-      await this.#initVars(this.#currentInputs(), false);
+      await this.#initVars(this.#currentInputs());
       await this.#checkpoint(0);
       first = 0;
     }
@@ -408,6 +412,7 @@ class PipelineRun {
         );
       }
       visits.set(step.name, count);
+      await this.#initMemFor(step);
       this.#emit('step_start', step.name, i);
       const result = await this.#runStep(step);
       this.#executed.push(step.name);
@@ -502,9 +507,23 @@ class PipelineRun {
     return i;
   }
 
+  /** Copies the values of initialised `mem` variables out of the scope (for checkpoints). */
   #saveMem(): void {
-    for (const v of this.#decl.vars)
-      if (v.storage === 'mem') this.#mem[v.name] = this.#env().lookup(v.name) ?? null;
+    for (const name of this.#memReady) this.#mem[name] = this.#env().lookup(name) ?? null;
+  }
+
+  /** Runs the initializer of each `mem` variable `node` mentions that holds no value yet. */
+  async #initMemFor(node: object): Promise<void> {
+    if (this.#memReady.size === this.#memNames.size) return;
+    const names = mentionedNames(node);
+    for (const v of this.#decl.vars) {
+      if (v.storage !== 'mem' || this.#memReady.has(v.name) || !names.has(v.name)) continue;
+      const env = this.#env();
+      const value = await this.#scope.interpreter.evaluate(v.value, env, this.#options.signal);
+      env.assign(v.name, value, v.span);
+      this.#mem[v.name] = value;
+      this.#memReady.add(v.name);
+    }
   }
 
   /**
@@ -592,6 +611,7 @@ class PipelineRun {
   async #result(): Promise<MhlObject> {
     const output = this.#decl.props.find((p) => p.name === 'output')?.value;
     if (output) {
+      await this.#initMemFor(output);
       const v = await this.#scope.interpreter.evaluate(output, this.#env(), this.#options.signal);
       if (!isObject(v)) throw new LangError('TYPE', 'output: must be an object', output.span);
       return this.#options.services.redactor.redactValue(fromJson(toPlain(v))) as MhlObject;
@@ -688,6 +708,31 @@ function restored(v: Value): Value {
     return new EnumValue(tag.slice(0, dot), tag.slice(dot + 1));
   }
   return newObject(keys.map((k) => [k, restored(v[k] as Value)]));
+}
+
+const mentions = new WeakMap<object, ReadonlySet<string>>();
+
+/** Every name an AST node mentions (its identifiers, at any depth), found once per node. */
+function mentionedNames(node: object): ReadonlySet<string> {
+  let names = mentions.get(node);
+  if (names === undefined) {
+    const found = new Set<string>();
+    collectIdents(node, found);
+    names = found;
+    mentions.set(node, names);
+  }
+  return names;
+}
+
+function collectIdents(value: unknown, into: Set<string>): void {
+  if (Array.isArray(value)) {
+    for (const item of value) collectIdents(item, into);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  const node = value as Record<string, unknown>;
+  if (node['kind'] === 'Ident' && typeof node['name'] === 'string') into.add(node['name']);
+  for (const key of Object.keys(node)) if (key !== 'span') collectIdents(node[key], into);
 }
 
 /** A run-level failure with the kind the JSON output reports. */

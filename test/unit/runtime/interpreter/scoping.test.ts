@@ -97,15 +97,36 @@ describe('scoping: mem variables', () => {
     assert.deepEqual(vars['r'], [1, 2]);
   });
 
-  it('initialises mem lazily, on first use', {
-    todo: 'runner.ts #initVars evaluates every mem initializer eagerly at the start of the run',
-  }, async () => {
+  it('initialises mem lazily, on first use', async () => {
     const r = await run('var x = 1 mem m = x step A { x = 2 } step B { log("${m}") }');
     assert.deepEqual(r.output, ['2']);
     const unused = await run('mem m = T.f() step A { }', {
       decls: 'tool T {\n  f() -> { log("initializer ran") return 1 }\n}',
     });
     assert.deepEqual(unused.output, []);
+  });
+
+  it('initialises mem when a step first mentions it, keeps it across a resume, never an unused one', async () => {
+    const body =
+      'input go: bool = false var r = [] mem first = T.f("first") mem later = T.f("later") ' +
+      'mem never = T.f("never") step A { r = r + [first] } step B { if (!go) pause("wait") ' +
+      'r = r + [later] }';
+    const decls = 'tool T {\n  f(tag: string) -> { log("init ${tag}") return tag }\n}';
+    const paused = await run(body, { decls });
+    assert.equal(paused.outcome.status, 'paused');
+    assert.deepEqual(paused.output, ['init first', 'init later']);
+    const checkpoint = await paused.state.load(paused.outcome.session, 'P');
+    assert.deepEqual(Object.keys(checkpoint?.variables['__mem'] as object), ['first', 'later']);
+    const resumed = await run(body, {
+      decls,
+      cwd: paused.cwd,
+      state: paused.state,
+      resume: true,
+      inputs: { go: true },
+    });
+    assert.equal(resumed.outcome.status, 'completed');
+    assert.deepEqual(resumed.output, [], 'nothing is initialised again');
+    assert.deepEqual(resumed.vars['r'], ['first', 'later']);
   });
 
   it('resets a mem variable with .reset(), running its initializer again', async () => {

@@ -62,6 +62,8 @@ export interface RunRegistryOptions {
   /** Validates a call's arguments; throws (an `RpcError`) for bad ones. */
   readonly check: (workflow: Workflow, args: Readonly<Record<string, unknown>>) => CheckedCall;
   readonly terminalTtlMs?: number;
+  /** Most runs held in memory and most waiting for a slot (defaults 10,000 and 1,000). */
+  readonly limits?: { readonly runs?: number; readonly queued?: number };
   readonly now?: () => number;
 }
 
@@ -136,12 +138,13 @@ export class RunRegistry {
       principalOwner: caller.principal !== undefined ? caller.owner : undefined,
       arguments: args,
       digest: pipelineDigest(workflow.program, workflow.decl),
-      view: { runId, tool: name, state: 'queued', startedAt: at, updatedAt: at },
+      view: { runId, tool: name, state: 'pending', startedAt: at, updatedAt: at },
       log: new RunLog(),
       leg: undefined,
       finishedAt: undefined,
     };
-    if (this.#runs.size >= MAX_RUNS) throw busy('runs are held in memory');
+    if (this.#runs.size >= (this.#options.limits?.runs ?? MAX_RUNS))
+      throw busy('runs are held in memory');
     this.#runs.set(runId, run);
     try {
       await this.#begin(run, checked, false, caller);
@@ -189,7 +192,7 @@ export class RunRegistry {
     const checked = this.#options.check(run.workflow, merged);
     const before = { view: run.view, arguments: run.arguments, finishedAt: run.finishedAt };
     const { error: _e, reason: _r, vars: _v, resumable: _s, ...rest } = run.view;
-    run.view = { ...rest, state: 'queued', updatedAt: this.#iso() };
+    run.view = { ...rest, state: 'pending', updatedAt: this.#iso() };
     run.arguments = merged;
     run.finishedAt = undefined;
     try {
@@ -203,7 +206,8 @@ export class RunRegistry {
   }
 
   /**
-   * Takes a slot if one is free (else the run waits `queued`), persists the record and starts
+   * Takes a slot if one is free (else the run waits `queued`; until then it is `pending`, which
+   * no caller sees), persists the record and starts
    * the leg. The leg exists before the record is written, so a cancel or a shutdown that comes
    * while it is written reaches it; it runs nothing until the write succeeded. Throws when the
    * run cannot begin: draining, too many runs queued, or the record could not be written.
@@ -211,7 +215,8 @@ export class RunRegistry {
   async #begin(run: LiveRun, checked: CheckedCall, resume: boolean, caller: Caller): Promise<void> {
     const slot = this.#options.admission.tryAcquire();
     if (slot === 'closed') throw draining();
-    if (slot === 'full' && this.counts.queued >= MAX_QUEUED_RUNS)
+    const maxQueued = this.#options.limits?.queued ?? MAX_QUEUED_RUNS;
+    if (slot === 'full' && this.counts.queued >= maxQueued)
       throw busy('runs are waiting for an execution slot');
     this.#set(run, { state: slot === 'full' ? 'queued' : 'working' });
     const persisted = this.#persist(run);

@@ -39,6 +39,7 @@ function registry(
     store?: MemoryStore;
     env?: Record<string, string>;
     cacheRoot?: string;
+    limits?: { runs?: number; queued?: number };
   } = {},
 ) {
   const loaded = loadCatalog(FOLDER);
@@ -61,6 +62,7 @@ function registry(
       return { inputs, cwd: call.cwd, timeoutMs: call.timeoutMs };
     },
     ...(options.now ? { now: options.now } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
   });
   return { runs, store, admission };
 }
@@ -86,6 +88,24 @@ describe('RunRegistry', () => {
     assert.equal(runs.counts.queued, 1);
     assert.equal((await settled(runs, b.runId)).state, 'completed');
     assert.equal((await settled(runs, a.runId)).state, 'completed');
+    assert.equal(admission.active, 0);
+  });
+
+  it('refuses as busy past the queue and memory limits, and a slot still frees', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mhl-reg-'));
+    const { runs, admission } = registry({ capacity: 1, limits: { runs: 4, queued: 2 } });
+    const busy = (e: unknown) => e instanceof RunError && e.code === 'BUSY';
+    const held = await runs.start('Blocker', { dir }, ann);
+    assert.equal(held.state, 'working');
+    await runs.start('Count', {}, ann);
+    await runs.start('Count', {}, ann);
+    await assert.rejects(runs.start('Count', {}, ann), busy, 'a third would queue');
+    await runs.cancel(held.runId, ann);
+    const done = await Promise.all(runs.list(ann).map((v) => settled(runs, v.runId)));
+    assert.deepEqual(done.map((v) => v.state).sort(), ['canceled', 'completed', 'completed']);
+    const last = await runs.start('Count', {}, ann);
+    await assert.rejects(runs.start('Count', {}, ann), busy, 'four runs held in memory');
+    assert.equal((await settled(runs, last.runId)).state, 'completed');
     assert.equal(admission.active, 0);
   });
 

@@ -329,7 +329,7 @@ class PipelineRun {
     const mem = vars['__mem'];
     if (isObject(mem)) {
       Object.assign(this.#mem, mem);
-      for (const name of Object.keys(mem)) this.#memReady.add(name);
+      for (const name of Object.keys(mem)) if (this.#memNames.has(name)) this.#memReady.add(name);
     }
     const consts = new Set(this.#decl.vars.filter((v) => v.storage === 'const').map((v) => v.name));
     for (const input of this.#decl.inputs)

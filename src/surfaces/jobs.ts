@@ -6,7 +6,7 @@
  * (`src/runs/jobs.ts`). Jobs belong to their caller (`ownerOf`): anyone else gets exactly the
  * unknown-job answer. The whole `job.` namespace is reserved for these four tools.
  */
-import { controlToolRisk } from '../catalog/index.js';
+import { type CONTROL_RISK, controlToolRisk } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
 import type { RequestContext } from '../protocol/index.js';
 import type { JobOutcome, JobRegistry, JobView } from '../runs/jobs.js';
@@ -153,7 +153,7 @@ function startJob(
 }
 
 function statusTool({ jobs }: JobSurfaceOptions): ToolDefinition {
-  return readTool('job.status', 'Reports a job: status and whether it is still draining.', {
+  return jobIdTool('job.status', 'Reports a job: status and whether it is still draining.', {
     title: 'Job status',
     read: (id, owner) => {
       const view = jobs.get(id, owner);
@@ -163,7 +163,7 @@ function statusTool({ jobs }: JobSurfaceOptions): ToolDefinition {
 }
 
 function resultTool({ jobs }: JobSurfaceOptions): ToolDefinition {
-  return readTool(
+  return jobIdTool(
     'job.result',
     'Reads a job result without waiting: ready=false while it runs, else the status and the ' +
       "target's response. Reads are repeatable; nothing is consumed.",
@@ -181,27 +181,29 @@ function resultTool({ jobs }: JobSurfaceOptions): ToolDefinition {
 }
 
 function cancelTool({ jobs }: JobSurfaceOptions): ToolDefinition {
-  const tool = readTool(
+  return jobIdTool(
     'job.cancel',
     'Cancels a running job at once (status cancelled, draining until its handler exits). A job ' +
       'that already ended is left as it is.',
     {
       title: 'Cancel a job',
+      risk: 'cancel',
       read: (id, owner) => {
         const view = jobs.cancel(id, owner);
         return view && structured({ ...view });
       },
     },
   );
-  return { ...tool, entry: { ...tool.entry, ...controlToolRisk('cancel', 'Cancel a job') } };
 }
 
 /** A tool taking `{job_id}` that answers from the table, or JOB_NOT_FOUND. */
-function readTool(
+function jobIdTool(
   name: string,
   description: string,
   spec: {
     title: string;
+    /** Its risk preset; `read` (changes nothing) unless said otherwise. */
+    risk?: keyof typeof CONTROL_RISK;
     read: (id: string, owner: string) => ToolResult | undefined;
   },
 ): ToolDefinition {
@@ -210,7 +212,7 @@ function readTool(
       name,
       description,
       inputSchema: JOB_ID_SCHEMA,
-      ...controlToolRisk('read', spec.title),
+      ...controlToolRisk(spec.risk ?? 'read', spec.title),
     },
     execution: false,
     prepare: (args, ctx) => {

@@ -6,26 +6,18 @@
 import assert from 'node:assert/strict';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
-import { HttpServer, modern, type Reply, rpc, send } from '../helpers/http-server.js';
+import { modern, type Reply, rpc, send, serverStarter } from '../helpers/http-server.js';
 import { isAlive, pollFor, readPid } from '../helpers/processes.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/runs');
 const CWD = { context: { cwd: REPO_ROOT } };
 
-const servers: HttpServer[] = [];
-function start(args: readonly string[] = [], env: Record<string, string> = {}): HttpServer {
-  const server = new HttpServer(FOLDER, args, env);
-  servers.push(server);
-  return server;
-}
-after(async () => {
-  await Promise.all(servers.map((s) => s.stop('SIGKILL')));
-});
+const start = serverStarter(FOLDER, 'SIGKILL');
 
 /** The result of a stateless call, failing the test on a JSON-RPC error. */
 async function call(
@@ -338,8 +330,7 @@ describe('async runs over HTTP', () => {
     const state = tempDir('mhl-state-');
     const folder = tempDir('mhl-flows-');
     cpSync(FOLDER, folder, { recursive: true });
-    const first = new HttpServer(folder, ['--state-dir', state]);
-    servers.push(first);
+    const first = start(['--state-dir', state], {}, folder);
     const port = await first.ready;
     const runId = (await call(port, 'run/start', { name: 'Approval', arguments: CWD }))[
       'runId'
@@ -348,8 +339,7 @@ describe('async runs over HTTP', () => {
     assert.equal(await first.stop(), 0);
     const gate = join(folder, 'gate.mh');
     writeFileSync(gate, readFileSync(gate, 'utf8').replace('"shipped"', '"shipped twice"'));
-    const second = new HttpServer(folder, ['--state-dir', state]);
-    servers.push(second);
+    const second = start(['--state-dir', state], {}, folder);
     const port2 = await second.ready;
     const refused = await modern(port2, 'run/resume', { runId, arguments: { approved: true } });
     assert.equal((refused.json()['error'] as { code: number }).code, -32602, refused.text);

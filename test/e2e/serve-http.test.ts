@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { Agent } from 'node:http';
 import { resolve } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
-import { HttpServer, type Reply, rpc, send } from '../helpers/http-server.js';
+import { type Reply, rpc, send, serverStarter } from '../helpers/http-server.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/serve');
 const VERSION = '2026-07-28';
@@ -35,15 +35,7 @@ function codeOf(reply: Reply): number {
   return (reply.json()['error'] as { code: number }).code;
 }
 
-const servers: HttpServer[] = [];
-function start(args: readonly string[] = [], env: Record<string, string> = {}): HttpServer {
-  const server = new HttpServer(FOLDER, args, env);
-  servers.push(server);
-  return server;
-}
-after(async () => {
-  await Promise.all(servers.map((s) => s.stop()));
-});
+const start = serverStarter(FOLDER);
 
 describe('mhl serve mcp --http', () => {
   it('is driven unmodified by the official SDK v1 client', async () => {

@@ -6,11 +6,11 @@ import {
   type IncomingHttpHeaders,
 } from 'node:http';
 import { join, resolve } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
-import { HttpServer, rpc } from '../helpers/http-server.js';
+import { rpc, serverStarter } from '../helpers/http-server.js';
 import { isAlive, pollFor, readPid } from '../helpers/processes.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/serve-steps');
@@ -27,15 +27,7 @@ const INIT_PARAMS = {
   clientInfo: { name: 'raw', version: '1' },
 };
 
-const servers: HttpServer[] = [];
-function start(): HttpServer {
-  const server = new HttpServer(FOLDER);
-  servers.push(server);
-  return server;
-}
-after(async () => {
-  await Promise.all(servers.map((s) => s.stop()));
-});
+const start = serverStarter(FOLDER);
 
 interface SseEvent {
   readonly event: string;

@@ -5,6 +5,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { type Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { after } from 'node:test';
 import { CLI } from './cli.js';
 
 export const MODERN_VERSION = '2026-07-28';
@@ -69,6 +70,25 @@ export class HttpServer {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
     return this.exited;
   }
+}
+
+/**
+ * A `start(args?, env?, folder?)` for one test file: each server it spawns (on `folder`, else
+ * `defaultFolder`) is stopped with `stopWith` when the file's tests end.
+ */
+export function serverStarter(
+  defaultFolder: string,
+  stopWith: NodeJS.Signals = 'SIGTERM',
+): (args?: readonly string[], env?: Record<string, string>, folder?: string) => HttpServer {
+  const servers: HttpServer[] = [];
+  after(async () => {
+    await Promise.all(servers.map((s) => s.stop(stopWith)));
+  });
+  return (args = [], env = {}, folder = defaultFolder) => {
+    const server = new HttpServer(folder, args, env);
+    servers.push(server);
+    return server;
+  };
 }
 
 export interface Reply {

@@ -49,6 +49,8 @@ export function setupRuns(dispatcher: Dispatcher, tools: ToolTable, config: Runs
   const store = new DirStore(join(resolve(stateDir), '.mhl'));
   // Agents' disk caches, a folder per run inside: private (mkdtemp), removed at shutdown.
   const cacheRoot = mkdtempSync(join(tmpdir(), 'mhl-runs-'));
+  // An async run outlives calls: only the caller's own context.timeout_ms bounds it.
+  const unbounded = { ...config.pipelines, defaultTimeoutMs: Number.POSITIVE_INFINITY };
   const registry = new RunRegistry({
     catalog: config.catalog,
     store,
@@ -59,9 +61,7 @@ export function setupRuns(dispatcher: Dispatcher, tools: ToolTable, config: Runs
       env: config.pipelines.env,
       cacheRoot,
     },
-    // An async run outlives calls: only the caller's own context.timeout_ms bounds it.
     check: (workflow, args) => {
-      const unbounded = { ...config.pipelines, defaultTimeoutMs: Number.POSITIVE_INFINITY };
       const { inputs, call } = checkCall(workflow, args, unbounded);
       const bounded = Number.isFinite(call.timeoutMs);
       return { inputs, cwd: call.cwd, ...(bounded ? { timeoutMs: call.timeoutMs } : {}) };

@@ -95,6 +95,11 @@ function buildProgram(): Command {
       '--workflows-pack <file>',
       'HTTP: read every workflow file from this DMPK pack, not DIR (key in env MHL_SERVE_WORKFLOWS_KEY)',
     )
+    .option('--cwd <dir>', 'working directory for calls without context.cwd (default: here)')
+    .option(
+      '--require-cwd',
+      'refuse calls without an absolute context.cwd (a host shared by several repositories)',
+    )
     .option('--json', 'not supported: serve logs JSON lines on stderr already')
     .option('--default-timeout-ms <ms>', 'bounds every call', '300000')
     .option(

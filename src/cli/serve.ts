@@ -7,6 +7,7 @@
  * and the process exits 0 once it has stopped, or 1 (`MCP_SHUTDOWN_TIMEOUT`) after a 5 s
  * budget. An HTTP bind failure exits 1 with `MCP_SERVER_FAILED`.
  */
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadCatalog } from '../catalog/index.js';
 import { createLogger } from '../log/logger.js';
@@ -36,6 +37,10 @@ export interface ServeOptions {
   /** HTTP only: serve the workflows from this DMPK pack (key in MHL_SERVE_WORKFLOWS_KEY). */
   readonly workflowsPack?: string;
   readonly json?: boolean;
+  /** Working directory for calls without `context.cwd`; default the process's own. */
+  readonly cwd?: string;
+  /** Refuse calls without an absolute `context.cwd` (and say so in every schema). */
+  readonly requireCwd?: boolean;
   readonly defaultTimeoutMs: string;
   readonly maxActive?: string;
   readonly maxQueued?: string;
@@ -96,6 +101,11 @@ export async function runServe(
     io.err(`mhl serve mcp: --max-active takes a whole number from 1 to ${MAX_MAX_ACTIVE}`);
     return 2;
   }
+  const defaultCwd = resolve(options.cwd ?? '.');
+  if (!isDirectory(defaultCwd)) {
+    io.err(`mhl serve mcp: --cwd ${options.cwd ?? '.'} is not a directory`);
+    return 2;
+  }
   const root = resolve(dir ?? '.');
   const loaded =
     options.workflowsPack === undefined
@@ -121,8 +131,8 @@ export async function runServe(
     catalog: loaded.catalog,
     logger,
     defaultTimeoutMs: timeout,
-    defaultCwd: process.cwd(),
-    requireCwd: config.http !== undefined,
+    defaultCwd,
+    requireCwd: options.requireCwd === true,
     childEnv: childEnvironment((process.env['MHL_PASS_ENV'] ?? '').split(',').filter(Boolean)),
     env: process.env,
   };
@@ -224,6 +234,15 @@ function parseDuration(text: string): number | undefined {
   const unit = match[2];
   if (unit === undefined) return amount === 0 ? 0 : undefined;
   return amount * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    // Missing or unreadable: not a directory we can run in.
+    return false;
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

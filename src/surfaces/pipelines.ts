@@ -38,7 +38,10 @@ const CONTEXT_SCHEMA = {
   type: 'object',
   description: 'Per-call execution context: working directory, item limit and time limit',
   properties: {
-    cwd: { type: 'string', description: 'Absolute working directory for the run' },
+    cwd: {
+      type: 'string',
+      description: "Absolute working directory for the run (default: the server's --cwd)",
+    },
     limit: { type: 'integer', minimum: 1, description: 'Caps line or item collections' },
     timeout_ms: {
       type: 'integer',
@@ -67,9 +70,13 @@ export function workflowTools(options: PipelineSurfaceOptions): ToolDefinition[]
   return [...options.catalog.workflows.values()].map((workflow) => {
     const entry = toolEntry(workflow);
     const schema = entry.inputSchema as { properties?: Record<string, unknown> };
+    // With --require-cwd the schema says what the server enforces: context and its cwd required.
+    const context = options.requireCwd ? { ...CONTEXT_SCHEMA, required: ['cwd'] } : CONTEXT_SCHEMA;
+    const required = (entry.inputSchema as { required?: string[] }).required ?? [];
     const inputSchema = {
       ...entry.inputSchema,
-      properties: { ...schema.properties, context: CONTEXT_SCHEMA },
+      properties: { ...schema.properties, context },
+      ...(options.requireCwd ? { required: [...required, 'context'] } : {}),
     };
     const { annotations, risk } = workflowRisk(workflow);
     return {

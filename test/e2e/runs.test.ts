@@ -399,7 +399,6 @@ describe('async runs over HTTP', () => {
     for (const [params, pattern] of [
       [{ name: 'Nope', arguments: CWD }, /unknown workflow/],
       [{ name: 'Count', arguments: { nope: 1, ...CWD } }, /undeclared input/],
-      [{ name: 'Count' }, /context.cwd/],
       [{ name: 7 }, /name/],
       [{ name: 'Count', arguments: [] }, /arguments must be an object/],
     ] as const) {

@@ -102,7 +102,9 @@ describe('mhl serve mcp --http', () => {
       headers: MODERN_HEADERS,
       body: rpc(6, 'tools/call', { name: 'Greet', arguments: { name: 'cy' }, _meta: MODERN_META }),
     });
-    assert.deepEqual([noCwd.status, codeOf(noCwd)], [400, -32602]);
+    // Without context.cwd the call runs in the server's working directory.
+    const ran = noCwd.json()['result'] as { structuredContent: unknown };
+    assert.deepEqual([noCwd.status, ran.structuredContent], [200, { message: 'hello cy' }]);
     const deleted = await send(port, { method: 'DELETE', headers: session });
     assert.equal(deleted.status, 204);
     const afterDelete = await send(port, { headers: session, body: rpc(7, 'tools/list') });

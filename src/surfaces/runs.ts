@@ -1,5 +1,5 @@
 /**
- * Async runs over MCP (HTTP only): the `run/start|status|resume|cancel|list|logs` methods that
+ * Async runs over MCP (both transports): the `run/start|status|resume|cancel|list|logs` methods that
  * answer the bare run view, the six `mhl_run_*` tools that bridge ordinary clients to them, and
  * the owner-gated `mhl://run/<id>/logs` and `mhl://run/<id>/result` resources.
  *
@@ -9,8 +9,8 @@
 import { type Catalog, type CONTROL_RISK, controlToolRisk } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
 import {
-  type Dispatcher,
   isRecord,
+  type MethodHandler,
   type RequestContext,
   RPC_ERROR_CODES,
   RpcError,
@@ -19,13 +19,7 @@ import { ownerOf } from '../runs/owner.js';
 import type { Caller, RunRegistry } from '../runs/registry.js';
 import { RunError } from '../runs/types.js';
 import type { ResourceProvider } from './resources.js';
-import {
-  invalidArgument,
-  onlyKeys,
-  type ToolDefinition,
-  type ToolResult,
-  type ToolTable,
-} from './tools.js';
+import { invalidArgument, onlyKeys, type ToolDefinition, type ToolResult } from './tools.js';
 
 type RunMethod = (
   params: Record<string, unknown>,
@@ -66,31 +60,34 @@ export interface RunSurfaceOptions {
   readonly logger: Logger;
 }
 
+/** The run surface: the `run/*` methods, the `mhl_run_*` tools and the run resources. */
+export interface RunSurface {
+  readonly methods: Readonly<Record<string, MethodHandler>>;
+  readonly tools: readonly ToolDefinition[];
+  readonly resources: ResourceProvider;
+}
+
 /**
- * Registers the `run/*` methods and adds the `mhl_run_*` tools to `tools` (a tool a workflow
- * already publishes under the same name is skipped, with a warning). Returns the provider of
- * the run resources.
+ * Builds the `run/*` methods, the `mhl_run_*` tools (one a workflow already publishes under the
+ * same name, `published`, is left out with a warning) and the provider of the run resources.
  */
-export function registerRunSurface(
-  dispatcher: Dispatcher,
-  tools: ToolTable,
-  options: RunSurfaceOptions,
-): ResourceProvider {
+export function runSurface(
+  options: RunSurfaceOptions & { readonly published: (name: string) => boolean },
+): RunSurface {
   const methods = runMethods(options.registry);
+  const handlers: Record<string, MethodHandler> = {};
   for (const [method, run] of Object.entries(methods)) {
-    dispatcher.register(method, (params, ctx) => mapErrors(() => run(params, callerOf(ctx))));
+    handlers[method] = (params, ctx) => mapErrors(() => run(params, callerOf(ctx)));
   }
-  for (const tool of bridgeTools(options.catalog, methods)) {
-    if (tools.has(tool.entry.name)) {
-      options.logger.warn(
-        { tool: tool.entry.name },
-        'a workflow has the name of a run control tool; the control tool is not published',
-      );
-      continue;
-    }
-    tools.add(tool);
-  }
-  return runResources(options.registry);
+  const tools = bridgeTools(options.catalog, methods).filter((tool) => {
+    if (!options.published(tool.entry.name)) return true;
+    options.logger.warn(
+      { tool: tool.entry.name },
+      'a workflow has the name of a run control tool; the control tool is not published',
+    );
+    return false;
+  });
+  return { methods: handlers, tools, resources: runResources(options.registry) };
 }
 
 function callerOf(ctx: RequestContext): Caller {

@@ -1,18 +1,23 @@
 /**
- * Operations endpoints beside `/mcp`: `GET /health/ready` (version, pid and this process's
- * `instance_id`), `GET /healthz`, `GET /readyz` (503 once shutdown began) and
- * `POST /control/shutdown`, which starts shutdown only for a body of exactly the current
- * `{instance_id}` and never reveals that id on a mismatch. No CORS headers are ever sent; the
- * Host and Origin guards run before these handlers. Knows nothing of MCP.
+ * Operations endpoints beside `/mcp`, as rows of the route table: `GET /health/ready` (version,
+ * pid and this process's `instance_id`), `GET /healthz`, `GET /readyz` (503 once shutdown
+ * began), `GET /metrics` and `POST /control/shutdown`, which starts shutdown only for a body of
+ * exactly the current `{instance_id}` and never reveals that id on a mismatch. No CORS headers
+ * are ever sent; the Host and Origin guards run before these handlers. Knows nothing of MCP.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { discardRest, isJsonContentType, readBody } from './body.js';
+import { plain, sendJson } from './respond.js';
+import type { Route } from './routes.js';
+
+// mcp-post.ts takes sendJson from here.
+export { sendJson };
 
 /** Largest shutdown request body read. */
 const MAX_CONTROL_BYTES = 4096;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
-/** Options for `createOps()`. */
+/** Options for `opsRoutes()`. */
 export interface OpsOptions {
   readonly version: string;
   readonly pid: number;
@@ -26,69 +31,42 @@ export interface OpsOptions {
   readonly metrics: () => string;
 }
 
-/** Answers one ops request; resolves false when the path is not an ops endpoint. */
-export type OpsHandler = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  path: string,
-) => Promise<boolean>;
-
-/** Writes a JSON body with `status`. */
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
+/**
+ * The ops rows. All `public`: readiness and shutdown answer without the token (seed 002: a
+ * controller first reads the `instance_id` readiness gives), behind the same Host and Origin
+ * guards as every row.
+ */
+export function opsRoutes(options: OpsOptions): Route[] {
+  const probe = (path: string, answer: (res: ServerResponse) => void): Route => ({
+    path,
+    methods: ['GET'],
+    auth: 'public',
+    handle: (_req, res) => answer(res),
   });
-  res.end(text);
-}
-
-function sendText(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
-  res.end(text);
-}
-
-/** Builds the handler of the ops endpoints. */
-export function createOps(options: OpsOptions): OpsHandler {
-  return async (req, res, path) => {
-    const probe = probes(options)[path];
-    if (probe !== undefined) {
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.setHeader('allow', 'GET');
-        sendText(res, 405, 'method not allowed');
-      } else {
-        probe(res);
-      }
-      return true;
-    }
-    if (path !== '/control/shutdown') return false;
-    if (req.method !== 'POST') {
-      res.setHeader('allow', 'POST');
-      sendText(res, 405, 'method not allowed');
-      return true;
-    }
-    await controlShutdown(req, res, options);
-    return true;
-  };
-}
-
-function probes(options: OpsOptions): Record<string, (res: ServerResponse) => void> {
-  return {
-    '/health/ready': (res) =>
+  return [
+    probe('/health/ready', (res) =>
       sendJson(res, 200, {
         status: 'ready',
         version: options.version,
         pid: options.pid,
         instance_id: options.instanceId,
       }),
-    '/healthz': (res) => sendText(res, 200, 'ok'),
-    '/readyz': (res) =>
-      options.shuttingDown() ? sendText(res, 503, 'draining') : sendText(res, 200, 'ready'),
-    '/metrics': (res) => {
+    ),
+    probe('/healthz', (res) => plain(res, 200, 'ok')),
+    probe('/readyz', (res) =>
+      options.shuttingDown() ? plain(res, 503, 'draining') : plain(res, 200, 'ready'),
+    ),
+    probe('/metrics', (res) => {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
       res.end(options.metrics());
+    }),
+    {
+      path: '/control/shutdown',
+      methods: ['POST'],
+      auth: 'public',
+      handle: (req, res) => controlShutdown(req, res, options),
     },
-  };
+  ];
 }
 
 async function controlShutdown(

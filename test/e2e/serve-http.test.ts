@@ -211,6 +211,21 @@ describe('mhl serve mcp --http', () => {
     assert.equal(right.status, 200);
     const probe = await send(port, { method: 'GET', path: '/healthz' });
     assert.equal(probe.status, 200);
+    // Each row of the route table answers by its own auth: MCP behind the token, ops public.
+    const viaPath = await send(port, {
+      path: '/mcp/tools%2Flist',
+      headers: MODERN_HEADERS,
+      body: list,
+    });
+    assert.equal(viaPath.status, 401);
+    for (const path of ['/health/ready', '/healthz', '/readyz', '/metrics']) {
+      assert.equal((await send(port, { method: 'GET', path })).status, 200, path);
+    }
+    const shutdown = await send(port, { path: '/control/shutdown', body: '{}' });
+    assert.equal(shutdown.status, 400);
+    assert.equal((await send(port, { method: 'GET', path: '/nope' })).status, 404);
+    const wrongVerb = await send(port, { path: '/healthz', body: '{}' });
+    assert.deepEqual([wrongVerb.status, wrongVerb.headers['allow']], [405, 'GET']);
     assert.equal(await server.stop(), 0);
   });
 

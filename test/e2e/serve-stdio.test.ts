@@ -9,7 +9,7 @@ import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { isAlive, pollFor, readPid } from '../helpers/processes.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/serve');
-/** Over stdio: the workflows, then the job tools (async runs are HTTP-only). */
+/** Over stdio as over HTTP: the workflows, then the job tools, then the async run tools. */
 const STDIO_TOOLS = [
   'Fails',
   'Greet',
@@ -18,6 +18,12 @@ const STDIO_TOOLS = [
   'job.status',
   'job.result',
   'job.cancel',
+  'mhl_run_start',
+  'mhl_run_status',
+  'mhl_run_resume',
+  'mhl_run_cancel',
+  'mhl_run_list',
+  'mhl_run_logs',
 ];
 const STEPS = resolve(REPO_ROOT, 'test/fixtures/serve-steps');
 const MODERN_META = {

@@ -1,0 +1,252 @@
+/**
+ * `ServeConfig`: everything `mhl serve mcp` is configured by, read once from the command's flags
+ * and the environment (flags win) and parsed with zod. Nothing else in the server reads
+ * `process.env` or flags; the parts are handed what they need from this object.
+ *
+ * Not here: the DMPK pack key (`MHL_SERVE_WORKFLOWS_KEY`), which is taken out of the
+ * environment before anything else runs and never stored in a configuration object.
+ */
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+/** The profiles `--profile` accepts; a profile chooses the surfaces served. */
+export const PROFILES = ['pipelines'] as const;
+
+const DEFAULT_HTTP_HOST = '127.0.0.1';
+const DEFAULT_HTTP_PORT = 8787;
+const DEFAULT_MAX_ACTIVE = 32;
+const MAX_MAX_ACTIVE = 4096;
+const DEFAULT_TIMEOUT_MS = 300_000;
+
+/** The HTTP listener and its guards. */
+export const HttpConfigSchema = z
+  .object({
+    host: z.string().min(1).describe('the address to bind; also what Host must name'),
+    port: z.number().int().min(0).max(65535).describe('the port; 0 picks a free one'),
+    token: z.string().min(1).optional().describe('bearer token every MCP request must carry'),
+    principalHeader: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('header carrying the caller identity; honoured only with a token'),
+  })
+  .strict();
+
+export type HttpConfig = z.infer<typeof HttpConfigSchema>;
+
+export const ServeConfigSchema = z
+  .object({
+    profile: z.enum(PROFILES).describe('which surfaces are served'),
+    root: z.string().describe('absolute path of the served folder'),
+    workflowsPack: z.string().optional().describe('path of a DMPK pack to serve'),
+    http: HttpConfigSchema.optional().describe('set for Streamable HTTP; absent for stdio'),
+    cwd: z.string().describe('absolute working directory of calls without context.cwd'),
+    requireCwd: z.boolean().describe('refuse calls without an absolute context.cwd'),
+    defaultTimeoutMs: z.number().int().positive().describe('bounds every synchronous call'),
+    maxActive: z.number().int().min(1).max(MAX_MAX_ACTIVE).describe('execution slots'),
+    stateDir: z.string().optional().describe('where async runs are kept; else a temp dir'),
+    drainMs: z.number().int().min(0).describe('how long working runs may finish at shutdown'),
+    terminalRunTtlMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('how long a finished run stays pollable'),
+    passEnv: z.array(z.string()).describe('extra variable names children inherit (MHL_PASS_ENV)'),
+    logLevel: z.string().describe('pino level (MHL_LOG_LEVEL)'),
+  })
+  .strict();
+
+/** The whole serve configuration, immutable once read. */
+export type ServeConfig = Readonly<z.infer<typeof ServeConfigSchema>>;
+
+/** The flags of `mhl serve mcp`, as commander hands them over (strings, unparsed). */
+export interface ServeFlags {
+  readonly transport?: string;
+  readonly http?: boolean;
+  readonly addr?: string;
+  readonly port?: string;
+  readonly token?: string;
+  readonly principalHeader?: string;
+  readonly workflowsPack?: string;
+  readonly json?: boolean;
+  readonly cwd?: string;
+  readonly requireCwd?: boolean;
+  readonly defaultTimeoutMs?: string;
+  readonly maxActive?: string;
+  readonly maxQueued?: string;
+  readonly stateDir?: string;
+  readonly drainTimeout?: string;
+  readonly profile?: string;
+}
+
+/** A refused configuration: what to print and the exit status (2 usage, 1 invalid setup). */
+export interface ConfigError {
+  readonly message: string;
+  readonly exit: 1 | 2;
+}
+
+export type ConfigResult =
+  | { readonly ok: true; readonly config: ServeConfig }
+  | ({ readonly ok: false } & ConfigError);
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const HTTP_ONLY_FLAGS = ['addr', 'port', 'token', 'principalHeader', 'workflowsPack'] as const;
+
+/**
+ * Reads the configuration from `flags`, `dir` and `env` (flags win over `MHL_SERVE_*`). Never
+ * throws: every refusal names the flag or variable and says what it takes.
+ */
+export function readServeConfig(
+  dir: string | undefined,
+  flags: ServeFlags,
+  env: Env,
+): ConfigResult {
+  try {
+    return { ok: true, config: ServeConfigSchema.parse(assemble(dir, flags, env)) };
+  } catch (error) {
+    if (error instanceof Refused) return { ok: false, message: error.message, exit: error.exit };
+    if (error instanceof z.ZodError) {
+      // Every field was checked while assembling; a schema failure here is a bug, not a usage error.
+      const issue = error.issues[0];
+      return { ok: false, message: `invalid ${issue?.path.join('.')}: ${issue?.message}`, exit: 2 };
+    }
+    throw error;
+  }
+}
+
+class Refused extends Error {
+  readonly exit: 1 | 2;
+
+  constructor(message: string, exit: 1 | 2 = 2) {
+    super(message);
+    this.exit = exit;
+  }
+}
+
+function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown {
+  if (flags.json)
+    throw new Refused('--json is not supported: logs are already JSON lines on stderr');
+  if (flags.maxQueued !== undefined) {
+    throw new Refused('--max-queued was removed: there is no queue; use --max-active');
+  }
+  const http = readHttp(flags, env);
+  const cwd = resolve(flags.cwd ?? '.');
+  if (!isDirectory(cwd)) throw new Refused(`--cwd ${flags.cwd ?? '.'} is not a directory`);
+  const drainMs = parseDuration(flags.drainTimeout ?? '0');
+  if (drainMs === undefined) {
+    throw new Refused('--drain-timeout takes a duration such as 30s, 2m or 500ms');
+  }
+  const ttlText = nonEmpty(env['MHL_SERVE_TERMINAL_RUN_TTL']);
+  const terminalRunTtlMs = ttlText === undefined ? undefined : parseDuration(ttlText);
+  if (ttlText !== undefined && (terminalRunTtlMs === undefined || terminalRunTtlMs === 0)) {
+    throw new Refused('MHL_SERVE_TERMINAL_RUN_TTL takes a duration such as 1h or 90s');
+  }
+  const stateDir = nonEmpty(flags.stateDir) ?? nonEmpty(env['MHL_SERVE_STATE_DIR']);
+  const profile = flags.profile ?? 'pipelines';
+  if (!(PROFILES as readonly string[]).includes(profile)) {
+    throw new Refused(`--profile takes one of: ${PROFILES.join(', ')}`);
+  }
+  return {
+    profile,
+    root: resolve(dir ?? '.'),
+    ...(flags.workflowsPack !== undefined ? { workflowsPack: flags.workflowsPack } : {}),
+    ...(http !== undefined ? { http } : {}),
+    cwd,
+    requireCwd: flags.requireCwd === true,
+    defaultTimeoutMs: wholeNumber(
+      flags.defaultTimeoutMs,
+      DEFAULT_TIMEOUT_MS,
+      1,
+      Number.MAX_SAFE_INTEGER,
+      '--default-timeout-ms takes a positive whole number of milliseconds',
+    ),
+    maxActive: wholeNumber(
+      flags.maxActive,
+      DEFAULT_MAX_ACTIVE,
+      1,
+      MAX_MAX_ACTIVE,
+      `--max-active takes a whole number from 1 to ${MAX_MAX_ACTIVE}`,
+    ),
+    ...(stateDir !== undefined ? { stateDir: resolve(stateDir) } : {}),
+    drainMs,
+    ...(terminalRunTtlMs !== undefined ? { terminalRunTtlMs } : {}),
+    passEnv: (env['MHL_PASS_ENV'] ?? '').split(',').filter(Boolean),
+    logLevel: nonEmpty(env['MHL_LOG_LEVEL']) ?? 'info',
+  };
+}
+
+/** The HTTP part, or undefined for stdio; HTTP-only flags without HTTP are refused. */
+function readHttp(flags: ServeFlags, env: Env): HttpConfig | undefined {
+  if (flags.http && flags.transport === 'stdio') {
+    throw new Refused('--http and --transport stdio contradict each other');
+  }
+  if (!flags.http && flags.transport !== 'http') {
+    const flag = HTTP_ONLY_FLAGS.find((name) => flags[name] !== undefined);
+    if (flag === undefined) return undefined;
+    const spelled = flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    throw new Refused(`--${spelled} is only valid with --http (or --transport http)`);
+  }
+  const port = wholeNumber(
+    flags.port,
+    DEFAULT_HTTP_PORT,
+    0,
+    65535,
+    '--port takes a whole number from 0 to 65535',
+  );
+  const token = nonEmpty(flags.token) ?? nonEmpty(env['MHL_SERVE_TOKEN']);
+  const principalHeader =
+    nonEmpty(flags.principalHeader) ?? nonEmpty(env['MHL_SERVE_PRINCIPAL_HEADER']);
+  if (principalHeader !== undefined && token === undefined) {
+    throw new Refused(
+      '--principal-header needs --token (or MHL_SERVE_TOKEN): an unauthenticated caller ' +
+        'could claim any identity',
+      1,
+    );
+  }
+  const host = (nonEmpty(flags.addr) ?? DEFAULT_HTTP_HOST).replace(/^\[(.*)\]$/, '$1');
+  return {
+    host,
+    port,
+    ...(token !== undefined ? { token } : {}),
+    ...(principalHeader !== undefined ? { principalHeader } : {}),
+  };
+}
+
+function wholeNumber(
+  text: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+  refusal: string,
+): number {
+  if (text === undefined) return fallback;
+  const value = /^\s*\d{1,16}\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw new Refused(refusal);
+  return value;
+}
+
+/** Milliseconds of `500ms`, `30s`, `2m`, `1h` (or a bare `0`); undefined when malformed. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d{1,9})(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) return undefined;
+  const amount = Number(match[1]);
+  const unit = match[2];
+  if (unit === undefined) return amount === 0 ? 0 : undefined;
+  return amount * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    // Missing or unreadable: not a directory a call can run in.
+    return false;
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * `createServer(config, parts)`: one MCP server assembled from the surfaces its profile chooses,
+ * on one dispatcher, with one admission gate, one tool table and one set of metrics. It knows
+ * no transport: `serveStdio` and `serveHttp` move messages between it and the world, and call
+ * its lifecycle in order (`start`, then at shutdown `drain`, `stop` within the budget, `close`).
+ */
+import type { Catalog } from '../catalog/index.js';
+import { createLogger, type Logger } from '../log/logger.js';
+import { Dispatcher } from '../protocol/index.js';
+import { Admission } from '../runs/admission.js';
+import { registerResourceMethods } from '../surfaces/resources.js';
+import type { Surface } from '../surfaces/surface.js';
+import { registerToolMethods, ToolTable } from '../surfaces/tools.js';
+import { Metrics } from '../transport/metrics.js';
+import type { ServeConfig } from './config.js';
+import { PROFILE_TABLE } from './profiles.js';
+
+/** What a server is made from besides its configuration. */
+export interface ServerParts {
+  readonly catalog: Catalog;
+  /** The running binary's version, as `serverInfo` and readiness report it. */
+  readonly version: string;
+  /** The environment `env()` reads in workflows (the process's, less the pack key). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly logger?: Logger;
+}
+
+/** An assembled server, not yet serving. */
+export interface MhlServer {
+  readonly config: ServeConfig;
+  readonly dispatcher: Dispatcher;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly version: string;
+  /** Names of the served workflows, for the start-up log line. */
+  readonly workflows: readonly string[];
+  /** Starts the surfaces' background work; once, before serving. */
+  start(): void;
+  /** Shutdown's first phase: admission closes at once; runs may finish (`--drain-timeout`). */
+  drain(): Promise<void>;
+  /** Shutdown's second phase: cancels every request and all work, resolving once it stopped. */
+  stop(): Promise<void>;
+  /** Releases what the surfaces hold (temporary state); last, even after a timed-out stop. */
+  close(): void;
+}
+
+export type CreateServerResult =
+  | { readonly ok: true; readonly server: MhlServer }
+  | { readonly ok: false; readonly problem: string };
+
+const BASE_CAPABILITIES = {
+  tools: { listChanged: false },
+  resources: { subscribe: false, listChanged: false },
+} as const;
+
+/**
+ * Builds the server `config.profile` describes over `parts.catalog`. Fails (without throwing)
+ * when the surfaces cannot be served together, e.g. a workflow uses a reserved tool name.
+ */
+export function createServer(config: ServeConfig, parts: ServerParts): CreateServerResult {
+  const logger = parts.logger ?? createLogger(config.logLevel);
+  const metrics = new Metrics();
+  const admission = new Admission(config.maxActive);
+  const tools = new ToolTable();
+  const built = PROFILE_TABLE[config.profile]({
+    config,
+    catalog: parts.catalog,
+    logger,
+    admission,
+    metrics,
+    tools,
+    env: parts.env,
+  });
+  if ('problem' in built) return { ok: false, problem: built.problem };
+  const { surfaces } = built;
+  for (const surface of surfaces) {
+    for (const tool of surface.tools ?? []) {
+      if (tools.has(tool.entry.name)) {
+        return { ok: false, problem: `${surface.name}: the tool ${tool.entry.name} is taken` };
+      }
+      tools.add(tool);
+    }
+  }
+  const dispatcher = new Dispatcher({
+    serverInfo: { name: 'mhl', version: parts.version },
+    capabilities: capabilitiesOf(surfaces),
+    onError: (error, site) => logger.error({ err: error, method: site.method }, 'internal error'),
+  });
+  registerToolMethods(dispatcher, tools, {
+    admission,
+    onCall: (outcome) => metrics.toolCall(outcome),
+  });
+  registerResourceMethods(
+    dispatcher,
+    surfaces.flatMap((s) => (s.resources ? [s.resources] : [])),
+  );
+  for (const surface of surfaces) {
+    for (const [method, handler] of Object.entries(surface.methods ?? {})) {
+      dispatcher.register(method, handler);
+    }
+  }
+  const server: MhlServer = {
+    config,
+    dispatcher,
+    logger,
+    metrics,
+    version: parts.version,
+    workflows: [...parts.catalog.workflows.keys()],
+    start: () => {
+      for (const surface of surfaces) surface.start?.();
+    },
+    drain: async () => {
+      admission.close();
+      await Promise.all(surfaces.map((s) => s.drain?.()));
+    },
+    stop: async () => {
+      dispatcher.closeAll('shutting down');
+      await Promise.all(surfaces.map((s) => s.stop?.()));
+    },
+    close: () => {
+      for (const surface of surfaces) surface.close?.();
+    },
+  };
+  return { ok: true, server };
+}
+
+/** The base capabilities with each surface's merged in, one level deep. */
+function capabilitiesOf(surfaces: readonly Surface[]): Record<string, unknown> {
+  const merged: Record<string, Record<string, unknown>> = {};
+  for (const [key, value] of Object.entries(BASE_CAPABILITIES)) merged[key] = { ...value };
+  for (const surface of surfaces) {
+    for (const [key, value] of Object.entries(surface.capabilities ?? {})) {
+      merged[key] = { ...merged[key], ...(value as Record<string, unknown>) };
+    }
+  }
+  return merged;
+}

@@ -1,0 +1,87 @@
+/**
+ * Profiles: which surfaces a server serves. `pipelines` (the default) publishes one tool per
+ * workflow with its resources, the `job.*` tools and async runs. A profile is a function from
+ * the server's shared parts to its surfaces; `createServer` registers whatever it returns.
+ */
+import type { Catalog } from '../catalog/index.js';
+import type { Logger } from '../log/logger.js';
+import type { Admission } from '../runs/admission.js';
+import { JobRegistry } from '../runs/jobs.js';
+import { childEnvironment } from '../runtime/child-env.js';
+import { jobTools, logJobEvents, reservedNameProblem } from '../surfaces/jobs.js';
+import {
+  type PipelineSurfaceOptions,
+  workflowResources,
+  workflowTools,
+} from '../surfaces/pipelines.js';
+import type { Surface } from '../surfaces/surface.js';
+import type { ToolTable } from '../surfaces/tools.js';
+import type { Metrics } from '../transport/metrics.js';
+import type { ServeConfig } from './config.js';
+import { runsSurface } from './runs.js';
+
+/** What every profile is built from. */
+export interface ProfileParts {
+  readonly config: ServeConfig;
+  readonly catalog: Catalog;
+  readonly logger: Logger;
+  readonly admission: Admission;
+  readonly metrics: Metrics;
+  /** The tool table the server fills with every surface's tools, in order (jobs look targets up). */
+  readonly tools: ToolTable;
+  /** The environment `env()` reads (the process's, less the pack key). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** A profile's surfaces, or the start-up problem that stops it. */
+export type ProfileResult = { readonly surfaces: Surface[] } | { readonly problem: string };
+
+export type Profile = (parts: ProfileParts) => ProfileResult;
+
+/** The default profile: workflows as tools and resources, jobs, and async runs. */
+export function pipelinesProfile(parts: ProfileParts): ProfileResult {
+  const { config, catalog, logger } = parts;
+  const pipelines: PipelineSurfaceOptions = {
+    catalog,
+    logger,
+    defaultTimeoutMs: config.defaultTimeoutMs,
+    defaultCwd: config.cwd,
+    requireCwd: config.requireCwd,
+    childEnv: childEnvironment(config.passEnv),
+    env: parts.env,
+  };
+  const workflows: Surface = {
+    name: 'pipelines',
+    tools: workflowTools(pipelines),
+    resources: workflowResources(catalog),
+  };
+  const names = new Set(workflows.tools?.map((tool) => tool.entry.name));
+  const reserved = reservedNameProblem([...names]);
+  if (reserved !== undefined) return { problem: reserved };
+  const registry = new JobRegistry({ admission: parts.admission, onEvent: logJobEvents(logger) });
+  const jobs: Surface = {
+    name: 'jobs',
+    tools: jobTools({ tools: parts.tools, jobs: registry }),
+    stop: () => {
+      registry.cancelAll('the server is shutting down');
+      return registry.drained();
+    },
+  };
+  const runs = runsSurface({
+    stateDir: config.stateDir,
+    terminalTtlMs: config.terminalRunTtlMs,
+    drainMs: config.drainMs,
+    catalog,
+    admission: parts.admission,
+    logger,
+    metrics: parts.metrics,
+    pipelines,
+    published: (name) => names.has(name),
+  });
+  return { surfaces: [workflows, jobs, runs] };
+}
+
+/** The profiles `--profile` selects, by name. */
+export const PROFILE_TABLE: Readonly<Record<ServeConfig['profile'], Profile>> = {
+  pipelines: pipelinesProfile,
+};

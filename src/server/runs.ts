@@ -1,0 +1,127 @@
+/**
+ * Async runs as a surface, on every transport: where run state lives (`--state-dir` /
+ * `MHL_SERVE_STATE_DIR`, else a temporary directory removed at shutdown), the run registry,
+ * its sweep (every minute, of runs finished longer ago than the terminal TTL), its metrics and
+ * its two shutdown phases (drain for `--drain-timeout`, then cancel).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Catalog } from '../catalog/index.js';
+import type { Logger } from '../log/logger.js';
+import type { Admission } from '../runs/admission.js';
+import { RunRegistry } from '../runs/registry.js';
+import { DirStore } from '../store/index.js';
+import { checkCall, type PipelineSurfaceOptions } from '../surfaces/pipelines.js';
+import { runSurface } from '../surfaces/runs.js';
+import type { Surface } from '../surfaces/surface.js';
+import type { Metrics } from '../transport/metrics.js';
+
+/** How often finished runs past their TTL are swept. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+export interface RunsOptions {
+  /** Absolute `--state-dir`; undefined for a temporary one. */
+  readonly stateDir: string | undefined;
+  readonly terminalTtlMs: number | undefined;
+  /** `--drain-timeout`: how long working runs may finish at shutdown. */
+  readonly drainMs: number;
+  readonly catalog: Catalog;
+  readonly admission: Admission;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly pipelines: PipelineSurfaceOptions;
+  /** Whether a tool name is already published (a workflow's name wins over a run tool's). */
+  readonly published: (name: string) => boolean;
+}
+
+/** The run surface; `stop` cancels what still runs, `close` removes temporary state. */
+export function runsSurface(options: RunsOptions): Surface {
+  const { logger } = options;
+  const temporary = options.stateDir === undefined;
+  const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'mhl-serve-'));
+  if (temporary) {
+    logger.warn(
+      { stateDir },
+      'no --state-dir: async run state is kept in a temporary directory and lost on restart',
+    );
+  }
+  const store = new DirStore(join(stateDir, '.mhl'));
+  // Agents' disk caches, a folder per run inside: private (mkdtemp), removed at shutdown.
+  const cacheRoot = mkdtempSync(join(tmpdir(), 'mhl-runs-'));
+  // An async run outlives calls: only the caller's own context.timeout_ms bounds it.
+  const unbounded = { ...options.pipelines, defaultTimeoutMs: Number.POSITIVE_INFINITY };
+  const registry = new RunRegistry({
+    catalog: options.catalog,
+    store,
+    admission: options.admission,
+    logger,
+    services: {
+      childEnv: options.pipelines.childEnv,
+      env: options.pipelines.env,
+      cacheRoot,
+    },
+    check: (workflow, args) => {
+      const { inputs, call } = checkCall(workflow, args, unbounded);
+      const bounded = Number.isFinite(call.timeoutMs);
+      return { inputs, cwd: call.cwd, ...(bounded ? { timeoutMs: call.timeoutMs } : {}) };
+    },
+    ...(options.terminalTtlMs !== undefined ? { terminalTtlMs: options.terminalTtlMs } : {}),
+  });
+  registerRunMetrics(options.metrics, registry, options.admission);
+  const surface = runSurface({
+    catalog: options.catalog,
+    registry,
+    logger,
+    published: options.published,
+  });
+  let sweeper: NodeJS.Timeout | undefined;
+  return {
+    name: 'runs',
+    ...surface,
+    start: () => {
+      sweeper = setInterval(() => {
+        registry
+          .sweep()
+          .catch((error: unknown) => logger.error({ err: error }, 'run sweep failed'));
+      }, SWEEP_INTERVAL_MS);
+      sweeper.unref();
+    },
+    drain: () => registry.drain(options.drainMs),
+    stop: () => registry.cancelAll(),
+    close: () => {
+      clearInterval(sweeper);
+      void store.close();
+      rmSync(cacheRoot, { recursive: true, force: true });
+      if (temporary) rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function registerRunMetrics(metrics: Metrics, registry: RunRegistry, admission: Admission): void {
+  metrics.register({
+    name: 'mhl_runs_active',
+    type: 'gauge',
+    help: 'Async runs working now.',
+    read: () => registry.counts.working,
+  });
+  metrics.register({
+    name: 'mhl_runs_queued',
+    type: 'gauge',
+    help: 'Async runs waiting for an execution slot.',
+    read: () => registry.counts.queued,
+  });
+  metrics.register({
+    name: 'mhl_runs_total',
+    type: 'counter',
+    help: 'Async run legs ended, by the state they ended in.',
+    label: 'outcome',
+    read: () => registry.ended,
+  });
+  metrics.register({
+    name: 'mhl_execution_slots_active',
+    type: 'gauge',
+    help: 'Execution slots held (direct calls, jobs and runs; --max-active bounds them).',
+    read: () => admission.active,
+  });
+}

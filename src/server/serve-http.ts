@@ -1,0 +1,102 @@
+/**
+ * Serves an `MhlServer` over Streamable HTTP (loaded only when serving HTTP): the route table,
+ * the listener, and the two-phase shutdown that SIGINT, SIGTERM and an accepted
+ * `POST /control/shutdown` enter alike: not ready and no new work at once, async runs may
+ * finish for `--drain-timeout` while clients still poll them, then every request and all work
+ * is cancelled and the listener closed within the 5 s budget. Exit status 0, 1 on a bind
+ * failure (`MCP_SERVER_FAILED`) or an expired budget (`MCP_SHUTDOWN_TIMEOUT`).
+ */
+import { randomUUID } from 'node:crypto';
+import { isLoopback } from '../transport/guards.js';
+import { HttpTransport } from '../transport/http.js';
+import { McpEndpoint } from '../transport/mcp-endpoint.js';
+import type { HttpConfig } from './config.js';
+import type { MhlServer } from './create-server.js';
+import { withinBudget } from './lifecycle.js';
+import { httpRoutes } from './routes.js';
+
+/** Where start-up messages for a person go (stderr). */
+export interface Console {
+  err(line: string): void;
+}
+
+/** Serves until shutdown is requested; resolves to the exit status. */
+export async function serveHttp(server: MhlServer, io: Console): Promise<number> {
+  const http = server.config.http as HttpConfig;
+  const { logger } = server;
+  // Draining: not ready, no new work admitted, but runs can still be polled while they finish.
+  let stopping = false;
+  // Closing: MCP requests are refused.
+  let closing = false;
+  let requestStop = () => {};
+  const stopRequested = new Promise<void>((done) => {
+    requestStop = done;
+  });
+  const mcp = new McpEndpoint({
+    dispatcher: server.dispatcher,
+    principalHeader: http.token === undefined ? undefined : http.principalHeader,
+    metrics: server.metrics,
+    shuttingDown: () => closing,
+  });
+  const transport = new HttpTransport({
+    host: http.host,
+    port: http.port,
+    token: http.token,
+    routes: httpRoutes({
+      mcp,
+      ops: {
+        version: server.version,
+        pid: process.pid,
+        instanceId: randomUUID(),
+        shuttingDown: () => stopping,
+        requestShutdown: () => requestStop(),
+        metrics: () => server.metrics.render(mcp.sessionsActive),
+      },
+    }),
+    shuttingDown: () => closing,
+    onError: (error) => logger.error({ err: error }, 'http handler failed'),
+  });
+  // Handlers go in before the server says it is listening: a SIGTERM that arrived in between
+  // would otherwise kill the process outright (Node's default), skipping the shutdown path.
+  const onSignal = () => requestStop();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    let bound: { address: string; port: number };
+    try {
+      bound = await transport.listen();
+    } catch (error) {
+      logger.error({ err: error, code: 'MCP_SERVER_FAILED' }, 'could not listen');
+      io.err(`mhl serve mcp: MCP_SERVER_FAILED: cannot listen on ${http.host}:${http.port}`);
+      return 1;
+    }
+    mcp.start();
+    server.start();
+    if (!isLoopback(http.host) && http.token === undefined) {
+      io.err('mhl serve mcp: warning: non-loopback address without --token; unauthenticated');
+    }
+    const url = `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}`;
+    logger.info({ workflows: server.workflows, root: server.config.root }, 'serving over http');
+    io.err(`listening on ${url}:${bound.port}`);
+    await stopRequested;
+    stopping = true;
+    logger.info({ drain_ms: server.config.drainMs }, 'shutting down');
+    await server.drain();
+    closing = true;
+    mcp.close();
+    const closed = Promise.all([transport.close(), server.stop()]);
+    if ((await withinBudget(closed)) === 'timeout') {
+      logger.error(
+        { code: 'MCP_SHUTDOWN_TIMEOUT' },
+        'work did not stop within the shutdown budget',
+      );
+      transport.destroy();
+      return 1;
+    }
+    return 0;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    server.close();
+  }
+}

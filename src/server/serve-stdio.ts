@@ -1,0 +1,55 @@
+/**
+ * Serves an `MhlServer` on stdio: one JSON-RPC message per line in, answers and notifications
+ * out on stdout (logs go to stderr). EOF, SIGINT and SIGTERM enter the one shutdown path:
+ * drain, then cancel within the budget; exit status 0, or 1 (`MCP_SHUTDOWN_TIMEOUT`).
+ */
+import { parseErrorResponse } from '../protocol/index.js';
+import { StdioTransport } from '../transport/stdio.js';
+import type { MhlServer } from './create-server.js';
+import { withinBudget } from './lifecycle.js';
+
+/** Serves until stdin ends or a signal arrives; resolves to the exit status. */
+export async function serveStdio(server: MhlServer): Promise<number> {
+  const { dispatcher, logger } = server;
+  const session = dispatcher.newSession();
+  const transport: StdioTransport = new StdioTransport({
+    input: process.stdin,
+    output: process.stdout,
+    handle: async (line) => {
+      const answer = await dispatcher.handleText(line, {
+        session,
+        send: (n) => transport.send(JSON.stringify(n)),
+      });
+      return answer === undefined ? undefined : JSON.stringify(answer);
+    },
+    tooLong: () => JSON.stringify(parseErrorResponse()),
+    onError: (error) => logger.error({ err: error }, 'stdio handler failed'),
+  });
+  const stop = () => {
+    process.stdin.destroy();
+  };
+  // Before the ready line, so no signal can arrive while Node's default (kill) still applies.
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  server.start();
+  logger.info({ workflows: server.workflows, root: server.config.root }, 'serving over stdio');
+  try {
+    const reading = transport.run();
+    await Promise.race([
+      reading,
+      new Promise<void>((done) => process.stdin.once('close', () => done())),
+    ]);
+    await server.drain();
+    if ((await withinBudget(Promise.all([reading, server.stop()]))) === 'timeout') {
+      logger.error(
+        { code: 'MCP_SHUTDOWN_TIMEOUT' },
+        'in-flight calls did not finish within the shutdown budget',
+      );
+      return 1;
+    }
+    transport.close();
+    return 0;
+  } finally {
+    server.close();
+  }
+}

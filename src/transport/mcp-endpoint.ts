@@ -1,0 +1,116 @@
+/**
+ * The MCP endpoint's rows of the route table: `POST /mcp` and `POST /mcp/<method>` carry one
+ * JSON-RPC message each, `DELETE /mcp` ends a legacy session. Holds the legacy session table
+ * (`Mcp-Session-Id` → session, idle ones swept on a timer) and records each request's duration.
+ * Knows nothing of workflows: it moves messages between requests and the dispatcher.
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { handleMcpPost, type McpDispatcher } from './mcp-post.js';
+import type { Metrics } from './metrics.js';
+import { plain } from './respond.js';
+import type { Route } from './routes.js';
+import { SessionTable } from './sessions.js';
+
+/** How often idle legacy sessions are swept. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+export interface McpEndpointOptions {
+  readonly dispatcher: McpDispatcher;
+  /** Header carrying the caller identity; set only when a bearer token guards the endpoint. */
+  readonly principalHeader?: string | undefined;
+  readonly metrics: Metrics;
+  /** True once shutdown has begun: MCP requests are refused. */
+  readonly shuttingDown: () => boolean;
+  /** Clock for session activity; `Date.now` by default. */
+  readonly now?: () => number;
+}
+
+/** The `/mcp` rows and the legacy sessions behind them; `start` once, then `close`. */
+export class McpEndpoint {
+  readonly #options: McpEndpointOptions;
+  readonly #sessions: SessionTable;
+  readonly #now: () => number;
+  #sweeper: NodeJS.Timeout | undefined;
+
+  constructor(options: McpEndpointOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#sessions = new SessionTable({
+      onEnd: (session) => options.dispatcher.closeSession(session, 'session ended'),
+    });
+  }
+
+  /** Legacy sessions currently open. */
+  get sessionsActive(): number {
+    return this.#sessions.size;
+  }
+
+  /** The rows: `/mcp` (POST, DELETE) and `/mcp/<method>` (POST), both behind the bearer token. */
+  routes(): Route[] {
+    return [
+      {
+        path: '/mcp',
+        methods: ['POST', 'DELETE'],
+        auth: 'bearer',
+        handle: (req, res) => this.#handle(req, res, undefined),
+      },
+      {
+        path: '/mcp/',
+        prefix: true,
+        methods: ['POST'],
+        auth: 'bearer',
+        handle: (req, res, path) => {
+          const method = methodOfPath(path.slice('/mcp/'.length));
+          if (method === null) return plain(res, 400, 'malformed method path');
+          return this.#handle(req, res, method);
+        },
+      },
+    ];
+  }
+
+  /** Starts sweeping idle sessions. */
+  start(): void {
+    this.#sweeper = setInterval(() => this.#sessions.sweep(this.#now()), SWEEP_INTERVAL_MS);
+    this.#sweeper.unref();
+  }
+
+  /** Ends every legacy session (their requests are cancelled) and stops the sweep. */
+  close(): void {
+    clearInterval(this.#sweeper);
+    this.#sessions.clear();
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse, method: string | undefined) {
+    const started = performance.now();
+    res.once('finish', () =>
+      this.#options.metrics.observeRequest((performance.now() - started) / 1000),
+    );
+    if (req.method === 'DELETE') return this.#delete(req, res);
+    await handleMcpPost(req, res, method, {
+      dispatcher: this.#options.dispatcher,
+      sessions: this.#sessions,
+      principalHeader: this.#options.principalHeader,
+      shuttingDown: this.#options.shuttingDown,
+      now: this.#now,
+    });
+  }
+
+  #delete(req: IncomingMessage, res: ServerResponse): void {
+    const id = req.headers['mcp-session-id'];
+    if (typeof id !== 'string') return plain(res, 400, 'missing Mcp-Session-Id');
+    if (!this.#sessions.delete(id)) return plain(res, 404, 'unknown session');
+    res.writeHead(204).end();
+  }
+}
+
+/** The method named by a `/mcp/<method>` suffix, or null when it is not valid percent-encoding. */
+function methodOfPath(suffix: string): string | null {
+  try {
+    return decodeURIComponent(suffix);
+  } catch {
+    // Malformed percent-encoding: no method can match it.
+    return null;
+  }
+}

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { readServeConfig, type ServeFlags } from '../../../src/server/config.js';
+
+const read = (flags: ServeFlags, env: Record<string, string> = {}, dir?: string) =>
+  readServeConfig(dir, flags, env);
+
+function config(flags: ServeFlags, env: Record<string, string> = {}) {
+  const result = read(flags, env);
+  assert.ok(result.ok, result.ok ? '' : result.message);
+  return result.config;
+}
+
+describe('readServeConfig', () => {
+  it('defaults to stdio, the pipelines profile and the process working directory', () => {
+    const c = config({});
+    assert.equal(c.http, undefined);
+    assert.equal(c.profile, 'pipelines');
+    assert.equal(c.cwd, process.cwd());
+    assert.equal(c.requireCwd, false);
+    assert.equal(c.maxActive, 32);
+    assert.equal(c.defaultTimeoutMs, 300_000);
+    assert.equal(c.drainMs, 0);
+  });
+
+  it('lets flags win over MHL_SERVE_* variables', () => {
+    const env = { MHL_SERVE_TOKEN: 'from-env', MHL_SERVE_STATE_DIR: '/env/state' };
+    const c = config({ http: true, token: 'from-flag', stateDir: '/flag/state' }, env);
+    assert.equal(c.http?.token, 'from-flag');
+    assert.equal(c.stateDir, '/flag/state');
+    const fromEnv = config({ http: true }, env);
+    assert.equal(fromEnv.http?.token, 'from-env');
+    assert.equal(fromEnv.stateDir, '/env/state');
+  });
+
+  it('resolves --cwd and the folder, and takes --require-cwd', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mhl-config-'));
+    const result = read({ cwd: dir, requireCwd: true }, {}, 'flows');
+    assert.ok(result.ok);
+    assert.equal(result.config.cwd, dir);
+    assert.equal(result.config.root, resolve('flows'));
+    assert.equal(result.config.requireCwd, true);
+  });
+
+  it('accepts --state-dir and --drain-timeout on stdio, where async runs are served too', () => {
+    const c = config({ stateDir: 'state', drainTimeout: '30s' });
+    assert.equal(c.stateDir, resolve('state'));
+    assert.equal(c.drainMs, 30_000);
+  });
+
+  for (const [flags, env, exit] of [
+    [{ port: '8080' }, {}, 2],
+    [{ token: 't' }, {}, 2],
+    [{ http: true, transport: 'stdio' }, {}, 2],
+    [{ http: true, port: '65536' }, {}, 2],
+    [{ http: true, port: '80x' }, {}, 2],
+    [{ maxActive: '0' }, {}, 2],
+    [{ maxActive: '4097' }, {}, 2],
+    [{ defaultTimeoutMs: '-5' }, {}, 2],
+    [{ defaultTimeoutMs: '1.5' }, {}, 2],
+    [{ drainTimeout: '10 minutes' }, {}, 2],
+    [{ json: true }, {}, 2],
+    [{ maxQueued: '4' }, {}, 2],
+    [{ profile: 'nope' }, {}, 2],
+    [{ cwd: '/definitely/not/here' }, {}, 2],
+    [{ http: true, principalHeader: 'x-user' }, {}, 1],
+    [{}, { MHL_SERVE_TERMINAL_RUN_TTL: 'soon' }, 2],
+  ] as [ServeFlags, Record<string, string>, number][]) {
+    it(`refuses ${JSON.stringify(flags)} ${JSON.stringify(env)} with exit ${exit}`, () => {
+      const result = read(flags, env);
+      assert.equal(result.ok, false);
+      if (!result.ok) assert.equal(result.exit, exit);
+    });
+  }
+
+  it('reads MHL_PASS_ENV and MHL_LOG_LEVEL once', () => {
+    const c = config({}, { MHL_PASS_ENV: 'A,B,,C', MHL_LOG_LEVEL: 'debug' });
+    assert.deepEqual(c.passEnv, ['A', 'B', 'C']);
+    assert.equal(c.logLevel, 'debug');
+  });
+});

@@ -6,10 +6,14 @@
  * shutdown budget; 2 for bad flags.
  */
 import { loadCatalog } from '../catalog/index.js';
-import { readServeConfig, type ServeFlags } from '../server/config.js';
-import { createServer } from '../server/create-server.js';
-import { loadServedPack, takeServeKey } from '../server/pack.js';
-import { serveStdio } from '../server/serve-stdio.js';
+import {
+  createServer,
+  loadServedPack,
+  readServeConfig,
+  type ServeFlags,
+  serveStdio,
+  takeServeKey,
+} from '../server/index.js';
 import { reportCatalogProblems } from './files.js';
 import type { Output } from './lint.js';
 

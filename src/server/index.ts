@@ -1,0 +1,23 @@
+/**
+ * The server layer: one `createServer(config)` assembled from the surfaces a profile chooses,
+ * the configuration it is built from, and the stdio runner. The HTTP runner
+ * (`serve-http.ts`) is left out on purpose: `mhl serve mcp` imports it only when serving HTTP,
+ * so a stdio server never loads it.
+ */
+export {
+  type ConfigError,
+  type ConfigResult,
+  type HttpConfig,
+  PROFILES,
+  readServeConfig,
+  type ServeConfig,
+  type ServeFlags,
+} from './config.js';
+export {
+  type CreateServerResult,
+  createServer,
+  type MhlServer,
+  type ServerParts,
+} from './create-server.js';
+export { loadServedPack, takeServeKey } from './pack.js';
+export { serveStdio } from './serve-stdio.js';

@@ -16,7 +16,7 @@ import {
   type PipelineDecl,
   type SourceHost,
 } from '../lang/index.js';
-import type { LoadedProgram } from '../runtime/declarations.js';
+import type { LoadedProgram } from '../runtime/interpreter/declarations.js';
 import { projectInputSchema } from './input-schema.js';
 import { workflowDescription } from './manifest.js';
 import { listMhFiles } from './sources.js';

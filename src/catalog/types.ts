@@ -4,7 +4,7 @@
  * them is `load.ts`'s job, projecting them `manifest.ts`'s and `resources.ts`'s.
  */
 import type { PipelineDecl } from '../lang/index.js';
-import type { LoadedProgram } from '../runtime/declarations.js';
+import type { LoadedProgram } from '../runtime/interpreter/declarations.js';
 
 /** Any JSON value, as projections hand it to a serialiser. */
 export type JsonValue =

@@ -14,7 +14,7 @@ import { createLogger } from '../log/logger.js';
 import { Dispatcher, parseErrorResponse, Session } from '../protocol/index.js';
 import { Admission } from '../runs/admission.js';
 import { JobRegistry } from '../runs/jobs.js';
-import { childEnvironment } from '../runtime/child-env.js';
+import { childEnvironment } from '../runtime/services/child-env.js';
 import { jobTools, logJobEvents, reservedNameProblem } from '../surfaces/jobs.js';
 import { workflowResources, workflowTools } from '../surfaces/pipelines.js';
 import { registerResourceMethods } from '../surfaces/resources.js';

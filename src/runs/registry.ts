@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Catalog, Workflow } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
-import { checkpointsEnabled, pipelineDigest } from '../runtime/runner.js';
+import { checkpointsEnabled, pipelineDigest } from '../runtime/pipeline/runner.js';
 import type { Store } from '../store/index.js';
 import { type Admission, AdmissionClosedError, type Slot } from './admission.js';
 import { type LegServices, type LegUpdate, runLeg } from './executor.js';

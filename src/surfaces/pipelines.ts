@@ -24,11 +24,11 @@ import {
 } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
 import { isRecord, type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
-import { CheckpointStore } from '../runtime/checkpoints.js';
-import { deadline } from '../runtime/deadline.js';
-import { Redactor } from '../runtime/redact.js';
-import { type RunOutcome, runPipeline } from '../runtime/runner.js';
-import { fromJson, isObject, toPlain } from '../runtime/values.js';
+import { CheckpointStore } from '../runtime/checkpoints/checkpoints.js';
+import { fromJson, isObject, toPlain } from '../runtime/interpreter/values.js';
+import { type RunOutcome, runPipeline } from '../runtime/pipeline/runner.js';
+import { deadline } from '../runtime/services/deadline.js';
+import { Redactor } from '../runtime/services/redact.js';
 import { MemoryStore } from '../store/index.js';
 import type { ResourceProvider } from './resources.js';
 import { type PreparedCall, type ToolDefinition, type ToolResult, toolError } from './tools.js';

@@ -6,17 +6,18 @@
  * The runner owns the step loop and persistence; the interpreter owns the language. One
  * `AbortSignal` cancels the run anywhere; a cancelled or failed run keeps its last checkpoint.
  */
-import type { DeclOf, Expr, ParallelGroup, PipelineDecl, Step } from '../lang/ast.js';
-import { LangError } from '../lang/diagnostics.js';
-import type { TerminalReason } from './checkpoint-records.schema.js';
-import { type Checkpoint, type CheckpointStore, definitionDigest } from './checkpoints.js';
-import { deadline } from './deadline.js';
-import { type LoadedProgram, RunScope, type RunServices } from './declarations.js';
-import { Environment } from './environment.js';
-import { checkInputs, InvalidInputsError } from './inputs.js';
-import { formatDuration } from './natives/args.js';
-import { PauseSignal } from './signals.js';
-import { SpawnLimiter } from './tasks.js';
+import type { DeclOf, Expr, ParallelGroup, PipelineDecl, Step } from '../../lang/ast.js';
+import { LangError } from '../../lang/diagnostics.js';
+import type { TerminalReason } from '../checkpoints/checkpoint-records.schema.js';
+import {
+  type Checkpoint,
+  type CheckpointStore,
+  definitionDigest,
+} from '../checkpoints/checkpoints.js';
+import { type LoadedProgram, RunScope, type RunServices } from '../interpreter/declarations.js';
+import { Environment } from '../interpreter/environment.js';
+import { PauseSignal } from '../interpreter/signals.js';
+import { SpawnLimiter } from '../interpreter/tasks.js';
 import {
   DurationValue,
   EnumValue,
@@ -28,7 +29,10 @@ import {
   newObject,
   toPlain,
   type Value,
-} from './values.js';
+} from '../interpreter/values.js';
+import { formatDuration } from '../natives/args.js';
+import { deadline } from '../services/deadline.js';
+import { checkInputs, InvalidInputsError } from './inputs.js';
 
 /** How many times one step may be entered in a run (a `goto` loop guard). */
 export const MAX_STEP_VISITS = 10_000;

@@ -4,21 +4,21 @@
  * the checker resolves them (a module's own scope first, then its program's). Also the call
  * forms that need a declaration: prompt calls, agent `.run`, `spawn` and `wait`.
  */
-import type { DeclOf, ExprOf, NamedDecl, StmtOf } from '../lang/ast.js';
-import { LangError, type Span } from '../lang/diagnostics.js';
-import { type Binding, type Module, moduleScope, type Namespace } from '../lang/modules.js';
-import { agentHooks, buildAgentSpec } from './agent-config.js';
-import type { AgentSpec } from './agent-spec.js';
-import { type AgentContext, runAgent } from './agents.js';
+import type { DeclOf, ExprOf, NamedDecl, StmtOf } from '../../lang/ast.js';
+import { LangError, type Span } from '../../lang/diagnostics.js';
+import { type Binding, type Module, moduleScope, type Namespace } from '../../lang/modules.js';
+import { agentHooks, buildAgentSpec } from '../agents/agent-config.js';
+import type { AgentSpec } from '../agents/agent-spec.js';
+import { type AgentContext, runAgent } from '../agents/agents.js';
+import { NATIVES } from '../natives/index.js';
+import type { NativeContext } from '../natives/native.js';
+import { matchesType, typeText } from '../pipeline/inputs.js';
+import type { Redactor } from '../services/redact.js';
 import { builtinFunctions } from './builtins.js';
 import { Environment } from './environment.js';
-import { matchesType, typeText } from './inputs.js';
 import { type Callables, Interpreter, withSpan } from './interpreter.js';
 import { memoryMethods } from './memory.js';
-import { NATIVES } from './natives/index.js';
-import type { NativeContext } from './natives/native.js';
 import { renderPrompt } from './prompts.js';
-import type { Redactor } from './redact.js';
 import { type SpawnLimiter, waitFor } from './tasks.js';
 import {
   callArgs,

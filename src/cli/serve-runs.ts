@@ -47,8 +47,6 @@ export function setupRuns(dispatcher: Dispatcher, tools: ToolTable, config: Runs
     );
   }
   const store = new DirStore(join(resolve(stateDir), '.mhl'));
-  // Agents' disk caches, a folder per run inside: private (mkdtemp), removed at shutdown.
-  const cacheRoot = mkdtempSync(join(tmpdir(), 'mhl-runs-'));
   // An async run outlives calls: only the caller's own context.timeout_ms bounds it.
   const unbounded = { ...config.pipelines, defaultTimeoutMs: Number.POSITIVE_INFINITY };
   const registry = new RunRegistry({
@@ -59,7 +57,7 @@ export function setupRuns(dispatcher: Dispatcher, tools: ToolTable, config: Runs
     services: {
       childEnv: config.pipelines.childEnv,
       env: config.pipelines.env,
-      cacheRoot,
+      cacheRoot: config.pipelines.cacheRoot,
     },
     check: (workflow, args) => {
       const { inputs, call } = checkCall(workflow, args, unbounded);
@@ -85,7 +83,6 @@ export function setupRuns(dispatcher: Dispatcher, tools: ToolTable, config: Runs
     close: () => {
       clearInterval(sweeper);
       void store.close();
-      rmSync(cacheRoot, { recursive: true, force: true });
       if (temporary) rmSync(stateDir, { recursive: true, force: true });
     },
   };

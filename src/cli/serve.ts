@@ -7,14 +7,15 @@
  * and the process exits 0 once it has stopped, or 1 (`MCP_SHUTDOWN_TIMEOUT`) after a 5 s
  * budget. An HTTP bind failure exits 1 with `MCP_SERVER_FAILED`.
  */
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { loadCatalog } from '../catalog/index.js';
 import { createLogger } from '../log/logger.js';
 import { Dispatcher, parseErrorResponse, Session } from '../protocol/index.js';
 import { Admission } from '../runs/admission.js';
 import { JobRegistry } from '../runs/jobs.js';
-import { childEnvironment } from '../runtime/services/child-env.js';
+import { childEnvironment } from '../runtime/index.js';
 import { jobTools, logJobEvents, reservedNameProblem } from '../surfaces/jobs.js';
 import { workflowResources, workflowTools } from '../surfaces/pipelines.js';
 import { registerResourceMethods } from '../surfaces/resources.js';
@@ -127,7 +128,11 @@ export async function runServe(
   const metrics = new Metrics();
   const admission = new Admission(maxActive);
   const tools = new ToolTable();
+  // Agents' disk caches of calls and runs, a folder per run inside: private (mkdtemp), owned by
+  // this server and removed when it stops.
+  const cacheRoot = mkdtempSync(join(tmpdir(), 'mhl-cache-'));
   const pipelineOptions = {
+    cacheRoot,
     catalog: loaded.catalog,
     logger,
     defaultTimeoutMs: timeout,
@@ -140,6 +145,7 @@ export async function runServe(
   const reserved = reservedNameProblem(tools.names());
   if (reserved !== undefined) {
     io.err(`mhl serve mcp: ${reserved}`);
+    rmSync(cacheRoot, { recursive: true, force: true });
     return 1;
   }
   const jobs = new JobRegistry({ admission, onEvent: logJobEvents(logger) });
@@ -174,8 +180,11 @@ export async function runServe(
   registerResourceMethods(dispatcher, resources);
   const workflows = [...loaded.catalog.workflows.keys()];
   const served = { dispatcher, logger, io, version, workflows, root, metrics, lifecycle };
-  if (http) return http.serve(served);
-  return runStdio(served);
+  try {
+    return await (http ? http.serve(served) : runStdio(served));
+  } finally {
+    rmSync(cacheRoot, { recursive: true, force: true });
+  }
 }
 
 /**

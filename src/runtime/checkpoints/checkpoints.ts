@@ -57,7 +57,6 @@ export {
   type CheckpointErrorCode,
   type CheckpointErrorKind,
 } from './checkpoint-codec.js';
-export { definitionDigest } from './checkpoint-digest.js';
 export { isSessionId, isStateName, newSessionId, stateKeys } from './checkpoint-keys.js';
 export {
   type CheckpointRecord,

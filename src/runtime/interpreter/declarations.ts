@@ -6,7 +6,8 @@
  */
 import type { DeclOf, ExprOf, NamedDecl, StmtOf } from '../../lang/ast.js';
 import { LangError, type Span } from '../../lang/diagnostics.js';
-import { type Binding, type Module, moduleScope, type Namespace } from '../../lang/modules.js';
+import type { LoadedProgram } from '../../lang/index.js';
+import { type Binding, type Module, moduleScope } from '../../lang/modules.js';
 import { agentHooks, buildAgentSpec } from '../agents/agent-config.js';
 import type { AgentSpec } from '../agents/agent-spec.js';
 import { type AgentContext, runAgent } from '../agents/agents.js';
@@ -45,14 +46,6 @@ export interface RunServices {
   readonly output: (line: string) => void;
   /** Where agents with `cache: {storage: "disk"}` keep entries. */
   readonly cacheDir: string;
-}
-
-/** A checked program: its root file and everything that file reaches. */
-export interface LoadedProgram {
-  readonly root: Module;
-  readonly namespace: Namespace;
-  /** Source and asset texts by absolute path. */
-  readonly texts: ReadonlyMap<string, string>;
 }
 
 export class RunScope implements Callables {

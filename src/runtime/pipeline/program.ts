@@ -3,8 +3,13 @@
  * does, refuses to run a program with errors, and picks the pipeline to run.
  */
 import type { PipelineDecl } from '../../lang/ast.js';
-import { buildNamespace, checkFiles, type Diagnostic, type SourceHost } from '../../lang/index.js';
-import type { LoadedProgram } from '../interpreter/declarations.js';
+import {
+  buildNamespace,
+  checkFiles,
+  type Diagnostic,
+  type LoadedProgram,
+  type SourceHost,
+} from '../../lang/index.js';
 
 export type LoadResult =
   | {

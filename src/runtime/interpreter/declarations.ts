@@ -18,7 +18,7 @@ import type { Redactor } from '../services/redact.js';
 import { builtinFunctions } from './builtins.js';
 import { Environment } from './environment.js';
 import { type Callables, Interpreter, withSpan } from './interpreter.js';
-import { memoryMethods } from './memory.js';
+import { type KvMemories, memoryMethods } from './memory.js';
 import { renderPrompt } from './prompts.js';
 import { type SpawnLimiter, waitFor } from './tasks.js';
 import {
@@ -57,6 +57,8 @@ export class RunScope implements Callables {
   readonly #builtins: ReadonlyMap<string, FunctionValue>;
   readonly #values = new Map<NamedDecl, Value>();
   readonly #agentSpecs = new Map<NamedDecl, Promise<AgentSpec>>();
+  /** This run's `kv` memories: created with the run, gone with it, shared with no one. */
+  readonly #kv: KvMemories = new Map();
   readonly #moduleEnvs = new Map<Module, Environment>();
   /** Tasks spawned and not yet waited for, joined at the end of their step. */
   readonly pending: TaskHandle[] = [];
@@ -247,7 +249,7 @@ export class RunScope implements Callables {
           interpolated: path?.interpolated ?? [],
           pathGuard: (await text('path_guard')) === 'no_traversal',
         };
-        return memoryMethods(config, this.#services.cwd);
+        return memoryMethods(config, this.#services.cwd, this.#kv);
       })();
       return methods;
     };

@@ -16,11 +16,11 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { diskHost } from '../dist/lang/index.js';
-import { CheckpointStore } from '../dist/runtime/checkpoints.js';
-import { childEnvironment } from '../dist/runtime/child-env.js';
-import { loadProgram } from '../dist/runtime/program.js';
-import { Redactor } from '../dist/runtime/redact.js';
-import { runPipeline } from '../dist/runtime/runner.js';
+import { CheckpointStore } from '../dist/runtime/checkpoints/checkpoints.js';
+import { loadProgram } from '../dist/runtime/pipeline/program.js';
+import { runPipeline } from '../dist/runtime/pipeline/runner.js';
+import { childEnvironment } from '../dist/runtime/services/child-env.js';
+import { Redactor } from '../dist/runtime/services/redact.js';
 import { DirStore } from '../dist/store/index.js';
 
 const STEPS = 1000;

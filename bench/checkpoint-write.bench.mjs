@@ -9,9 +9,9 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CheckpointStore } from '../dist/runtime/checkpoints.js';
-import { Redactor } from '../dist/runtime/redact.js';
-import { newObject } from '../dist/runtime/values.js';
+import { CheckpointStore } from '../dist/runtime/checkpoints/checkpoints.js';
+import { newObject } from '../dist/runtime/interpreter/values.js';
+import { Redactor } from '../dist/runtime/services/redact.js';
 import { DirStore, MemoryStore } from '../dist/store/index.js';
 
 const OPS = 1_000;

@@ -12,11 +12,13 @@ import {
   type Diagnostic,
   diskHost,
   formatDiagnostic,
+  type LoadedProgram,
   type Module,
   type PipelineDecl,
+  type PipelineDefinition,
+  pipelineDefinition,
   type SourceHost,
 } from '../lang/index.js';
-import type { LoadedProgram } from '../runtime/declarations.js';
 import { projectInputSchema } from './input-schema.js';
 import { workflowDescription } from './manifest.js';
 import { listMhFiles } from './sources.js';
@@ -174,6 +176,9 @@ function makeWorkflow(
   compile: ValidatorCompiler,
 ): Workflow {
   const inputSchema = deepFreeze(projectInputSchema(decl, program.namespace));
+  // Once per workflow for the catalog's life, on first use: hashing every file at start-up
+  // would cost a served folder's start-up time for workflows that may never run.
+  let definition: PipelineDefinition | undefined;
   return Object.freeze({
     name: decl.name,
     kind: decl.flavor,
@@ -185,6 +190,10 @@ function makeWorkflow(
     source: program.root.text,
     inputSchema,
     validate: compile(decl.name, inputSchema),
+    get definition(): PipelineDefinition {
+      definition ??= pipelineDefinition(program, decl);
+      return definition;
+    },
   });
 }
 

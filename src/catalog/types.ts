@@ -3,8 +3,7 @@
  * pipeline or workflow, and the JSON values its projections produce. Types only; building
  * them is `load.ts`'s job, projecting them `manifest.ts`'s and `resources.ts`'s.
  */
-import type { PipelineDecl } from '../lang/index.js';
-import type { LoadedProgram } from '../runtime/declarations.js';
+import type { LoadedProgram, PipelineDecl, PipelineDefinition } from '../lang/index.js';
 
 /** Any JSON value, as projections hand it to a serialiser. */
 export type JsonValue =
@@ -65,6 +64,8 @@ export interface Workflow {
   readonly decl: PipelineDecl;
   /** The checked program rooted at the file that declares this workflow. */
   readonly program: LoadedProgram;
+  /** Its digest, checkpoint policy and agent use, computed once at load (never per run). */
+  readonly definition: PipelineDefinition;
   /** Absolute path of the declaring `.mh` file. */
   readonly file: string;
   /** The declaring file's text. */

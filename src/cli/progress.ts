@@ -3,7 +3,7 @@
  * terminal, and on a terminal also a live status line on stderr (current step, elapsed time)
  * that program output scrolls above.
  */
-import type { RunEvent } from '../runtime/runner.js';
+import type { RunEvent } from '../runtime/index.js';
 import type { Output } from './lint.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

@@ -7,13 +7,18 @@
 import { resolve } from 'node:path';
 import type { InputDecl, PipelineDecl } from '../lang/ast.js';
 import { diskHost, formatDiagnostic, sourceExcerpt } from '../lang/index.js';
-import { CheckpointStore } from '../runtime/checkpoints.js';
-import { childEnvironment } from '../runtime/child-env.js';
-import { coerceInput, typeText } from '../runtime/inputs.js';
-import { loadProgram, selectPipeline } from '../runtime/program.js';
-import { Redactor } from '../runtime/redact.js';
-import { type RunEvent, type RunOutcome, runPipeline } from '../runtime/runner.js';
-import { toPlain, type Value } from '../runtime/values.js';
+import {
+  childEnvironment,
+  coerceInput,
+  executeWorkflow,
+  loadProgram,
+  type RunEvent,
+  type RunOutcome,
+  selectPipeline,
+  toPlain,
+  typeText,
+  type Value,
+} from '../runtime/index.js';
 import { DirStore } from '../store/index.js';
 import { displayPath } from './files.js';
 import type { Output } from './lint.js';
@@ -63,30 +68,27 @@ export async function runRun(
   if (typeof inputs === 'string') return usage(io, inputs);
   if (options.dryRun) return dryRun(pipeline, options.format, io);
 
-  const redactor = new Redactor();
   const stateDir = resolve(options.stateDir ?? '.');
   const progress = new Progress(options.format === 'text' && process.stderr.isTTY === true, io);
   const outputLines: string[] = [];
-  const output = (line: string) => {
-    const text = redactor.redact(line);
+  const output = (text: string) => {
     if (options.format === 'json') outputLines.push(text);
     else progress.line(text);
   };
-  const outcome = await runPipeline(loaded.program, pipeline, {
+  const { outcome } = await executeWorkflow({
+    program: loaded.program,
+    pipeline,
     inputs,
+    cwd: process.cwd(),
+    childEnv: childEnvironment(passEnv()),
+    env: process.env,
+    state: { store: new DirStore(resolve(stateDir, '.mhl')) },
     resume: options.resume,
     force: options.force,
     ...(options.session !== undefined ? { session: options.session } : {}),
     signal,
-    state: new CheckpointStore(new DirStore(resolve(stateDir, '.mhl')), redactor),
-    services: {
-      cwd: process.cwd(),
-      childEnv: childEnvironment(passEnv()),
-      env: process.env,
-      redactor,
-      output,
-      cacheDir: resolve(stateDir, '.mhl-cache'),
-    },
+    output,
+    agentCache: { dir: resolve(stateDir, '.mhl-cache') },
     onEvent: (event) => progress.event(event, options.format === 'text'),
   });
   progress.done();

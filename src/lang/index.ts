@@ -18,6 +18,12 @@ export type {
 } from './ast.js';
 export { type CheckResult, checkFiles } from './checker.js';
 export {
+  type LoadedProgram,
+  type PipelineDefinition,
+  pipelineDefinition,
+} from './definition.js';
+export { definitionDigest } from './definition-digest.js';
+export {
   compareDiagnostics,
   DIAGNOSTIC_CODES,
   type Diagnostic,

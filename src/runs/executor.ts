@@ -4,15 +4,17 @@
  * holds the slot); this module only runs it: session = runId, checkpoints through the run's
  * store, output redacted line by line into the run's log and the server log.
  */
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Workflow } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
-import { CheckpointStore } from '../runtime/checkpoints.js';
-import { deadline } from '../runtime/deadline.js';
-import { Redactor } from '../runtime/redact.js';
-import { type RunOutcome, runPipeline } from '../runtime/runner.js';
-import { formatValue, fromJson, isObject, toPlain } from '../runtime/values.js';
+import {
+  executeWorkflow,
+  formatValue,
+  fromJson,
+  isObject,
+  Redactor,
+  type RunOutcome,
+  toPlain,
+} from '../runtime/index.js';
 import type { Store } from '../store/index.js';
 import type { RunLog } from './run-log.js';
 import { messageOf, type RunState, type RunView } from './types.js';
@@ -21,7 +23,7 @@ import { messageOf, type RunState, type RunView } from './types.js';
 export interface LegServices {
   readonly childEnv: Readonly<Record<string, string>>;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Agents' disk caches go in a directory per run under here. */
+  /** Agents' disk caches go in a fresh folder per leg under here (the server owns it). */
   readonly cacheRoot: string;
 }
 
@@ -51,47 +53,43 @@ export type LegUpdate = { readonly state: RunState; readonly resumable?: boolean
 
 export async function runLeg(leg: Leg): Promise<LegUpdate> {
   const redactor = new Redactor();
-  const limit =
-    leg.timeoutMs !== undefined
-      ? deadline(leg.signal, leg.timeoutMs, `run ${leg.runId}`)
-      : undefined;
-  const cacheDir = join(leg.services.cacheRoot, leg.runId);
   try {
     const values = fromJson(leg.inputs);
-    const outcome = await runPipeline(leg.workflow.program, leg.workflow.decl, {
+    const execution = await executeWorkflow({
+      program: leg.workflow.program,
+      pipeline: leg.workflow.decl,
+      definition: leg.workflow.definition,
       inputs: isObject(values) ? values : {},
+      cwd: leg.cwd,
+      childEnv: leg.services.childEnv,
+      env: leg.services.env,
+      state: { store: leg.store },
       resume: leg.resume,
       session: leg.runId,
       ...(leg.principal !== undefined ? { principal: leg.principal } : {}),
-      signal: limit?.signal ?? leg.signal,
-      state: new CheckpointStore(leg.store, redactor),
-      services: {
-        cwd: leg.cwd,
-        childEnv: leg.services.childEnv,
-        env: leg.services.env,
-        redactor,
-        output: (line) => {
-          const text = redactor.redact(line);
-          leg.log.append(text);
-          leg.logger.info({ output: text });
-        },
-        cacheDir,
+      signal: leg.signal,
+      ...(leg.timeoutMs !== undefined
+        ? { timeout: { ms: leg.timeoutMs, what: `run ${leg.runId}` } }
+        : {}),
+      output: (text) => {
+        leg.log.append(text);
+        leg.logger.info({ output: text });
       },
+      agentCache: { root: leg.services.cacheRoot },
+      redactor,
       onEvent: (event) => {
         if (event.type === 'step_start') leg.onStep(event.step, event.index + 1, event.total);
       },
     });
-    if (limit?.expired() && outcome.status !== 'completed' && outcome.status !== 'paused') {
+    const { outcome } = execution;
+    if (execution.timedOut && outcome.status !== 'completed' && outcome.status !== 'paused') {
       const error = `the run timed out after ${leg.timeoutMs} ms (context.timeout_ms)`;
       return { state: 'failed', error, resumable: true };
     }
     return update(outcome, leg.signal, redactor);
   } catch (error) {
-    // runPipeline reports program errors in its outcome; this is an infrastructure fault.
+    // The runner reports program errors in its outcome; this is an infrastructure fault.
     return { state: 'failed', error: redactor.redact(messageOf(error)), resumable: true };
-  } finally {
-    limit?.dispose();
-    await rm(cacheDir, { recursive: true, force: true });
   }
 }
 

@@ -11,7 +11,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Catalog, Workflow } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
-import { checkpointsEnabled, pipelineDigest } from '../runtime/runner.js';
 import type { Store } from '../store/index.js';
 import { type Admission, AdmissionClosedError, type Slot } from './admission.js';
 import { type LegServices, type LegUpdate, runLeg } from './executor.js';
@@ -137,7 +136,7 @@ export class RunRegistry {
       owner: caller.owner,
       principalOwner: caller.principal !== undefined ? caller.owner : undefined,
       arguments: args,
-      digest: pipelineDigest(workflow.program, workflow.decl),
+      digest: workflow.definition.digest,
       view: { runId, tool: name, state: 'pending', startedAt: at, updatedAt: at },
       log: new RunLog(),
       leg: undefined,
@@ -177,12 +176,12 @@ export class RunRegistry {
     }
     if (state === 'completed') throw new RunError('INVALID', `run ${runId} already completed`);
     if (!run.view.resumable) {
-      const why = checkpointsEnabled(run.workflow.decl)
+      const why = run.workflow.definition.checkpoints
         ? 'it failed in a way a resume cannot fix (invalid inputs or a changed definition); start a new run'
         : 'its workflow keeps no checkpoints (checkpoint: {enabled: false})';
       throw new RunError('INVALID', `run ${runId} cannot be resumed: ${why}`);
     }
-    if (run.digest !== pipelineDigest(run.workflow.program, run.workflow.decl)) {
+    if (run.digest !== run.workflow.definition.digest) {
       throw new RunError(
         'INVALID',
         `${run.workflow.name} changed since run ${runId} started; start a new run instead`,
@@ -561,7 +560,7 @@ export class RunRegistry {
 function resumableAfter(workflow: Workflow, state: RunState, fixable: boolean): boolean {
   if (state === 'paused') return true;
   if (state !== 'failed' && state !== 'canceled') return false;
-  return fixable && checkpointsEnabled(workflow.decl);
+  return fixable && workflow.definition.checkpoints;
 }
 
 function busy(what: string): RunError {

@@ -10,7 +10,7 @@
  * `run/resume` for a run it never started. Only a principal's ownership is persisted: a
  * session-owned run is claimed by the first caller to name its unguessable id after a restart.
  */
-import { checkSession } from '../runtime/checkpoint-keys.js';
+import { checkSession } from '../runtime/index.js';
 import type { Store } from '../store/index.js';
 import type { RunState, RunView } from './types.js';
 

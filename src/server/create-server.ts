@@ -76,6 +76,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
   for (const surface of surfaces) {
     for (const tool of surface.tools ?? []) {
       if (tools.has(tool.entry.name)) {
+        for (const built of surfaces) built.close?.();
         return { ok: false, problem: `${surface.name}: the tool ${tool.entry.name} is taken` };
       }
       tools.add(tool);

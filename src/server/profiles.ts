@@ -3,11 +3,14 @@
  * workflow with its resources, the `job.*` tools and async runs. A profile is a function from
  * the server's shared parts to its surfaces; `createServer` registers whatever it returns.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
 import type { Admission } from '../runs/admission.js';
 import { JobRegistry } from '../runs/jobs.js';
-import { childEnvironment } from '../runtime/child-env.js';
+import { childEnvironment } from '../runtime/index.js';
 import { jobTools, logJobEvents, reservedNameProblem } from '../surfaces/jobs.js';
 import {
   type PipelineSurfaceOptions,
@@ -41,7 +44,11 @@ export type Profile = (parts: ProfileParts) => ProfileResult;
 /** The default profile: workflows as tools and resources, jobs, and async runs. */
 export function pipelinesProfile(parts: ProfileParts): ProfileResult {
   const { config, catalog, logger } = parts;
+  // Agents' disk caches of calls and runs, a folder per run inside: private (mkdtemp), owned by
+  // this server and removed when it closes.
+  const cacheRoot = mkdtempSync(join(tmpdir(), 'mhl-cache-'));
   const pipelines: PipelineSurfaceOptions = {
+    cacheRoot,
     catalog,
     logger,
     defaultTimeoutMs: config.defaultTimeoutMs,
@@ -54,10 +61,14 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     name: 'pipelines',
     tools: workflowTools(pipelines),
     resources: workflowResources(catalog),
+    close: () => rmSync(cacheRoot, { recursive: true, force: true }),
   };
   const names = new Set(workflows.tools?.map((tool) => tool.entry.name));
   const reserved = reservedNameProblem([...names]);
-  if (reserved !== undefined) return { problem: reserved };
+  if (reserved !== undefined) {
+    workflows.close?.();
+    return { problem: reserved };
+  }
   const registry = new JobRegistry({ admission: parts.admission, onEvent: logJobEvents(logger) });
   const jobs: Surface = {
     name: 'jobs',

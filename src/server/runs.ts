@@ -47,8 +47,6 @@ export function runsSurface(options: RunsOptions): Surface {
     );
   }
   const store = new DirStore(join(stateDir, '.mhl'));
-  // Agents' disk caches, a folder per run inside: private (mkdtemp), removed at shutdown.
-  const cacheRoot = mkdtempSync(join(tmpdir(), 'mhl-runs-'));
   // An async run outlives calls: only the caller's own context.timeout_ms bounds it.
   const unbounded = { ...options.pipelines, defaultTimeoutMs: Number.POSITIVE_INFINITY };
   const registry = new RunRegistry({
@@ -59,7 +57,7 @@ export function runsSurface(options: RunsOptions): Surface {
     services: {
       childEnv: options.pipelines.childEnv,
       env: options.pipelines.env,
-      cacheRoot,
+      cacheRoot: options.pipelines.cacheRoot,
     },
     check: (workflow, args) => {
       const { inputs, call } = checkCall(workflow, args, unbounded);
@@ -92,7 +90,6 @@ export function runsSurface(options: RunsOptions): Surface {
     close: () => {
       clearInterval(sweeper);
       void store.close();
-      rmSync(cacheRoot, { recursive: true, force: true });
       if (temporary) rmSync(stateDir, { recursive: true, force: true });
     },
   };

@@ -7,11 +7,7 @@
  * with `isError: true` and a diagnostic; only protocol problems (unknown tool, invalid inputs)
  * are JSON-RPC errors. Knows nothing of sockets or streams.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute } from 'node:path';
 import {
   type Catalog,
   listResources,
@@ -24,12 +20,7 @@ import {
 } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
 import { isRecord, type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
-import { CheckpointStore } from '../runtime/checkpoints.js';
-import { deadline } from '../runtime/deadline.js';
-import { Redactor } from '../runtime/redact.js';
-import { type RunOutcome, runPipeline } from '../runtime/runner.js';
-import { fromJson, isObject, toPlain } from '../runtime/values.js';
-import { MemoryStore } from '../store/index.js';
+import { executeWorkflow, fromJson, isObject, type RunOutcome, toPlain } from '../runtime/index.js';
 import type { ResourceProvider } from './resources.js';
 import { type PreparedCall, type ToolDefinition, type ToolResult, toolError } from './tools.js';
 
@@ -63,6 +54,11 @@ export interface PipelineSurfaceOptions {
   readonly requireCwd: boolean;
   readonly childEnv: Readonly<Record<string, string>>;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * A private folder the server owns (and removes at shutdown) for agents' disk caches: each
+   * call that declares agents gets a fresh folder inside, removed when the call ends.
+   */
+  readonly cacheRoot: string;
 }
 
 /** One tool per workflow, each taking the reserved `context` argument beside its inputs. */
@@ -185,38 +181,6 @@ function callContext(
   };
 }
 
-let madeCacheRoot: string | undefined;
-
-/** What a run without agents is handed as its cache folder: nothing ever creates it. */
-const UNUSED_CACHE_DIR = join(tmpdir(), 'mhl-no-agent-cache');
-
-/**
- * Where synchronous calls' agent caches go, one folder per call: a private folder made on first
- * use (not a name another local user could create first) and removed when the process exits.
- */
-function callCacheRoot(): string {
-  if (madeCacheRoot === undefined) {
-    const root = mkdtempSync(join(tmpdir(), 'mhl-calls-'));
-    process.once('exit', () => rmSync(root, { recursive: true, force: true }));
-    madeCacheRoot = root;
-  }
-  return madeCacheRoot;
-}
-
-const agentUse = new WeakMap<Workflow, boolean>();
-
-/** Whether any file of the workflow's program declares an agent (and so may cache to disk). */
-function usesAgents(workflow: Workflow): boolean {
-  let uses = agentUse.get(workflow);
-  if (uses === undefined) {
-    uses = workflow.program.namespace.modules.some((m) =>
-      m.program.decls.some((d) => d.kind === 'Agent'),
-    );
-    agentUse.set(workflow, uses);
-  }
-  return uses;
-}
-
 /** Runs a workflow once with throwaway state (nothing persisted), bounded by the call's time limit. */
 async function runOnce(
   workflow: Workflow,
@@ -225,47 +189,36 @@ async function runOnce(
   ctx: RequestContext,
   options: PipelineSurfaceOptions,
 ): Promise<RunOutcome> {
-  // A throwaway run writes no state at all (`ephemeral`): nothing it would checkpoint may
-  // outlive the call. Only an agent's disk cache touches the file system, in a folder of its own.
-  const cacheDir = usesAgents(workflow) ? join(callCacheRoot(), randomUUID()) : undefined;
-  const limit = deadline(ctx.signal, call.timeoutMs, `tools/call ${workflow.name}`);
-  const redactor = new Redactor();
   const { logger } = options;
   const name = workflow.name;
   // Debug, not info: a synchronous write per call costs a quarter of the throughput of a
   // trivial workflow over HTTP; /metrics counts calls, MHL_LOG_LEVEL=debug shows each one.
   logger.debug({ workflow: name, cwd: call.cwd, timeout_ms: call.timeoutMs }, 'call started');
-  try {
-    const values = fromJson(inputs);
-    const outcome = await runPipeline(workflow.program, workflow.decl, {
-      inputs: isObject(values) ? values : {},
-      signal: limit.signal,
-      ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
-      state: new CheckpointStore(new MemoryStore(), redactor),
-      ephemeral: true,
-      // Never persisted, so it need not be a 128-bit id; Node pools UUIDs, random bytes not.
-      session: randomUUID().replaceAll('-', ''),
-      services: {
-        cwd: call.cwd,
-        childEnv: options.childEnv,
-        env: options.env,
-        redactor,
-        output: (line) => logger.info({ workflow: name, output: redactor.redact(line) }),
-        cacheDir: cacheDir ?? UNUSED_CACHE_DIR,
-      },
-      onEvent: (event) => {
-        if (event.type === 'step_start')
-          ctx.progress?.(event.index + 1, event.total, `step ${event.step}`);
-      },
-    });
-    // The call's own deadline cancels the run; report it as the timeout it was.
-    if (!limit.expired() || outcome.status !== 'canceled') return outcome;
-    const message = `the call timed out after ${call.timeoutMs} ms (context.timeout_ms or --default-timeout-ms)`;
-    return { ...outcome, status: 'failed', error: { message, kind: 'step_timeout' } };
-  } finally {
-    limit.dispose();
-    if (cacheDir !== undefined) await rm(cacheDir, { recursive: true, force: true });
-  }
+  const values = fromJson(inputs);
+  // A throwaway run (`ephemeral`): nothing it would checkpoint may outlive the call.
+  const { outcome, timedOut } = await executeWorkflow({
+    program: workflow.program,
+    pipeline: workflow.decl,
+    definition: workflow.definition,
+    inputs: isObject(values) ? values : {},
+    cwd: call.cwd,
+    childEnv: options.childEnv,
+    env: options.env,
+    state: 'ephemeral',
+    ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
+    signal: ctx.signal,
+    timeout: { ms: call.timeoutMs, what: `tools/call ${workflow.name}` },
+    output: (text) => logger.info({ workflow: name, output: text }),
+    agentCache: { root: options.cacheRoot },
+    onEvent: (event) => {
+      if (event.type === 'step_start')
+        ctx.progress?.(event.index + 1, event.total, `step ${event.step}`);
+    },
+  });
+  // The call's own deadline cancels the run; report it as the timeout it was.
+  if (!timedOut || outcome.status !== 'canceled') return outcome;
+  const message = `the call timed out after ${call.timeoutMs} ms (context.timeout_ms or --default-timeout-ms)`;
+  return { ...outcome, status: 'failed', error: { message, kind: 'step_timeout' } };
 }
 
 const RETRYABLE = new Set(['TIMEOUT', 'CANCELLED']);

@@ -115,7 +115,7 @@ describe('async runs over HTTP', () => {
       const startTool = tools.find((t) => t.name === 'mhl_run_start');
       assert.deepEqual(
         (startTool?.inputSchema.properties?.['workflow'] as { enum: string[] } | undefined)?.enum,
-        ['Approval', 'Blocker', 'Count', 'SecretPause', 'Secretive'],
+        ['AgentDeclared', 'Approval', 'Blocker', 'Count', 'SecretPause', 'Secretive'],
       );
       const started = await client.callTool({
         name: 'mhl_run_start',

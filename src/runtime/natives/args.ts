@@ -12,7 +12,7 @@ import {
   type MhlObject,
   typeOf,
   type Value,
-} from '../values.js';
+} from '../interpreter/values.js';
 import type { NativeNamespace, NativeOp } from './native.js';
 
 /** The `LangError` code of every failure a native raises. */

@@ -5,7 +5,7 @@
  * split on whitespace, never interpreted. Every process runs through `runProcess`, so timeouts
  * and cancellation kill its whole process group. See the language digest, §8 "cmd".
  */
-import { type CallArgs, newObject, typeOf, type Value } from '../values.js';
+import { type CallArgs, newObject, typeOf, type Value } from '../interpreter/values.js';
 import { defineNamespace, nativeError, readArgs } from './args.js';
 import type { NativeContext } from './native.js';
 import { type ProcessResult, runProcess } from './process-group.js';

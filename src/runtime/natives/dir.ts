@@ -5,7 +5,7 @@
  * directory. See the language digest, §8 "dir".
  */
 import { mkdir, rmdir, stat } from 'node:fs/promises';
-import type { CallArgs, Value } from '../values.js';
+import type { CallArgs, Value } from '../interpreter/values.js';
 import { defineNamespace, nativeError, readArgs } from './args.js';
 import { fsCall, listDir, pathExists } from './fs.js';
 import type { NativeContext } from './native.js';

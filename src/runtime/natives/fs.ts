@@ -7,7 +7,7 @@
  */
 import { appendFile, mkdir, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { type CallArgs, typeOf, type Value } from '../values.js';
+import { type CallArgs, typeOf, type Value } from '../interpreter/values.js';
 import { defineNamespace, nativeError, readArgs } from './args.js';
 import type { NativeContext } from './native.js';
 

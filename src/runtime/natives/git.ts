@@ -6,7 +6,7 @@
  * `diff`, `rev_parse` and `log` return text and raise on a failing exit. The repository is
  * `dir:` (named, or the trailing positional argument the samples use). See the digest, §8 "git".
  */
-import type { CallArgs, Value } from '../values.js';
+import type { CallArgs, Value } from '../interpreter/values.js';
 import { type ArgReader, defineNamespace, nativeError, readArgs } from './args.js';
 import { processResultValue } from './cmd.js';
 import type { NativeContext } from './native.js';

@@ -6,7 +6,14 @@
  * values, URL passwords) is registered with the redactor before anything is sent, so no later
  * message can leak it. It does no I/O.
  */
-import { formatValue, isObject, type MhlObject, toJson, typeOf, type Value } from '../values.js';
+import {
+  formatValue,
+  isObject,
+  type MhlObject,
+  toJson,
+  typeOf,
+  type Value,
+} from '../interpreter/values.js';
 import { type ArgReader, nativeError } from './args.js';
 import type { NativeContext } from './native.js';
 

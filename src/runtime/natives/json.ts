@@ -4,7 +4,7 @@
  * Parsed objects become null-prototype MHL objects (`fromJson`); printing sorts keys so output
  * is stable (`toJson`). Invalid input raises a catchable `NATIVE` error. See the digest, §8 "json".
  */
-import { type CallArgs, fromJson, toJson, type Value } from '../values.js';
+import { type CallArgs, fromJson, toJson, type Value } from '../interpreter/values.js';
 import { defineNamespace, nativeError, readArgs } from './args.js';
 
 /** Parses one JSON text, raising `NATIVE` with the parser's reason (and `line` if given). */

@@ -4,7 +4,7 @@
  *
  * Lines go to `ctx.output`, which redacts them; `log.error` never raises. See the digest, §8 "log".
  */
-import { type CallArgs, formatValue, type Value } from '../values.js';
+import { type CallArgs, formatValue, type Value } from '../interpreter/values.js';
 import { defineNamespace, readArgs } from './args.js';
 import type { NativeContext, NativeOp } from './native.js';
 

@@ -6,8 +6,9 @@
  * output sink. It returns an MHL value or throws a `LangError` without a span (the interpreter
  * adds the call's position). It must honour `signal` in everything that waits.
  */
-import type { Redactor } from '../redact.js';
-import type { CallArgs, Value } from '../values.js';
+
+import type { CallArgs, Value } from '../interpreter/values.js';
+import type { Redactor } from '../services/redact.js';
 
 export interface NativeContext {
   /** Aborted when the run is cancelled or the step times out. */

@@ -7,7 +7,7 @@
  * real time. `sleep` rejects with the abort reason as soon as the run is cancelled. See the
  * language digest, §8 "time".
  */
-import { type CallArgs, DurationValue, typeOf, type Value } from '../values.js';
+import { type CallArgs, DurationValue, typeOf, type Value } from '../interpreter/values.js';
 import { type ArgReader, defineNamespace, nativeError, noArgs, readArgs } from './args.js';
 import type { NativeContext, NativeNamespace } from './native.js';
 import { formatLayout, formatRfc3339, parseIso, parseLayout } from './time-layout.js';

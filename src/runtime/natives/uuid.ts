@@ -5,7 +5,7 @@
  * creation time (RFC 9562). See the language digest, §8 "uuid".
  */
 import { randomFillSync, randomUUID } from 'node:crypto';
-import type { CallArgs, Value } from '../values.js';
+import type { CallArgs, Value } from '../interpreter/values.js';
 import { defineNamespace, noArgs } from './args.js';
 
 /** A version-7 UUID for the given time (milliseconds since the epoch). */

@@ -211,8 +211,9 @@ describe('RunRegistry', () => {
   it('ends a run failed, not the process, when its leg throws', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'mhl-reg-')), 'not-a-dir');
     writeFileSync(file, '');
+    // A cache root that is a file: the leg cannot remove its agent cache folder, and throws.
     const { runs } = registry({ cacheRoot: file });
-    const { runId } = await runs.start('Approval', {}, ann);
+    const { runId } = await runs.start('AgentDeclared', {}, ann);
     const view = await settled(runs, runId);
     assert.equal(view.state, 'failed', JSON.stringify(view));
     assert.equal(view.resumable, true);

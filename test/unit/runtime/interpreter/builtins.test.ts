@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { REDACTED } from '../../../../src/runtime/redact.js';
+import { REDACTED } from '../../../../src/runtime/services/redact.js';
 import { ok, run, value } from './harness.js';
 
 const ENUM = 'enum Status { Draft, Published }';

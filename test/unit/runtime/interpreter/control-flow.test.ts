@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_LOOP_ITERATIONS } from '../../../../src/runtime/interpreter.js';
-import { MAX_STEP_VISITS } from '../../../../src/runtime/runner.js';
-import { toPlain } from '../../../../src/runtime/values.js';
+import { MAX_LOOP_ITERATIONS } from '../../../../src/runtime/interpreter/interpreter.js';
+import { toPlain } from '../../../../src/runtime/interpreter/values.js';
+import { MAX_STEP_VISITS } from '../../../../src/runtime/pipeline/runner.js';
 import { failure, ok, run, value } from './harness.js';
 
 describe('statements: conditions are bools', () => {

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { memoryHost } from '../../../../src/lang/source-host.js';
-import { CheckpointStore } from '../../../../src/runtime/checkpoints.js';
-import { loadProgram, selectPipeline } from '../../../../src/runtime/program.js';
-import { Redactor } from '../../../../src/runtime/redact.js';
-import { type RunOutcome, runPipeline } from '../../../../src/runtime/runner.js';
-import { toPlain, type Value } from '../../../../src/runtime/values.js';
+import { CheckpointStore } from '../../../../src/runtime/checkpoints/checkpoints.js';
+import { toPlain, type Value } from '../../../../src/runtime/interpreter/values.js';
+import { loadProgram, selectPipeline } from '../../../../src/runtime/pipeline/program.js';
+import { type RunOutcome, runPipeline } from '../../../../src/runtime/pipeline/runner.js';
+import { Redactor } from '../../../../src/runtime/services/redact.js';
 import { MemoryStore } from '../../../../src/store/index.js';
 
 export interface RunSpec {

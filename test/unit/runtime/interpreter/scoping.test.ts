@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { memoryHost } from '../../../../src/lang/source-host.js';
-import { loadProgram } from '../../../../src/runtime/program.js';
+import { loadProgram } from '../../../../src/runtime/pipeline/program.js';
 import { ok, run, tempDir } from './harness.js';
 
 describe('scoping: var and const', () => {

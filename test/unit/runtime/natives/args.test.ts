@@ -1,8 +1,8 @@
 /** The argument reader every native uses: binding, type checks and the errors they raise. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DurationValue, newObject } from '../../../../src/runtime/interpreter/values.js';
 import { formatDuration, noArgs, readArgs } from '../../../../src/runtime/natives/args.js';
-import { DurationValue, newObject } from '../../../../src/runtime/values.js';
 import { args, isNativeError } from './native-context.js';
 
 describe('readArgs', () => {

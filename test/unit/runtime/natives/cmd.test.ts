@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { LangError } from '../../../../src/lang/diagnostics.js';
+import { DurationValue, isObject, type Value } from '../../../../src/runtime/interpreter/values.js';
 import { CMD_NAMESPACE } from '../../../../src/runtime/natives/cmd.js';
 import { runProcess } from '../../../../src/runtime/natives/process-group.js';
-import { DurationValue, isObject, type Value } from '../../../../src/runtime/values.js';
 import { isAlive, pollFor, readPid } from '../../../helpers/processes.js';
 import { call, isNativeError, tempDir, testContext } from './native-context.js';
 

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { newObject, type Value } from '../../../../src/runtime/interpreter/values.js';
 import { DIR_NAMESPACE } from '../../../../src/runtime/natives/dir.js';
 import { FS_NAMESPACE } from '../../../../src/runtime/natives/fs.js';
-import { newObject, type Value } from '../../../../src/runtime/values.js';
 import { call, isNativeError, type TestContext, tempDir, testContext } from './native-context.js';
 
 describe('fs', () => {

@@ -4,8 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { isObject, type Value } from '../../../../src/runtime/interpreter/values.js';
 import { GIT_NAMESPACE } from '../../../../src/runtime/natives/git.js';
-import { isObject, type Value } from '../../../../src/runtime/values.js';
 import { call, isNativeError, type TestContext, tempDir, testContext } from './native-context.js';
 
 function result(v: Value): { stdout: string; stderr: string; exit_code: number } {

@@ -5,9 +5,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import {
+  DurationValue,
+  isObject,
+  newObject,
+  type Value,
+} from '../../../../src/runtime/interpreter/values.js';
 import { HTTP_NAMESPACE } from '../../../../src/runtime/natives/http.js';
-import { REDACTED } from '../../../../src/runtime/redact.js';
-import { DurationValue, isObject, newObject, type Value } from '../../../../src/runtime/values.js';
+import { REDACTED } from '../../../../src/runtime/services/redact.js';
 import { call, isNativeError, type TestContext, tempDir, testContext } from './native-context.js';
 
 /** What the server saw of the last request to `/echo`, sent back as JSON. */

@@ -1,17 +1,17 @@
 /** The pure namespaces: `json`, `log` and `uuid`, plus the `NATIVES` table itself. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { NATIVES } from '../../../../src/runtime/natives/index.js';
-import { JSON_NAMESPACE } from '../../../../src/runtime/natives/json.js';
-import { LOG_NAMESPACE } from '../../../../src/runtime/natives/log.js';
-import { UUID_NAMESPACE, uuidV7 } from '../../../../src/runtime/natives/uuid.js';
 import {
   DurationValue,
   EnumValue,
   isObject,
   newObject,
   type Value,
-} from '../../../../src/runtime/values.js';
+} from '../../../../src/runtime/interpreter/values.js';
+import { NATIVES } from '../../../../src/runtime/natives/index.js';
+import { JSON_NAMESPACE } from '../../../../src/runtime/natives/json.js';
+import { LOG_NAMESPACE } from '../../../../src/runtime/natives/log.js';
+import { UUID_NAMESPACE, uuidV7 } from '../../../../src/runtime/natives/uuid.js';
 import { call, isNativeError, testContext } from './native-context.js';
 
 const ctx = testContext(process.cwd());

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LangError } from '../../../../src/lang/diagnostics.js';
+import { type CallArgs, callArgs, type Value } from '../../../../src/runtime/interpreter/values.js';
 import { NATIVE_ERROR } from '../../../../src/runtime/natives/args.js';
 import type { NativeContext, NativeNamespace } from '../../../../src/runtime/natives/native.js';
-import { Redactor } from '../../../../src/runtime/redact.js';
-import { type CallArgs, callArgs, type Value } from '../../../../src/runtime/values.js';
+import { Redactor } from '../../../../src/runtime/services/redact.js';
 
 export interface TestContext extends NativeContext {
   readonly lines: string[];

@@ -1,8 +1,8 @@
 /** `time`: RFC 3339 in and out, token and Go layouts, arithmetic, and a cancellable sleep. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DurationValue, type Value } from '../../../../src/runtime/interpreter/values.js';
 import { createTimeNamespace, TIME_NAMESPACE } from '../../../../src/runtime/natives/time.js';
-import { DurationValue, type Value } from '../../../../src/runtime/values.js';
 import { call, isNativeError, testContext } from './native-context.js';
 
 const ctx = testContext(process.cwd());

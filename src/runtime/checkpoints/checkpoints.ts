@@ -7,7 +7,9 @@
  * inputs): the interpreter does.
  */
 import type { z } from 'zod';
-import { type Store, storeCan } from '../store/store.js';
+import { type Store, storeCan } from '../../store/store.js';
+import { fromJson } from '../interpreter/values.js';
+import type { Redactor } from '../services/redact.js';
 import {
   CHECKPOINT_ERROR_CODES,
   CheckpointError,
@@ -48,8 +50,6 @@ import type {
   SweepReport,
   WriteOptions,
 } from './checkpoint-types.js';
-import type { Redactor } from './redact.js';
-import { fromJson } from './values.js';
 
 export {
   CHECKPOINT_ERROR_CODES,
@@ -57,7 +57,6 @@ export {
   type CheckpointErrorCode,
   type CheckpointErrorKind,
 } from './checkpoint-codec.js';
-export { definitionDigest } from './checkpoint-digest.js';
 export { isSessionId, isStateName, newSessionId, stateKeys } from './checkpoint-keys.js';
 export {
   type CheckpointRecord,

@@ -3,13 +3,13 @@
  * store stamps pipeline, times and versions) and what it reads back (variables as MHL values).
  * Types only.
  */
-import type { Fence } from '../store/store.js';
+import type { Fence } from '../../store/store.js';
+import type { MhlObject, Value } from '../interpreter/values.js';
 import type {
   CheckpointRecord,
   ResultRecord,
   TerminalReason,
 } from './checkpoint-records.schema.js';
-import type { MhlObject, Value } from './values.js';
 
 /** Options of `CheckpointStore`. */
 export interface CheckpointStoreOptions {

@@ -10,16 +10,16 @@ import {
   CheckpointRecordSchema,
   LoopRecordSchema,
   ResultRecordSchema,
-} from '../../../src/runtime/checkpoint-records.schema.js';
+} from '../../../../src/runtime/checkpoints/checkpoint-records.schema.js';
 import {
   CheckpointError,
   CheckpointStore,
   newSessionId,
   stateKeys,
-} from '../../../src/runtime/checkpoints.js';
-import { Redactor } from '../../../src/runtime/redact.js';
-import { FunctionValue, newObject } from '../../../src/runtime/values.js';
-import { type Fence, MemoryStore, type Store } from '../../../src/store/index.js';
+} from '../../../../src/runtime/checkpoints/checkpoints.js';
+import { FunctionValue, newObject } from '../../../../src/runtime/interpreter/values.js';
+import { Redactor } from '../../../../src/runtime/services/redact.js';
+import { type Fence, MemoryStore, type Store } from '../../../../src/store/index.js';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 

@@ -4,21 +4,22 @@
  * the checker resolves them (a module's own scope first, then its program's). Also the call
  * forms that need a declaration: prompt calls, agent `.run`, `spawn` and `wait`.
  */
-import type { DeclOf, ExprOf, NamedDecl, StmtOf } from '../lang/ast.js';
-import { LangError, type Span } from '../lang/diagnostics.js';
-import { type Binding, type Module, moduleScope, type Namespace } from '../lang/modules.js';
-import { agentHooks, buildAgentSpec } from './agent-config.js';
-import type { AgentSpec } from './agent-spec.js';
-import { type AgentContext, runAgent } from './agents.js';
+import type { DeclOf, ExprOf, NamedDecl, StmtOf } from '../../lang/ast.js';
+import { LangError, type Span } from '../../lang/diagnostics.js';
+import type { LoadedProgram } from '../../lang/index.js';
+import { type Binding, type Module, moduleScope } from '../../lang/modules.js';
+import { agentHooks, buildAgentSpec } from '../agents/agent-config.js';
+import type { AgentSpec } from '../agents/agent-spec.js';
+import { type AgentContext, runAgent } from '../agents/agents.js';
+import { NATIVES } from '../natives/index.js';
+import type { NativeContext } from '../natives/native.js';
+import { matchesType, typeText } from '../pipeline/inputs.js';
+import type { Redactor } from '../services/redact.js';
 import { builtinFunctions } from './builtins.js';
 import { Environment } from './environment.js';
-import { matchesType, typeText } from './inputs.js';
 import { type Callables, Interpreter, withSpan } from './interpreter.js';
-import { memoryMethods } from './memory.js';
-import { NATIVES } from './natives/index.js';
-import type { NativeContext } from './natives/native.js';
+import { type KvMemories, memoryMethods } from './memory.js';
 import { renderPrompt } from './prompts.js';
-import type { Redactor } from './redact.js';
 import { type SpawnLimiter, waitFor } from './tasks.js';
 import {
   callArgs,
@@ -47,14 +48,6 @@ export interface RunServices {
   readonly cacheDir: string;
 }
 
-/** A checked program: its root file and everything that file reaches. */
-export interface LoadedProgram {
-  readonly root: Module;
-  readonly namespace: Namespace;
-  /** Source and asset texts by absolute path. */
-  readonly texts: ReadonlyMap<string, string>;
-}
-
 export class RunScope implements Callables {
   readonly interpreter: Interpreter;
   readonly #program: LoadedProgram;
@@ -64,6 +57,8 @@ export class RunScope implements Callables {
   readonly #builtins: ReadonlyMap<string, FunctionValue>;
   readonly #values = new Map<NamedDecl, Value>();
   readonly #agentSpecs = new Map<NamedDecl, Promise<AgentSpec>>();
+  /** This run's `kv` memories: created with the run, gone with it, shared with no one. */
+  readonly #kv: KvMemories = new Map();
   readonly #moduleEnvs = new Map<Module, Environment>();
   /** Tasks spawned and not yet waited for, joined at the end of their step. */
   readonly pending: TaskHandle[] = [];
@@ -254,7 +249,7 @@ export class RunScope implements Callables {
           interpolated: path?.interpolated ?? [],
           pathGuard: (await text('path_guard')) === 'no_traversal',
         };
-        return memoryMethods(config, this.#services.cwd);
+        return memoryMethods(config, this.#services.cwd, this.#kv);
       })();
       return methods;
     };

@@ -7,10 +7,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { CheckpointStore } from '../../../src/runtime/checkpoints.js';
-import { REDACTED, Redactor } from '../../../src/runtime/redact.js';
-import { newObject } from '../../../src/runtime/values.js';
-import { DirStore } from '../../../src/store/index.js';
+import { CheckpointStore } from '../../../../src/runtime/checkpoints/checkpoints.js';
+import { newObject } from '../../../../src/runtime/interpreter/values.js';
+import { REDACTED, Redactor } from '../../../../src/runtime/services/redact.js';
+import { DirStore } from '../../../../src/store/index.js';
 
 const TOKEN = 'sk-live-9f8e7d6c5b4a';
 const PIN = '4815162342';

@@ -3,15 +3,8 @@
  * literals in `command`/`args` are taken verbatim from the source (no interpolation), so the
  * `${prompt}` and `${schema}` placeholders survive, as the language specifies.
  */
-import type { Expr, ExprOf, Property } from '../lang/ast.js';
-import { LangError } from '../lang/diagnostics.js';
-import type {
-  AgentArg,
-  AgentSpec,
-  CachePolicy,
-  RateLimitPolicy,
-  RetryPolicy,
-} from './agent-spec.js';
+import type { Expr, ExprOf, Property } from '../../lang/ast.js';
+import { LangError } from '../../lang/diagnostics.js';
 import {
   DurationValue,
   formatValue,
@@ -19,7 +12,14 @@ import {
   type MhlObject,
   typeOf,
   type Value,
-} from './values.js';
+} from '../interpreter/values.js';
+import type {
+  AgentArg,
+  AgentSpec,
+  CachePolicy,
+  RateLimitPolicy,
+  RetryPolicy,
+} from './agent-spec.js';
 
 const DAY_MS = 86_400_000;
 

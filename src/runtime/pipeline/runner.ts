@@ -6,17 +6,19 @@
  * The runner owns the step loop and persistence; the interpreter owns the language. One
  * `AbortSignal` cancels the run anywhere; a cancelled or failed run keeps its last checkpoint.
  */
-import type { DeclOf, Expr, ParallelGroup, PipelineDecl, Step } from '../lang/ast.js';
-import { LangError } from '../lang/diagnostics.js';
-import type { TerminalReason } from './checkpoint-records.schema.js';
-import { type Checkpoint, type CheckpointStore, definitionDigest } from './checkpoints.js';
-import { deadline } from './deadline.js';
-import { type LoadedProgram, RunScope, type RunServices } from './declarations.js';
-import { Environment } from './environment.js';
-import { checkInputs, InvalidInputsError } from './inputs.js';
-import { formatDuration } from './natives/args.js';
-import { PauseSignal } from './signals.js';
-import { SpawnLimiter } from './tasks.js';
+import type { DeclOf, Expr, ParallelGroup, PipelineDecl, Step } from '../../lang/ast.js';
+import { LangError } from '../../lang/diagnostics.js';
+import {
+  type LoadedProgram,
+  type PipelineDefinition,
+  pipelineDefinition,
+} from '../../lang/index.js';
+import type { TerminalReason } from '../checkpoints/checkpoint-records.schema.js';
+import type { Checkpoint, CheckpointStore } from '../checkpoints/checkpoints.js';
+import { RunScope, type RunServices } from '../interpreter/declarations.js';
+import { Environment } from '../interpreter/environment.js';
+import { PauseSignal } from '../interpreter/signals.js';
+import { SpawnLimiter } from '../interpreter/tasks.js';
 import {
   DurationValue,
   EnumValue,
@@ -28,7 +30,10 @@ import {
   newObject,
   toPlain,
   type Value,
-} from './values.js';
+} from '../interpreter/values.js';
+import { formatDuration } from '../natives/args.js';
+import { deadline } from '../services/deadline.js';
+import { checkInputs, InvalidInputsError } from './inputs.js';
 
 /** How many times one step may be entered in a run (a `goto` loop guard). */
 export const MAX_STEP_VISITS = 10_000;
@@ -67,6 +72,8 @@ export interface RunOptions {
    */
   readonly ephemeral?: boolean;
   readonly onEvent?: (event: RunEvent) => void;
+  /** The pipeline's digest and checkpoint policy, computed once by the catalog; else here. */
+  readonly definition?: PipelineDefinition;
 }
 
 export interface RunOutcome {
@@ -105,37 +112,12 @@ export async function runPipeline(
   return new PipelineRun(program, pipeline, options).run();
 }
 
-/**
- * The digest a checkpoint records: the pipeline and every other declaration of its file, so a
- * resume can tell that the definition changed since the run began.
- */
-export function pipelineDigest(program: LoadedProgram, pipeline: PipelineDecl): string {
-  let digest = digests.get(pipeline);
-  if (digest === undefined) {
-    digest = definitionDigest(
-      program.root.program.decls.filter((d) => d.kind !== 'Pipeline' || d === pipeline),
-    );
-    digests.set(pipeline, digest);
-  }
-  return digest;
-}
-
-/** Digests by declaration: a loaded program never changes, and hashing it costs every run. */
-const digests = new WeakMap<PipelineDecl, string>();
-
-/** Whether `pipeline` checkpoints after each step (on unless `checkpoint: {enabled: false}`). */
-export function checkpointsEnabled(pipeline: PipelineDecl): boolean {
-  const e = pipeline.props.find((p) => p.name === 'checkpoint')?.value;
-  const c = e ? literalValue(e) : undefined;
-  return !(isObject(c) && c['enabled'] === false);
-}
-
 class PipelineRun {
   readonly #program: LoadedProgram;
   readonly #decl: PipelineDecl;
   readonly #options: RunOptions;
   readonly #steps: readonly (Step | ParallelGroup)[];
-  readonly #digest: string;
+  readonly #definition: PipelineDefinition;
   #session = '';
   #resumed = false;
   readonly #executed: string[] = [];
@@ -155,7 +137,7 @@ class PipelineRun {
     this.#decl = decl;
     this.#options = options;
     this.#steps = decl.steps;
-    this.#digest = pipelineDigest(program, decl);
+    this.#definition = options.definition ?? pipelineDefinition(program, decl);
     this.#memNames = new Set(decl.vars.filter((v) => v.storage === 'mem').map((v) => v.name));
     const spawn = this.#setting('spawn');
     const limit =
@@ -214,7 +196,7 @@ class PipelineRun {
       const session = this.#options.session ?? (await state.latest(name));
       const record = session ? await state.load(session, name) : undefined;
       if (session && record) {
-        if (record.digest && record.digest !== this.#digest && !force) {
+        if (record.digest && record.digest !== this.#definition.digest && !force) {
           throw new RunFailure(
             'definition_mismatch',
             `${name} changed since session ${session} was checkpointed; rerun without --resume, or pass --force to resume anyway`,
@@ -549,7 +531,7 @@ class PipelineRun {
   }
 
   #checkpointEnabled(): boolean {
-    return checkpointsEnabled(this.#decl);
+    return this.#definition.checkpoints;
   }
 
   async #checkpoint(next: number, lastStep = '', paused?: Value): Promise<void> {
@@ -565,7 +547,7 @@ class PipelineRun {
       completed_steps: [...this.#completed],
       variables,
       ttl_seconds: ttlValue instanceof DurationValue ? Math.round(ttlValue.ms / 1000) : 0,
-      digest: this.#digest,
+      digest: this.#definition.digest,
       ...(paused !== undefined ? { paused: { reason: formatValue(paused) } } : {}),
     };
     const options = { signal: this.#options.signal };
@@ -592,7 +574,7 @@ class PipelineRun {
     const hasOutput = this.#decl.props.some((p) => p.name === 'output');
     await this.#options.state.complete(this.#session, this.#decl.name, {
       variables,
-      digest: this.#digest,
+      digest: this.#definition.digest,
       ...(hasOutput ? { output: vars } : {}),
     });
     if (this.#decl.loop) {

@@ -7,13 +7,13 @@
  */
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redactor } from '../services/redact.js';
 import { buildArgv } from './agent-argv.js';
 import { agentCacheKey, MemoryCache, readDiskCache, writeDiskCache } from './agent-cache.js';
 import { callCli, callHttp } from './agent-engines.js';
 import { AGENT_FAILURES, AgentError, cancelledError, internalError } from './agent-error.js';
 import { AgentLimiters } from './agent-rate-limit.js';
 import type { AgentRequest, AgentSpec } from './agent-spec.js';
-import type { Redactor } from './redact.js';
 
 /** No single backoff wait is longer than this (spec §5.1 `retry`). */
 export const MAX_RETRY_WAIT_MS = 30_000;

@@ -5,8 +5,8 @@
  * to declarations go through the `Callables` it is given (declarations.ts), and the runner
  * (runner.ts) drives steps. Every await passes the caller's `signal`; loops check it.
  */
-import type { Block, Expr, ExprOf, Stmt, StmtOf } from '../lang/ast.js';
-import { LangError, type Span } from '../lang/diagnostics.js';
+import type { Block, Expr, ExprOf, Stmt, StmtOf } from '../../lang/ast.js';
+import { LangError, type Span } from '../../lang/diagnostics.js';
 import type { Environment } from './environment.js';
 import type { Completion } from './signals.js';
 import { callValueMethod, copyObject } from './value-methods.js';

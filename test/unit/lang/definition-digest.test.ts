@@ -4,8 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type DeclOf, parse } from '../../../src/lang/index.js';
-import { definitionDigest } from '../../../src/runtime/checkpoints.js';
+import { type DeclOf, definitionDigest, parse } from '../../../src/lang/index.js';
 
 function pipeline(source: string, file = 'main.mh'): DeclOf<'Pipeline'> {
   const { program, diagnostics } = parse(source, file);

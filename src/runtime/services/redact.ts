@@ -3,7 +3,7 @@
  * Authorization headers, …) is registered here, and every text that leaves the interpreter —
  * output, logs, error messages, checkpoints, results — passes through `redact`.
  */
-import { isObject, newObject, type Value } from './values.js';
+import { isObject, newObject, type Value } from '../interpreter/values.js';
 
 export const REDACTED = '[REDACTED]';
 

@@ -2,9 +2,14 @@
  * Loads a `.mh` file for running: checks it (and everything it imports) exactly as `mhl lint`
  * does, refuses to run a program with errors, and picks the pipeline to run.
  */
-import type { PipelineDecl } from '../lang/ast.js';
-import { buildNamespace, checkFiles, type Diagnostic, type SourceHost } from '../lang/index.js';
-import type { LoadedProgram } from './declarations.js';
+import type { PipelineDecl } from '../../lang/ast.js';
+import {
+  buildNamespace,
+  checkFiles,
+  type Diagnostic,
+  type LoadedProgram,
+  type SourceHost,
+} from '../../lang/index.js';
 
 export type LoadResult =
   | {

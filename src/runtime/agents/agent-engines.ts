@@ -6,14 +6,14 @@
  */
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { LangError } from '../lang/diagnostics.js';
+import { LangError } from '../../lang/diagnostics.js';
+import { formatDuration } from '../natives/args.js';
+import { type ProcessResult, runProcess } from '../natives/process-group.js';
+import { deadline } from '../services/deadline.js';
 import { AGENT_FAILURES, AgentError, cancelledError, internalError } from './agent-error.js';
 import { callOllama } from './agent-ollama.js';
 import type { AgentSpec } from './agent-spec.js';
 import type { AgentContext } from './agents.js';
-import { deadline } from './deadline.js';
-import { formatDuration } from './natives/args.js';
-import { type ProcessResult, runProcess } from './natives/process-group.js';
 
 /**
  * Spawns the CLI (no shell, own process group, `ctx.childEnv`, stdin closed) under the attempt

@@ -5,13 +5,17 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { agentCacheKey } from '../../../src/runtime/agent-cache.js';
-import { AGENT_FAILURES, type AgentError } from '../../../src/runtime/agent-error.js';
-import type { AgentArg, AgentSpec } from '../../../src/runtime/agent-spec.js';
-import { type AgentContext, createAgentState, runAgent } from '../../../src/runtime/agents.js';
-import { REDACTED, Redactor } from '../../../src/runtime/redact.js';
+import { agentCacheKey } from '../../../../src/runtime/agents/agent-cache.js';
+import { AGENT_FAILURES, type AgentError } from '../../../../src/runtime/agents/agent-error.js';
+import type { AgentArg, AgentSpec } from '../../../../src/runtime/agents/agent-spec.js';
+import {
+  type AgentContext,
+  createAgentState,
+  runAgent,
+} from '../../../../src/runtime/agents/agents.js';
+import { REDACTED, Redactor } from '../../../../src/runtime/services/redact.js';
 
-const FAKE = resolve(import.meta.dirname, '../../fixtures/bin/fake-agent.mjs');
+const FAKE = resolve(import.meta.dirname, '../../../fixtures/bin/fake-agent.mjs');
 const ROOT = mkdtempSync(join(tmpdir(), 'mhl-agents-'));
 after(() => rmSync(ROOT, { recursive: true, force: true }));
 

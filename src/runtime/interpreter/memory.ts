@@ -1,11 +1,11 @@
 /**
- * `memory` declarations: `kv` (in process), `json` (one JSON object in a file, rewritten on each
+ * `memory` declarations: `kv` (in memory, one store per run), `json` (one JSON object in a file, rewritten on each
  * change), `append_log` (one line per call) and `jsonl` (one `{value, ts}` JSON line per call).
  * Methods take positional arguments. Keys may navigate nested values with `::`.
  */
 import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { LangError } from '../lang/diagnostics.js';
+import { LangError } from '../../lang/diagnostics.js';
 import {
   type CallArgs,
   FunctionValue,
@@ -27,20 +27,26 @@ export interface MemoryConfig {
   readonly pathGuard: boolean;
 }
 
-/** `kv` memories live for one process, shared by every run in it, keyed by memory name. */
-const KV = new Map<string, Map<string, Value>>();
+/**
+ * The `kv` memories of one run, by memory name. A run owns its own (never a process-wide map:
+ * a served process runs many callers' workflows, and one caller must never read another's
+ * values). A resume is a new execution and starts empty, as `mhl run --resume` always has;
+ * values that must survive a pause belong in `mem` variables or a `json` memory.
+ */
+export type KvMemories = Map<string, Map<string, Value>>;
 
-/** The methods of one memory declaration as function values. */
+/** The methods of one memory declaration as function values; `kv` lives in `kv`. */
 export function memoryMethods(
   config: MemoryConfig,
   cwd: string,
+  kv: KvMemories,
 ): (name: string) => Value | undefined {
   const method = (name: string, body: (args: readonly Value[]) => Promise<Value>) =>
     new FunctionValue(`${config.name}.${name}`, (args: CallArgs) => body(args.ordered));
   switch (config.type) {
     case 'kv': {
-      const store = KV.get(config.name) ?? new Map<string, Value>();
-      KV.set(config.name, store);
+      const store = kv.get(config.name) ?? new Map<string, Value>();
+      kv.set(config.name, store);
       const methods: Record<string, FunctionValue> = {
         set: method('set', async ([k, v]) => {
           store.set(key(k), v ?? null);

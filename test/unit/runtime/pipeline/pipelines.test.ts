@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { run } from './harness.js';
+import { run } from '../interpreter/harness.js';
 
 describe('pipelines: inputs', () => {
   it('uses defaults, lets supplied values win, and may read earlier inputs', async () => {

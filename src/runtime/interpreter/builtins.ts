@@ -2,8 +2,8 @@
  * Built-in functions callable by bare name: `log`, `fail`, `pause`, `env`, `type_of`, `is_*`.
  * (`nameof` needs the declaration table and lives with the interpreter.)
  */
-import { LangError } from '../lang/diagnostics.js';
-import { Redactor } from './redact.js';
+import { LangError } from '../../lang/diagnostics.js';
+import { Redactor } from '../services/redact.js';
 import { PauseSignal } from './signals.js';
 import {
   type CallArgs,

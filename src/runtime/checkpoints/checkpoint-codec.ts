@@ -5,9 +5,16 @@
  * No I/O: `checkpoints.ts` moves the text.
  */
 import type { z } from 'zod';
+import {
+  fromJson,
+  isJsonValue,
+  type MhlObject,
+  newObject,
+  toPlain,
+  type Value,
+} from '../interpreter/values.js';
+import { REDACTED, type Redactor } from '../services/redact.js';
 import { STATE_VERSION } from './checkpoint-records.schema.js';
-import { REDACTED, type Redactor } from './redact.js';
-import { fromJson, isJsonValue, type MhlObject, newObject, toPlain, type Value } from './values.js';
 
 /** The stable codes of `CheckpointError`. */
 export const CHECKPOINT_ERROR_CODES = {

@@ -1,0 +1,120 @@
+/**
+ * `executeWorkflow()`: the one way a run is started, by `mhl run`, by a synchronous tool call
+ * and by each leg of an async run. It builds the run's services (redactor, redacted output,
+ * checkpoint store, agent cache folder, deadline) from one options object, so the callers
+ * differ only in what they pass. It knows nothing of protocols, surfaces or run records.
+ */
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type LoadedProgram,
+  type PipelineDecl,
+  type PipelineDefinition,
+  pipelineDefinition,
+} from '../lang/index.js';
+import { MemoryStore, type Store } from '../store/index.js';
+import { CheckpointStore } from './checkpoints/checkpoints.js';
+import type { Value } from './interpreter/values.js';
+import { type RunEvent, type RunOutcome, runPipeline } from './pipeline/runner.js';
+import { deadline } from './services/deadline.js';
+import { Redactor } from './services/redact.js';
+
+/** What a run writes: checkpoints and results in a store, or nothing that outlives it. */
+export type WorkflowState = { readonly store: Store } | 'ephemeral';
+
+/**
+ * Where agents with `cache: {storage: "disk"}` keep entries: a folder that outlives the run
+ * (`mhl run`'s `.mhl-cache`), or a fresh folder under a root the server owns, removed when the
+ * run ends (a served run must leave nothing behind; the server removes the root at shutdown).
+ */
+export type AgentCache = { readonly dir: string } | { readonly root: string };
+
+export interface ExecuteOptions {
+  readonly program: LoadedProgram;
+  readonly pipeline: PipelineDecl;
+  /** Computed once by the catalog; `mhl run` leaves it out and it is computed here. */
+  readonly definition?: PipelineDefinition;
+  readonly inputs: Readonly<Record<string, Value>>;
+  readonly cwd: string;
+  /** The environment child processes get (an allow-list, see `childEnvironment`). */
+  readonly childEnv: Readonly<Record<string, string>>;
+  /** What `env()` reads. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly state: WorkflowState;
+  /** The session to start or resume; a fresh run without one gets a random id. */
+  readonly session?: string;
+  readonly resume?: boolean;
+  readonly force?: boolean;
+  /** The verified caller (`context.principal`). */
+  readonly principal?: string;
+  readonly signal: AbortSignal;
+  /** Bounds the whole run; `what` names it in the abort reason. */
+  readonly timeout?: { readonly ms: number; readonly what: string };
+  readonly onEvent?: (event: RunEvent) => void;
+  /** Program output, one line at a time, already redacted. */
+  readonly output: (line: string) => void;
+  readonly agentCache: AgentCache;
+  /** The run's secret registry, when the caller must redact with it even if the run throws. */
+  readonly redactor?: Redactor;
+}
+
+export interface Execution {
+  readonly outcome: RunOutcome;
+  /** Whether `timeout` (not the caller's signal) stopped the run. */
+  readonly timedOut: boolean;
+  /** The run's secret registry: redact anything of the run shown after it ended. */
+  readonly redactor: Redactor;
+}
+
+/** What a run without agents is handed as its cache folder: nothing ever creates it. */
+const UNUSED_CACHE_DIR = join(tmpdir(), 'mhl-no-agent-cache');
+
+/** Runs one pipeline or workflow to its outcome. Never throws for program errors. */
+export async function executeWorkflow(options: ExecuteOptions): Promise<Execution> {
+  const definition = options.definition ?? pipelineDefinition(options.program, options.pipeline);
+  const redactor = options.redactor ?? new Redactor();
+  const ephemeral = options.state === 'ephemeral';
+  // A throwaway run writes no state at all: only an agent's disk cache touches the file system.
+  const store = options.state === 'ephemeral' ? new MemoryStore() : options.state.store;
+  const temporaryCache =
+    'root' in options.agentCache && definition.usesAgents
+      ? join(options.agentCache.root, randomUUID())
+      : undefined;
+  const cacheDir =
+    'dir' in options.agentCache ? options.agentCache.dir : (temporaryCache ?? UNUSED_CACHE_DIR);
+  const limit = deadline(options.signal, options.timeout?.ms, options.timeout?.what);
+  const { output } = options;
+  try {
+    const outcome = await runPipeline(options.program, options.pipeline, {
+      inputs: options.inputs,
+      definition,
+      ...(options.resume !== undefined ? { resume: options.resume } : {}),
+      ...(options.force !== undefined ? { force: options.force } : {}),
+      // Never persisted, so it need not be a 128-bit id; Node pools UUIDs, random bytes not.
+      ...(options.session !== undefined
+        ? { session: options.session }
+        : ephemeral
+          ? { session: randomUUID().replaceAll('-', '') }
+          : {}),
+      ...(options.principal !== undefined ? { principal: options.principal } : {}),
+      signal: limit.signal,
+      state: new CheckpointStore(store, redactor),
+      ...(ephemeral ? { ephemeral: true } : {}),
+      services: {
+        cwd: options.cwd,
+        childEnv: options.childEnv,
+        env: options.env,
+        redactor,
+        output: (line) => output(redactor.redact(line)),
+        cacheDir,
+      },
+      ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
+    });
+    return { outcome, timedOut: limit.expired(), redactor };
+  } finally {
+    limit.dispose();
+    if (temporaryCache !== undefined) await rm(temporaryCache, { recursive: true, force: true });
+  }
+}

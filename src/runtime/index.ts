@@ -1,0 +1,27 @@
+/**
+ * The runtime's public face: `executeWorkflow()` and what its callers need to prepare a run and
+ * read its outcome (loading a file for `mhl run`, coercing `--input` values, the child
+ * environment, redaction, values to JSON). Other layers import the runtime only from here; the
+ * interpreter, the step loop, agents and checkpoints stay internal.
+ */
+export { checkSession } from './checkpoints/checkpoint-keys.js';
+export {
+  type AgentCache,
+  type ExecuteOptions,
+  type Execution,
+  executeWorkflow,
+  type WorkflowState,
+} from './execute.js';
+export {
+  formatValue,
+  fromJson,
+  isObject,
+  type MhlObject,
+  toPlain,
+  type Value,
+} from './interpreter/values.js';
+export { coerceInput, typeText } from './pipeline/inputs.js';
+export { type LoadResult, loadProgram, selectPipeline } from './pipeline/program.js';
+export type { FailureKind, RunEvent, RunOutcome, RunStatus } from './pipeline/runner.js';
+export { childEnvironment, DEFAULT_CHILD_ENV } from './services/child-env.js';
+export { REDACTED, Redactor } from './services/redact.js';

@@ -1,0 +1,132 @@
+/**
+ * `kv` memories belong to one run (issue 10): two callers of one served workflow that reads,
+ * writes and reads back a kv memory never see each other's values, whether they are two
+ * principals (`--token` + `--principal-header`, stateless requests) or two legacy sessions,
+ * and whether the calls are synchronous or async runs. The built CLI over real HTTP.
+ */
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { REPO_ROOT } from '../helpers/cli.js';
+import { modern, type Reply, rpc, send, serverStarter } from '../helpers/http-server.js';
+
+const FOLDER = resolve(REPO_ROOT, 'test/fixtures/kv');
+const start = serverStarter(FOLDER);
+
+interface Seen {
+  readonly before: unknown;
+  readonly after: unknown;
+}
+
+/** A JSON-RPC reply's `result`, from a JSON body or the last SSE event; fails on an error. */
+function resultOf(reply: Reply): Record<string, unknown> {
+  const text = reply.headers['content-type']?.startsWith('text/event-stream')
+    ? (reply.text
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .at(-1)
+        ?.slice(5) ?? '')
+    : reply.text;
+  const body = JSON.parse(text) as Record<string, unknown>;
+  assert.equal(body['error'], undefined, reply.text);
+  return body['result'] as Record<string, unknown>;
+}
+
+/** What one synchronous call of Remember saw: the value before its write, and after it. */
+function seenIn(result: Record<string, unknown>): Seen {
+  assert.notEqual(result['isError'], true, JSON.stringify(result));
+  const vars = result['structuredContent'] as Record<string, unknown>;
+  return { before: vars['before'], after: vars['after'] };
+}
+
+async function openSession(port: number): Promise<string> {
+  const init = await send(port, {
+    headers: { accept: 'application/json, text/event-stream' },
+    body: rpc(0, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'kv-test', version: '1' },
+    }),
+  });
+  const id = init.headers['mcp-session-id'];
+  assert.equal(typeof id, 'string', init.text);
+  await send(port, {
+    headers: { 'mcp-session-id': id as string, 'mcp-protocol-version': '2025-11-25' },
+    body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+  });
+  return id as string;
+}
+
+function inSession(port: number, session: string, method: string, params: unknown) {
+  return send(port, {
+    headers: {
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': session,
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: rpc(7, method, params),
+  });
+}
+
+describe('kv memories are scoped to one run', () => {
+  it('two principals calling the same workflow never see each other’s kv values', async () => {
+    const server = start(['--token', 'k', '--principal-header', 'X-Who']);
+    const port = await server.ready;
+    const as = (who: string) => ({ authorization: 'Bearer k', 'x-who': who });
+    const remember = async (who: string, secret: string): Promise<Seen> =>
+      seenIn(
+        resultOf(
+          await modern(port, 'tools/call', { name: 'Remember', arguments: { secret } }, as(who)),
+        ),
+      );
+    assert.deepEqual(await remember('ann', 'ann-secret'), { before: 'none', after: 'ann-secret' });
+    assert.deepEqual(await remember('bob', 'bob-secret'), { before: 'none', after: 'bob-secret' });
+    // Not even the same caller's earlier run: a kv memory lives and dies with its run.
+    assert.deepEqual(await remember('ann', 'ann-again'), { before: 'none', after: 'ann-again' });
+    // Calls at the same time, too.
+    const both = await Promise.all([remember('ann', 'a3'), remember('bob', 'b3')]);
+    assert.deepEqual(both, [
+      { before: 'none', after: 'a3' },
+      { before: 'none', after: 'b3' },
+    ]);
+
+    // Async runs: each run's kv is its own as well.
+    const runOf = async (who: string, secret: string): Promise<Seen> => {
+      const started = resultOf(
+        await modern(port, 'run/start', { name: 'Remember', arguments: { secret } }, as(who)),
+      );
+      const runId = started['runId'] as string;
+      for (const limit = Date.now() + 30_000; ; ) {
+        const view = resultOf(await modern(port, 'run/status', { runId }, as(who)));
+        if (view['state'] === 'completed') {
+          const vars = view['vars'] as Record<string, unknown>;
+          return { before: vars['before'], after: vars['after'] };
+        }
+        assert.ok(view['state'] === 'working' || view['state'] === 'queued', JSON.stringify(view));
+        assert.ok(Date.now() < limit, 'the run did not finish');
+        await delay(20);
+      }
+    };
+    assert.deepEqual(await runOf('ann', 'run-a'), { before: 'none', after: 'run-a' });
+    assert.deepEqual(await runOf('bob', 'run-b'), { before: 'none', after: 'run-b' });
+  });
+
+  it('two legacy sessions calling the same workflow never see each other’s kv values', async () => {
+    const server = start();
+    const port = await server.ready;
+    const [one, two] = await Promise.all([openSession(port), openSession(port)]);
+    const remember = async (session: string, secret: string): Promise<Seen> =>
+      seenIn(
+        resultOf(
+          await inSession(port, session, 'tools/call', {
+            name: 'Remember',
+            arguments: { secret },
+          }),
+        ),
+      );
+    assert.deepEqual(await remember(one, 'first'), { before: 'none', after: 'first' });
+    assert.deepEqual(await remember(two, 'second'), { before: 'none', after: 'second' });
+    assert.deepEqual(await remember(one, 'third'), { before: 'none', after: 'third' });
+  });
+});

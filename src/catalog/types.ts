@@ -41,6 +41,7 @@ export interface InvalidInputs {
    * several names group as `missing required inputs "x", "z"`. */
   readonly message: string;
   readonly missing: readonly string[];
+  /** The first ten, sorted, each cut to 40 characters: they come from the caller. */
   readonly undeclared: readonly string[];
   readonly invalid: readonly InputProblem[];
 }

@@ -105,7 +105,7 @@ function runCheck(
   const inputs = args === undefined ? {} : args;
   if (!isPlainObject(inputs)) {
     const problem = `must be an object, got ${describe(inputs)}`;
-    return refuse(workflow, declared, [], [], [{ field: '', problem }]);
+    return refuse(workflow, declared, [], [], 0, [{ field: '', problem }]);
   }
   if (check(inputs)) return { ok: true, inputs };
   const missing = new Set<string>();
@@ -118,7 +118,19 @@ function runCheck(
       undeclared.add(String(e.params['additionalProperty']));
     else invalid.push(problemOf(e));
   }
-  return refuse(workflow, declared, [...missing].sort(), [...undeclared].sort(), invalid);
+  // Undeclared names come from the caller: a few, cut short, is all the answer repeats.
+  const extra = [...undeclared].sort().slice(0, MAX_UNDECLARED_LISTED).map(shortName);
+  return refuse(workflow, declared, [...missing].sort(), extra, undeclared.size, invalid);
+}
+
+/** At most this many undeclared names are listed, each at most `MAX_NAME_LENGTH` long. */
+const MAX_UNDECLARED_LISTED = 10;
+const MAX_NAME_LENGTH = 40;
+/** At most this many undeclared names appear in the message. */
+const MAX_UNDECLARED_NAMED = 3;
+
+function shortName(name: string): string {
+  return name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name;
 }
 
 function refuse(
@@ -126,13 +138,17 @@ function refuse(
   declared: readonly string[],
   missing: readonly string[],
   undeclared: readonly string[],
+  undeclaredCount: number,
   invalid: readonly InputProblem[],
 ): InputCheck {
   const parts: string[] = [];
   if (missing.length > 0) parts.push(`missing required ${nameList('input', missing)}`);
   if (undeclared.length > 0) {
     const names = declared.length > 0 ? [...declared].sort().join(', ') : 'none';
-    parts.push(`undeclared ${nameList('input', undeclared)} (declared: ${names})`);
+    const named = undeclared.slice(0, MAX_UNDECLARED_NAMED);
+    const more = undeclaredCount - named.length;
+    const listed = more > 0 ? `inputs ${quoted(named)} and ${more} more` : nameList('input', named);
+    parts.push(`undeclared ${listed} (declared: ${names})`);
   }
   for (const i of invalid)
     parts.push(i.field === '' ? `arguments ${i.problem}` : `input "${i.field}" ${i.problem}`);
@@ -158,8 +174,11 @@ function problemOf(e: ErrorObject): InputProblem {
       const allowed = (e.params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v));
       return { field, problem: `must be one of ${allowed.join(', ')}` };
     }
-    case 'required':
-      return { field, problem: `is missing field "${String(e.params['missingProperty'])}"` };
+    case 'required': {
+      // Named by its own path (`point.y`), as the top-level missing inputs are.
+      const key = String(e.params['missingProperty']);
+      return { field: `${field}.${key}`, problem: 'is missing' };
+    }
     default:
       return { field, problem: e.message ?? `fails "${e.keyword}"` };
   }
@@ -177,8 +196,11 @@ function fieldPath(pointer: string): string {
 
 /** `input "x"` or `inputs "x", "y"`. */
 function nameList(noun: string, names: readonly string[]): string {
-  const quoted = names.map((n) => `"${n}"`).join(', ');
-  return names.length === 1 ? `${noun} ${quoted}` : `${noun}s ${quoted}`;
+  return names.length === 1 ? `${noun} ${quoted(names)}` : `${noun}s ${quoted(names)}`;
+}
+
+function quoted(names: readonly string[]): string {
+  return names.map((n) => `"${n}"`).join(', ');
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -13,6 +13,7 @@ import type { Catalog, Workflow } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
 import type { Store } from '../store/index.js';
 import { type Admission, AdmissionClosedError, type Slot } from './admission.js';
+import { ArgumentError } from './argument-error.js';
 import { type LegServices, type LegUpdate, runLeg } from './executor.js';
 import { RunLog } from './run-log.js';
 import { deleteRun, type RunRecord, readRecord, writeRecord } from './run-records.js';
@@ -58,7 +59,7 @@ export interface RunRegistryOptions {
   readonly admission: Admission;
   readonly logger: Logger;
   readonly services: LegServices;
-  /** Validates a call's arguments; throws (an `RpcError`) for bad ones. */
+  /** Validates a call's arguments; throws `ArgumentError` (fields relative to them) for bad ones. */
   readonly check: (workflow: Workflow, args: Readonly<Record<string, unknown>>) => CheckedCall;
   readonly terminalTtlMs?: number;
   /** Most runs held in memory and most waiting for a slot (defaults 10,000 and 1,000). */
@@ -125,9 +126,9 @@ export class RunRegistry {
   ): Promise<RunView> {
     if (this.#draining) throw draining();
     const workflow = this.#options.catalog.workflows.get(name);
-    if (!workflow) throw new RunError('INVALID', `unknown workflow ${JSON.stringify(name)}`);
+    if (!workflow) throw new ArgumentError('name', `unknown workflow ${JSON.stringify(name)}`);
     checkArgumentsSize(args);
-    const checked = this.#options.check(workflow, args);
+    const checked = this.#check(workflow, args);
     const runId = randomBytes(16).toString('hex');
     const at = this.#iso();
     const run: LiveRun = {
@@ -188,7 +189,7 @@ export class RunRegistry {
       );
     }
     const merged = { ...run.arguments, ...args };
-    const checked = this.#options.check(run.workflow, merged);
+    const checked = this.#check(run.workflow, merged);
     const before = { view: run.view, arguments: run.arguments, finishedAt: run.finishedAt };
     const { error: _e, reason: _r, vars: _v, resumable: _s, ...rest } = run.view;
     run.view = { ...rest, state: 'pending', updatedAt: this.#iso() };
@@ -202,6 +203,15 @@ export class RunRegistry {
     }
     this.#options.logger.info({ runId, owner: caller.owner }, 'run resumed');
     return run.view;
+  }
+
+  /** The surface's check of a run's `arguments`, its refusals named from the params' side. */
+  #check(workflow: Workflow, args: Readonly<Record<string, unknown>>): CheckedCall {
+    try {
+      return this.#options.check(workflow, args);
+    } catch (error) {
+      throw error instanceof ArgumentError ? error.within('arguments') : error;
+    }
   }
 
   /**
@@ -576,11 +586,11 @@ function checkArgumentsSize(args: Readonly<Record<string, unknown>>): void {
   try {
     text = JSON.stringify(args);
   } catch {
-    throw new RunError('INVALID', 'arguments must be JSON-serialisable');
+    throw new ArgumentError('arguments', 'arguments must be JSON-serialisable');
   }
   if (Buffer.byteLength(text) > MAX_RUN_ARGUMENTS_BYTES) {
-    throw new RunError(
-      'INVALID',
+    throw new ArgumentError(
+      'arguments',
       `arguments are larger than ${MAX_RUN_ARGUMENTS_BYTES / 1024} KiB; they are persisted with the run, so pass large payloads by reference (a URL, a file path, a blob key)`,
     );
   }

@@ -41,7 +41,8 @@ export interface RunView {
 export type RunErrorCode =
   /** No such run for this caller (unknown, swept, or someone else's: one answer for all). */
   | 'UNKNOWN_RUN'
-  /** The request cannot be honoured as made (bad arguments, not resumable, changed workflow). */
+  /** The run cannot be resumed as asked (still running, completed, changed workflow); bad
+   * arguments are an `ArgumentError` instead. */
   | 'INVALID'
   /** The server is shutting down and starts nothing new. */
   | 'DRAINING'

@@ -88,6 +88,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     metrics: parts.metrics,
     pipelines,
     published: (name) => names.has(name),
+    target: workflows.tools?.[0],
   });
   return { surfaces: [workflows, jobs, runs] };
 }

@@ -15,6 +15,7 @@ import { DirStore } from '../store/index.js';
 import { checkCall, type PipelineSurfaceOptions } from '../surfaces/pipelines.js';
 import { runSurface } from '../surfaces/runs.js';
 import type { Surface } from '../surfaces/surface.js';
+import type { ToolDefinition } from '../surfaces/tools.js';
 import type { Metrics } from '../transport/metrics.js';
 
 /** How often finished runs past their TTL are swept. */
@@ -33,6 +34,8 @@ export interface RunsOptions {
   readonly pipelines: PipelineSurfaceOptions;
   /** Whether a tool name is already published (a workflow's name wins over a run tool's). */
   readonly published: (name: string) => boolean;
+  /** A workflow tool, whose `context` schema the run tools' `arguments` describe. */
+  readonly target: ToolDefinition | undefined;
 }
 
 /** The run surface; `stop` cancels what still runs, `close` removes temporary state. */
@@ -72,6 +75,7 @@ export function runsSurface(options: RunsOptions): Surface {
     registry,
     logger,
     published: options.published,
+    target: options.target,
   });
   let sweeper: NodeJS.Timeout | undefined;
   return {

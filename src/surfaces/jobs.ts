@@ -4,18 +4,18 @@
  * admits the target exactly as a direct call would, then answers at once; `job.status`,
  * `job.result` (never waits, repeatable) and `job.cancel` read and steer the job table
  * (`src/runs/jobs.ts`). Jobs belong to their caller (`ownerOf`): anyone else gets exactly the
- * unknown-job answer. The whole `job.` namespace is reserved for these four tools.
+ * unknown-job answer. The whole `job.` namespace is reserved for these four tools. Bad
+ * arguments, the target's included, throw `ArgumentError` (an `INVALID_ARGUMENT` result).
  */
 import { type CONTROL_RISK, controlToolRisk } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
 import type { RequestContext } from '../protocol/index.js';
+import { ArgumentError, shortKey } from '../runs/argument-error.js';
 import type { JobOutcome, JobRegistry, JobView } from '../runs/jobs.js';
 import { ownerOf } from '../runs/owner.js';
+import { type ControlSchema, checkControlArguments } from './arguments.js';
+import { forwardedArgumentsSchema } from './pipelines.js';
 import {
-  callArguments,
-  findTool,
-  invalidArgument,
-  onlyKeys,
   type PreparedCall,
   refusedResult,
   type ToolDefinition,
@@ -58,14 +58,19 @@ const NOT_FOUND_MESSAGE =
   'no such job: it never existed, expired (jobs are kept one hour after they end) or ' +
   'was started by another caller';
 
-const JOB_ID_SCHEMA = {
+const JOB_ID_SCHEMA: ControlSchema = {
   type: 'object',
   properties: {
-    job_id: { type: 'string', description: 'The job_id job.start answered' },
+    job_id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_JOB_ID_LENGTH,
+      description: 'The job_id job.start answered',
+    },
   },
   required: ['job_id'],
   additionalProperties: false,
-} as const;
+};
 
 /** `job.start`, `job.status`, `job.result`, `job.cancel`, in that order. */
 export function jobTools(options: JobSurfaceOptions): ToolDefinition[] {
@@ -82,6 +87,23 @@ export function logJobEvents(logger: Logger): (event: string, view: JobView) => 
 
 function startTool({ tools, jobs }: JobSurfaceOptions): ToolDefinition {
   const targets = tools.names().filter((name) => tools.get(name)?.execution === true);
+  const forwarded = forwardedArgumentsSchema(
+    "The target tool's own arguments, as its inputSchema in tools/list says",
+    targets[0] === undefined ? undefined : tools.get(targets[0]),
+  );
+  const inputSchema: ControlSchema = {
+    type: 'object',
+    properties: {
+      tool: {
+        type: 'string',
+        description: 'The exact name of a workflow tool from tools/list',
+        ...(targets.length > 0 ? { enum: targets } : {}),
+      },
+      arguments: forwarded.schema,
+    },
+    required: forwarded.required ? ['tool', 'arguments'] : ['tool'],
+    additionalProperties: false,
+  };
   return {
     entry: {
       name: 'job.start',
@@ -91,37 +113,29 @@ function startTool({ tools, jobs }: JobSurfaceOptions): ToolDefinition {
         'retryable, when all --max-active slots are busy). Follow it with job.status, ' +
         'job.result and job.cancel. It can run any workflow tool: inspect the target ' +
         '(annotations, _meta["mhl/risk"]) before starting it.',
-      inputSchema: {
-        type: 'object',
-        properties: {
-          tool: {
-            type: 'string',
-            description: 'The exact name of a workflow tool from tools/list',
-            ...(targets.length > 0 ? { enum: targets } : {}),
-          },
-          arguments: { type: 'object', description: "The target tool's own arguments" },
-        },
-        required: ['tool'],
-        additionalProperties: false,
-      },
+      inputSchema,
       ...controlToolRisk('dispatch', 'Start a job'),
     },
     execution: false,
     prepare: async (args, ctx) => {
-      onlyKeys(args, ['tool', 'arguments'], 'job.start');
-      const name = args['tool'];
-      if (typeof name !== 'string') {
-        throw invalidArgument(
-          'job.start needs "tool": the exact name of a workflow tool from tools/list',
+      checkControlArguments('job.start', inputSchema, args);
+      const name = args['tool'] as string;
+      const target = tools.get(name);
+      if (!target?.execution) {
+        const shown = JSON.stringify(shortKey(name));
+        throw new ArgumentError(
+          'tool',
+          `${shown} is not a workflow tool; job.start runs only those`,
         );
       }
-      const target = findTool(tools, name);
-      if (!target.execution) {
-        throw invalidArgument(
-          `${JSON.stringify(name)} is not a workflow tool; job.start runs only those`,
-        );
+      const forwardedArgs = (args['arguments'] ?? {}) as Record<string, unknown>;
+      let call: PreparedCall;
+      try {
+        call = await target.prepare(forwardedArgs, ctx);
+      } catch (error) {
+        // Named from job.start's side: the target's `name` is job.start's `arguments.name`.
+        throw error instanceof ArgumentError ? error.within('arguments') : error;
       }
-      const call = await target.prepare(callArguments(args['arguments']), ctx);
       return { run: async () => startJob(jobs, name, call, ctx) };
     },
   };
@@ -216,11 +230,8 @@ function jobIdTool(
     },
     execution: false,
     prepare: (args, ctx) => {
-      onlyKeys(args, ['job_id'], name);
-      const id = args['job_id'];
-      if (typeof id !== 'string' || id === '' || id.length > MAX_JOB_ID_LENGTH) {
-        throw invalidArgument(`${name} needs "job_id": the string job.start answered`);
-      }
+      checkControlArguments(name, JOB_ID_SCHEMA, args);
+      const id = args['job_id'] as string;
       const owner = ownerOf(ctx);
       return {
         run: async () =>

@@ -4,43 +4,63 @@
  *
  * A synchronous `tools/call` runs the workflow with throwaway state (in memory, gone with the
  * call: no checkpoint, no `context.vars` carry-over). A run's own failure is a tool result
- * with `isError: true` and a diagnostic; only protocol problems (unknown tool, invalid inputs)
- * are JSON-RPC errors. Knows nothing of sockets or streams.
+ * with `isError: true` and a diagnostic, and so are invalid arguments (`INVALID_ARGUMENT`, from
+ * `checkCall`); only an unknown tool is a JSON-RPC error. Knows nothing of sockets or streams.
  */
-import { isAbsolute } from 'node:path';
 import {
   type Catalog,
   listResources,
   RISK_META_KEY,
   readResource,
   toolEntry,
-  validateArguments,
   type Workflow,
   workflowRisk,
 } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
-import { isRecord, type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
+import type { RequestContext } from '../protocol/index.js';
+import {
+  ABSOLUTE_PATH_PATTERN,
+  type CallContext,
+  type CallDefaults,
+  checkWorkflowCall,
+} from '../runs/call-context.js';
 import { executeWorkflow, fromJson, isObject, type RunOutcome, toPlain } from '../runtime/index.js';
 import type { ResourceProvider } from './resources.js';
 import { type PreparedCall, type ToolDefinition, type ToolResult, toolError } from './tools.js';
 
-/** The reserved per-call `context` argument every workflow tool accepts (seed 002). */
+/**
+ * The reserved per-call `context` argument every workflow tool accepts (seed 002), exactly as
+ * `parseCallContext` checks it. `limit` is not offered: nothing in the runtime caps by it.
+ */
 const CONTEXT_SCHEMA = {
   type: 'object',
-  description: 'Per-call execution context: working directory, item limit and time limit',
+  description: 'Per-call execution context: working directory and time limit',
   properties: {
     cwd: {
       type: 'string',
+      pattern: ABSOLUTE_PATH_PATTERN,
       description: "Absolute working directory for the run (default: the server's --cwd)",
     },
-    limit: { type: 'integer', minimum: 1, description: 'Caps line or item collections' },
     timeout_ms: {
       type: 'integer',
       minimum: 1,
-      description: 'Bounds the whole run, in milliseconds',
+      description: 'Bounds the whole run, in milliseconds (never above --default-timeout-ms)',
     },
   },
   additionalProperties: false,
+} as const;
+
+/** With `--require-cwd`: the same, its `cwd` required. */
+const REQUIRED_CWD_CONTEXT_SCHEMA = {
+  ...CONTEXT_SCHEMA,
+  properties: {
+    ...CONTEXT_SCHEMA.properties,
+    cwd: {
+      ...CONTEXT_SCHEMA.properties.cwd,
+      description: 'Absolute working directory for the run (this server requires it)',
+    },
+  },
+  required: ['cwd'],
 } as const;
 
 export interface PipelineSurfaceOptions {
@@ -50,7 +70,7 @@ export interface PipelineSurfaceOptions {
   readonly defaultTimeoutMs: number;
   /** Working directory for calls without `context.cwd`. */
   readonly defaultCwd: string;
-  /** Over HTTP a call must name its working directory (an absolute `context.cwd`). */
+  /** `--require-cwd`: every call must name its working directory (an absolute `context.cwd`). */
   readonly requireCwd: boolean;
   readonly childEnv: Readonly<Record<string, string>>;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -67,7 +87,7 @@ export function workflowTools(options: PipelineSurfaceOptions): ToolDefinition[]
     const entry = toolEntry(workflow);
     const schema = entry.inputSchema as { properties?: Record<string, unknown> };
     // With --require-cwd the schema says what the server enforces: context and its cwd required.
-    const context = options.requireCwd ? { ...CONTEXT_SCHEMA, required: ['cwd'] } : CONTEXT_SCHEMA;
+    const context = options.requireCwd ? REQUIRED_CWD_CONTEXT_SCHEMA : CONTEXT_SCHEMA;
     const required = (entry.inputSchema as { required?: string[] }).required ?? [];
     const inputSchema = {
       ...entry.inputSchema,
@@ -96,10 +116,39 @@ export function workflowResources(catalog: Catalog): ResourceProvider {
   };
 }
 
-/** A call's working directory and time limit, from its `context` and the server defaults. */
-export interface CallContext {
-  readonly cwd: string;
-  readonly timeoutMs: number;
+/** An `arguments` property that a control tool forwards to a workflow tool. */
+export interface ForwardedSchema {
+  readonly type: 'object';
+  readonly description: string;
+  readonly properties?: Readonly<Record<string, unknown>>;
+  readonly required?: readonly string[];
+}
+
+/**
+ * The schema of an `arguments` object a control tool forwards to a workflow tool (`job.start`,
+ * `mhl_run_start`, `mhl_run_resume`): the target's own inputs, described rather than repeated,
+ * and the reserved `context` exactly as the workflow tools take it. `required` says whether
+ * `arguments` itself must be present: with `--require-cwd` a start must carry `context`
+ * (`partial`, for a resume merged over the saved arguments, never must).
+ */
+export function forwardedArgumentsSchema(
+  description: string,
+  target: ToolDefinition | undefined,
+  partial = false,
+): { schema: ForwardedSchema; required: boolean } {
+  const input = (target?.entry['inputSchema'] ?? {}) as {
+    properties?: Record<string, unknown>;
+    required?: readonly string[];
+  };
+  const context = input.properties?.['context'];
+  const required = !partial && (input.required ?? []).includes('context');
+  const schema: ForwardedSchema = {
+    type: 'object',
+    description,
+    ...(context === undefined ? {} : { properties: { context } }),
+    ...(required ? { required: ['context'] } : {}),
+  };
+  return { schema, required };
 }
 
 function prepareCall(
@@ -117,68 +166,15 @@ function prepareCall(
 }
 
 /**
- * Checks a workflow call's arguments: the reserved `context` and the declared inputs.
- * Throws `-32602` naming the missing, undeclared and invalid inputs.
+ * Checks a workflow call's arguments: the reserved `context` and the declared inputs. Throws
+ * `ArgumentError` naming the field (see `checkWorkflowCall`, which this is).
  */
 export function checkCall(
   workflow: Workflow,
   args: Readonly<Record<string, unknown>>,
-  options: Pick<PipelineSurfaceOptions, 'defaultCwd' | 'defaultTimeoutMs' | 'requireCwd'>,
+  options: CallDefaults,
 ): { inputs: Readonly<Record<string, unknown>>; call: CallContext } {
-  const { context, ...inputs } = args;
-  const call = callContext(context, options);
-  const check = validateArguments(workflow, inputs);
-  if (!check.ok) {
-    const { missing, undeclared, invalid } = check.error;
-    throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, check.error.message, {
-      missing,
-      undeclared,
-      invalid,
-    });
-  }
-  return { inputs: check.inputs, call };
-}
-
-function callContext(
-  context: unknown,
-  options: Pick<PipelineSurfaceOptions, 'defaultCwd' | 'defaultTimeoutMs' | 'requireCwd'>,
-): CallContext {
-  if (context !== undefined && !isRecord(context)) {
-    throw new RpcError(
-      RPC_ERROR_CODES.INVALID_PARAMS,
-      'INVALID_ARGUMENT: context must be an object',
-    );
-  }
-  const cwd = context?.['cwd'];
-  if (cwd !== undefined && (typeof cwd !== 'string' || !isAbsolute(cwd))) {
-    throw new RpcError(
-      RPC_ERROR_CODES.INVALID_PARAMS,
-      'INVALID_ARGUMENT: context.cwd must be an absolute path',
-    );
-  }
-  if (cwd === undefined && options.requireCwd) {
-    throw new RpcError(
-      RPC_ERROR_CODES.INVALID_PARAMS,
-      'INVALID_ARGUMENT: pass an absolute context.cwd for this call',
-    );
-  }
-  const timeout = context?.['timeout_ms'];
-  if (
-    timeout !== undefined &&
-    (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1)
-  ) {
-    throw new RpcError(
-      RPC_ERROR_CODES.INVALID_PARAMS,
-      'INVALID_ARGUMENT: context.timeout_ms must be a positive whole number',
-    );
-  }
-  return {
-    cwd: typeof cwd === 'string' ? cwd : options.defaultCwd,
-    timeoutMs: Math.min(
-      typeof timeout === 'number' ? timeout : options.defaultTimeoutMs,
-      options.defaultTimeoutMs,
-    ),
-  };
+  return checkWorkflowCall(workflow, args, options);
 }
 
 /** Runs a workflow once with throwaway state (nothing persisted), bounded by the call's time limit. */

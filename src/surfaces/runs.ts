@@ -3,8 +3,10 @@
  * answer the bare run view, the six `mhl_run_*` tools that bridge ordinary clients to them, and
  * the owner-gated `mhl://run/<id>/logs` and `mhl://run/<id>/result` resources.
  *
- * Run errors become JSON-RPC errors here: an unknown or foreign runId is one fixed `-32602`
- * answer, a refused request `-32602` with the reason, a draining or saturated server `-32000`.
+ * For the methods, run errors become JSON-RPC errors: an unknown or foreign runId is one fixed
+ * `-32602` answer, refused arguments `-32602` naming the field in `error.data`, a refused
+ * request `-32602` with the reason, a draining or saturated server `-32000`. The tools answer
+ * the same errors as tool results (`isError`, `_meta["mhl/diagnostic"]`), so a model can react.
  */
 import { type Catalog, type CONTROL_RISK, controlToolRisk } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
@@ -15,11 +17,14 @@ import {
   RPC_ERROR_CODES,
   RpcError,
 } from '../protocol/index.js';
+import { ArgumentError } from '../runs/argument-error.js';
 import { ownerOf } from '../runs/owner.js';
 import type { Caller, RunRegistry } from '../runs/registry.js';
-import { RunError } from '../runs/types.js';
+import { RunError, type RunErrorCode } from '../runs/types.js';
+import { type ControlSchema, checkControlArguments, type PropertySchema } from './arguments.js';
+import { forwardedArgumentsSchema } from './pipelines.js';
 import type { ResourceProvider } from './resources.js';
-import { invalidArgument, onlyKeys, type ToolDefinition, type ToolResult } from './tools.js';
+import { invalidArgumentResult, type ToolDefinition, type ToolResult, toolError } from './tools.js';
 
 type RunMethod = (
   params: Record<string, unknown>,
@@ -32,7 +37,7 @@ function runMethods(registry: RunRegistry): Record<string, RunMethod> {
     'run/start': async (params, caller) => {
       const name = params['name'];
       if (typeof name !== 'string')
-        throw invalid('run/start needs the workflow name as a string "name"');
+        throw invalid('name', 'run/start needs the workflow name as a string "name"');
       return { ...(await registry.start(name, argumentsOf(params), caller)) };
     },
     'run/status': async (params, caller) => ({
@@ -48,7 +53,10 @@ function runMethods(registry: RunRegistry): Record<string, RunMethod> {
     'run/logs': async (params, caller) => {
       const since = params['since'] ?? 0;
       if (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0)
-        throw invalid('since must be a whole number of bytes, 0 or more (the last nextSince)');
+        throw invalid(
+          'since',
+          'since must be a whole number of bytes, 0 or more (the last nextSince)',
+        );
       return { ...(await registry.logs(runIdOf(params), since, caller)) };
     },
   };
@@ -58,6 +66,10 @@ export interface RunSurfaceOptions {
   readonly catalog: Catalog;
   readonly registry: RunRegistry;
   readonly logger: Logger;
+  /** Whether a tool name is already published (a workflow's name wins over a run tool's). */
+  readonly published: (name: string) => boolean;
+  /** A workflow tool, whose `context` schema `arguments` describes. */
+  readonly target: ToolDefinition | undefined;
 }
 
 /** The run surface: the `run/*` methods, the `mhl_run_*` tools and the run resources. */
@@ -71,15 +83,14 @@ export interface RunSurface {
  * Builds the `run/*` methods, the `mhl_run_*` tools (one a workflow already publishes under the
  * same name, `published`, is left out with a warning) and the provider of the run resources.
  */
-export function runSurface(
-  options: RunSurfaceOptions & { readonly published: (name: string) => boolean },
-): RunSurface {
+export function runSurface(options: RunSurfaceOptions): RunSurface {
   const methods = runMethods(options.registry);
   const handlers: Record<string, MethodHandler> = {};
   for (const [method, run] of Object.entries(methods)) {
     handlers[method] = (params, ctx) => mapErrors(() => run(params, callerOf(ctx)));
   }
-  const tools = bridgeTools(options.catalog, methods).filter((tool) => {
+  const workflows = [...options.catalog.workflows.keys()];
+  const tools = bridgeTools(workflows, options.target, methods).filter((tool) => {
     if (!options.published(tool.entry.name)) return true;
     options.logger.warn(
       { tool: tool.entry.name },
@@ -101,6 +112,10 @@ async function mapErrors<T>(body: () => Promise<T>): Promise<T> {
   try {
     return await body();
   } catch (error) {
+    if (error instanceof ArgumentError) {
+      const data = { code: error.code, field: error.field, ...error.details };
+      throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, error.message, data);
+    }
     if (!(error instanceof RunError)) throw error;
     // A draining or saturated server is unavailable (-32000, spec/mhl-serve.md §10).
     const unavailable = error.code === 'DRAINING' || error.code === 'BUSY';
@@ -109,27 +124,26 @@ async function mapErrors<T>(body: () => Promise<T>): Promise<T> {
   }
 }
 
-function invalid(message: string): RpcError {
-  return new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, message);
+/** A refused `run/*` parameter (`-32602`, naming it, once `mapErrors` maps it). */
+function invalid(field: string, message: string): ArgumentError {
+  return new ArgumentError(field, message);
 }
 
 function runIdOf(params: Record<string, unknown>): string {
   const runId = params['runId'];
-  if (typeof runId !== 'string') throw invalid('runId must be a string');
+  if (typeof runId !== 'string') throw invalid('runId', 'runId must be a string');
   return runId;
 }
 
 function argumentsOf(params: Record<string, unknown>): Record<string, unknown> {
   const args = params['arguments'] ?? {};
-  if (!isRecord(args)) throw invalid('arguments must be an object');
+  if (!isRecord(args)) throw invalid('arguments', 'arguments must be an object');
   return args;
 }
 
-const RUN_ID_SCHEMA = { type: 'string', description: 'The runId mhl_run_start returned' };
-const ARGUMENTS_SCHEMA = {
-  type: 'object',
-  description:
-    'The workflow inputs (and an optional context {cwd, timeout_ms}); at most 256 KiB as JSON',
+const RUN_ID_SCHEMA: PropertySchema = {
+  type: 'string',
+  description: 'The runId mhl_run_start returned',
 };
 
 /** One `mhl_run_*` tool: what it is called and shows, and how its arguments become params. */
@@ -138,14 +152,28 @@ interface Bridge {
   readonly method: string;
   readonly title: string;
   readonly description: string;
-  readonly properties: Readonly<Record<string, unknown>>;
+  readonly properties: Readonly<Record<string, PropertySchema>>;
   readonly required: readonly string[];
   readonly risk: keyof typeof CONTROL_RISK;
   /** The method's params from the tool's arguments (unchanged by default). */
   readonly rename?: (args: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+  /** A refused param's name in the tool's arguments, when `rename` changed it. */
+  readonly fieldOf?: (param: string) => string;
 }
 
-function bridges(workflows: readonly string[]): Bridge[] {
+/**
+ * The six bridges. `target` is a workflow tool: `arguments` takes the reserved `context` as it
+ * does (with `--require-cwd`, a start must carry one).
+ */
+function bridges(workflows: readonly string[], target: ToolDefinition | undefined): Bridge[] {
+  const inputs =
+    'The workflow inputs, as its inputSchema in tools/list says; at most 256 KiB as JSON';
+  const started = forwardedArgumentsSchema(inputs, target);
+  const resumed = forwardedArgumentsSchema(
+    `${inputs}; merged over the run's saved arguments (a context given replaces the saved one)`,
+    target,
+    true,
+  );
   return [
     {
       name: 'mhl_run_start',
@@ -153,10 +181,18 @@ function bridges(workflows: readonly string[]): Bridge[] {
       title: 'Start an async run',
       description:
         'Start a workflow as a durable async run; poll it with mhl_run_status and mhl_run_logs.',
-      properties: { workflow: { type: 'string', enum: workflows }, arguments: ARGUMENTS_SCHEMA },
-      required: ['workflow'],
+      properties: {
+        workflow: {
+          type: 'string',
+          description: 'The workflow to run',
+          ...(workflows.length > 0 ? { enum: workflows } : {}),
+        },
+        arguments: started.schema,
+      },
+      required: started.required ? ['workflow', 'arguments'] : ['workflow'],
       risk: 'dispatch',
       rename: ({ workflow, ...rest }) => ({ name: workflow, ...rest }),
+      fieldOf: (param) => (param === 'name' ? 'workflow' : param),
     },
     {
       name: 'mhl_run_status',
@@ -174,7 +210,7 @@ function bridges(workflows: readonly string[]): Bridge[] {
       title: 'Resume a run',
       description:
         'Continue a paused, failed or canceled run from its last checkpoint; arguments are merged over the original ones.',
-      properties: { runId: RUN_ID_SCHEMA, arguments: ARGUMENTS_SCHEMA },
+      properties: { runId: RUN_ID_SCHEMA, arguments: resumed.schema },
       required: ['runId'],
       risk: 'dispatch',
     },
@@ -202,7 +238,15 @@ function bridges(workflows: readonly string[]): Bridge[] {
       method: 'run/logs',
       title: 'Run logs',
       description: 'A run’s output from byte offset since (pass the last nextSince to continue).',
-      properties: { runId: RUN_ID_SCHEMA, since: { type: 'integer', minimum: 0 } },
+      properties: {
+        runId: RUN_ID_SCHEMA,
+        since: {
+          type: 'integer',
+          minimum: 0,
+          maximum: Number.MAX_SAFE_INTEGER,
+          description: 'Byte offset to read from: 0, or the last nextSince',
+        },
+      },
       required: ['runId'],
       risk: 'read',
     },
@@ -210,32 +254,63 @@ function bridges(workflows: readonly string[]): Bridge[] {
 }
 
 /** The `mhl_run_*` tools: each checks and renames its arguments and calls its method. */
-function bridgeTools(catalog: Catalog, methods: Record<string, RunMethod>): ToolDefinition[] {
-  return bridges([...catalog.workflows.keys()]).map((bridge): ToolDefinition => {
+function bridgeTools(
+  workflows: readonly string[],
+  target: ToolDefinition | undefined,
+  methods: Record<string, RunMethod>,
+): ToolDefinition[] {
+  return bridges(workflows, target).map((bridge): ToolDefinition => {
     const { name, properties, required } = bridge;
+    const inputSchema: ControlSchema = {
+      type: 'object',
+      properties,
+      required,
+      additionalProperties: false,
+    };
     return {
       entry: {
         name,
         description: bridge.description,
-        inputSchema: { type: 'object', properties, required, additionalProperties: false },
+        inputSchema,
         ...controlToolRisk(bridge.risk, bridge.title),
       },
       execution: false,
       prepare: (args, ctx) => {
-        onlyKeys(args, Object.keys(properties), name);
-        const missing = required.filter((k) => !(k in args));
-        if (missing.length > 0)
-          throw invalidArgument(
-            `${name} needs ${missing.map((k) => JSON.stringify(k)).join(', ')}`,
-          );
+        checkControlArguments(name, inputSchema, args);
         const params = bridge.rename ? bridge.rename(args) : { ...args };
         const run = methods[bridge.method] as RunMethod;
         return {
-          run: async () => toolResult(await mapErrors(() => run(params, callerOf(ctx)))),
+          run: async () => {
+            try {
+              return toolResult(await run(params, callerOf(ctx)));
+            } catch (error) {
+              return bridgeFailure(error, bridge);
+            }
+          },
         };
       },
     };
   });
+}
+
+/** Each run error as a tool's diagnostic code, and whether retrying later may succeed. */
+const RUN_ERROR_RESULTS: Readonly<Record<RunErrorCode, [string, boolean]>> = {
+  UNKNOWN_RUN: ['RUN_NOT_FOUND', false],
+  INVALID: ['RUN_NOT_RESUMABLE', false],
+  DRAINING: ['EXECUTOR_SHUTTING_DOWN', true],
+  BUSY: ['RUN_CAPACITY_FULL', true],
+};
+
+/** A bridged method's refusal as a tool result; anything else is the server's own fault. */
+function bridgeFailure(error: unknown, bridge: Bridge): ToolResult {
+  if (error instanceof ArgumentError) {
+    const [param, ...rest] = error.field.split('.');
+    const field = [bridge.fieldOf?.(param as string) ?? param, ...rest].join('.');
+    return invalidArgumentResult(new ArgumentError(field, error.message, error.details));
+  }
+  if (!(error instanceof RunError)) throw error;
+  const [code, retryable] = RUN_ERROR_RESULTS[error.code];
+  return toolError(code, error.message, retryable, error.data);
 }
 
 /** A run/* answer as a `CallToolResult`, with links to the run's resources. */

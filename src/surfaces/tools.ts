@@ -3,7 +3,9 @@
  * bridges and the `job.*` tools each add definitions to a `ToolTable`; this module answers the
  * two methods, and holds the rule the surfaces share: a call that executes a workflow
  * (`execution: true`) needs a physical slot from `Admission` and fails at once, retryably,
- * when there is none (seed 002: no queue for direct calls). Control tools take no slot.
+ * when there is none (seed 002: no queue for direct calls). Control tools take no slot. Bad
+ * arguments (an `ArgumentError` from any tool) are tool results with `INVALID_ARGUMENT`, so a
+ * model can correct itself (MCP 2025-11-25); only an unknown tool name is a protocol error.
  */
 import {
   type Dispatcher,
@@ -13,6 +15,7 @@ import {
   RpcError,
 } from '../protocol/index.js';
 import type { Admission, Refusal } from '../runs/admission.js';
+import { ArgumentError, shortKey } from '../runs/argument-error.js';
 
 /** A `CallToolResult` as surfaces build it. */
 export type ToolResult = Record<string, unknown>;
@@ -33,7 +36,10 @@ export interface ToolDefinition {
   readonly entry: Readonly<Record<string, unknown>> & { readonly name: string };
   /** True when a call executes work and so needs an execution slot (workflows do). */
   readonly execution: boolean;
-  /** Checks the arguments, throwing `RpcError` for protocol problems, and returns the call. */
+  /**
+   * Checks the arguments, throwing `ArgumentError` for bad ones (answered as an
+   * `INVALID_ARGUMENT` result), and returns the call.
+   */
   prepare(
     args: Readonly<Record<string, unknown>>,
     ctx: RequestContext,
@@ -108,33 +114,32 @@ export function refusedResult(refusal: Refusal): ToolResult {
 /** Looks up a tool by the `name` a request carries; unknown names are protocol errors. */
 export function findTool(table: ToolTable, name: unknown): ToolDefinition {
   const tool = typeof name === 'string' ? table.get(name) : undefined;
-  if (!tool)
-    throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, `unknown tool ${JSON.stringify(name)}`);
+  if (!tool) {
+    const shown = typeof name === 'string' ? JSON.stringify(shortKey(name)) : 'without a name';
+    throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, `unknown tool ${shown}`);
+  }
   return tool;
 }
 
-/** A protocol error (-32602) for a tool's bad arguments, marked `INVALID_ARGUMENT`. */
-export function invalidArgument(message: string): RpcError {
-  return new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, `INVALID_ARGUMENT: ${message}`);
+/**
+ * The answer to a call whose arguments were refused: `isError` with `INVALID_ARGUMENT`, the
+ * offending `field` and, for a workflow's inputs, the missing, undeclared and invalid ones.
+ */
+export function invalidArgumentResult(error: ArgumentError): ToolResult {
+  return toolError(error.code, error.message, false, { field: error.field, ...error.details });
 }
 
-/** Refuses the keys a tool does not take, naming a few of them briefly. */
-export function onlyKeys(
-  args: Readonly<Record<string, unknown>>,
-  allowed: readonly string[],
-  tool: string,
-): void {
-  const extra = Object.keys(args).filter((key) => !allowed.includes(key));
-  if (extra.length > 0) {
-    // Named briefly: a hostile caller may send many or huge keys.
-    const named = extra.slice(0, 3).map((key) => JSON.stringify(key.slice(0, 40)));
-    const more = extra.length > 3 ? ` and ${extra.length - 3} more` : '';
-    const takes = allowed.length > 0 ? `only ${allowed.join(', ')}` : 'no arguments';
-    throw invalidArgument(`${tool} takes ${takes}; got ${named.join(', ')}${more}`);
-  }
+/** True for a result that refused the call's arguments. */
+function refusedArguments(result: ToolResult): boolean {
+  const meta = result['_meta'];
+  const diagnostic = isRecord(meta) ? meta['mhl/diagnostic'] : undefined;
+  return isRecord(diagnostic) && diagnostic['code'] === 'INVALID_ARGUMENT';
 }
 
-/** The `arguments` of a call: absent means `{}`; anything but an object is refused. */
+/**
+ * The `arguments` of a `tools/call`: absent means `{}`; anything but an object is a malformed
+ * request (the CallToolRequest schema), so a protocol error.
+ */
 export function callArguments(value: unknown): Record<string, unknown> {
   if (value === undefined || value === null) return {};
   if (!isRecord(value))
@@ -162,17 +167,33 @@ export function registerToolMethods(
     let result: ToolResult;
     try {
       const tool = findTool(table, params['name']);
-      const call = await tool.prepare(callArguments(params['arguments']), ctx);
-      result = tool.execution
-        ? await runAdmitted(call, options.admission, ctx.signal)
-        : await call.run(ctx.signal);
+      result = await callTool(tool, callArguments(params['arguments']), ctx, options.admission);
     } catch (e) {
       options.onCall?.('invalid');
       throw e;
     }
-    options.onCall?.(result['isError'] === true ? 'error' : 'success');
+    const outcome = refusedArguments(result) ? 'invalid' : result['isError'] ? 'error' : 'success';
+    options.onCall?.(outcome);
     return result;
   });
+}
+
+/** Prepares and runs one call; refused arguments become the `INVALID_ARGUMENT` result. */
+async function callTool(
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  ctx: RequestContext,
+  admission: Admission,
+): Promise<ToolResult> {
+  try {
+    const call = await tool.prepare(args, ctx);
+    return tool.execution
+      ? await runAdmitted(call, admission, ctx.signal)
+      : await call.run(ctx.signal);
+  } catch (error) {
+    if (error instanceof ArgumentError) return invalidArgumentResult(error);
+    throw error;
+  }
 }
 
 async function runAdmitted(

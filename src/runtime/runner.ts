@@ -10,6 +10,7 @@ import type { DeclOf, Expr, ParallelGroup, PipelineDecl, Step } from '../lang/as
 import { LangError } from '../lang/diagnostics.js';
 import type { TerminalReason } from './checkpoint-records.schema.js';
 import { type Checkpoint, type CheckpointStore, definitionDigest } from './checkpoints.js';
+import { clientPathsFor } from './client-paths.js';
 import { deadline } from './deadline.js';
 import { type LoadedProgram, RunScope, type RunServices } from './declarations.js';
 import { Environment } from './environment.js';
@@ -29,6 +30,7 @@ import {
   toPlain,
   type Value,
 } from './values.js';
+import { wrapMessage } from './wrap-message.js';
 
 /** How many times one step may be entered in a run (a `goto` loop guard). */
 export const MAX_STEP_VISITS = 10_000;
@@ -149,6 +151,8 @@ class PipelineRun {
   readonly #memReady = new Set<string>();
   readonly #scope: RunScope;
   readonly #startedAt = new Date().toISOString();
+  /** Makes server paths in what a client sees relative to the served folder. */
+  readonly #shown: (text: string) => string;
 
   constructor(program: LoadedProgram, decl: PipelineDecl, options: RunOptions) {
     this.#program = program;
@@ -162,9 +166,14 @@ class PipelineRun {
       isObject(spawn) && typeof spawn['max_concurrency'] === 'number'
         ? spawn['max_concurrency']
         : 4;
+    const shown = program.displayRoot;
+    this.#shown = clientPathsFor(
+      shown === undefined ? undefined : { root: shown, cwd: options.services.cwd },
+    );
+    const output = (line: string) => options.services.output(this.#shown(line));
     this.#scope = new RunScope(
       program,
-      options.services,
+      { ...options.services, output },
       () => this.#context(),
       new SpawnLimiter(limit),
     );
@@ -455,7 +464,9 @@ class PipelineRun {
       }
       const message =
         e instanceof LangError ? e.message : e instanceof Error ? e.message : String(e);
-      throw new RunFailure('step_failed', `step "${step.name}" failed: ${message}`, step.name, e);
+      const subject = `step "${step.name}"`;
+      const text = wrapMessage(`${subject} failed: `, subject, message);
+      throw new RunFailure('step_failed', text, step.name, e);
     } finally {
       limit.dispose();
     }
@@ -648,7 +659,7 @@ class PipelineRun {
   }
 
   async #failure(e: unknown): Promise<RunOutcome> {
-    const redact = (text: string) => this.#options.services.redactor.redact(text);
+    const redact = (text: string) => this.#shown(this.#options.services.redactor.redact(text));
     if (e instanceof PauseSignal && this.#failedStep) {
       const at = this.#steps.findIndex((s) => s.name === this.#failedStep);
       await this.#checkpoint(at, this.#completed.at(-1) ?? '', e.reason ?? '');

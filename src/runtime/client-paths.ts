@@ -37,7 +37,8 @@ function rewriteUnder(text: string, dir: string, as: string): string {
   if (dir.length <= 1 || !text.includes(dir)) return text;
   const escaped = dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   // A whole path only: not the tail of a longer path, and not `/srv/app2` for `/srv/app`.
-  const pattern = new RegExp(`(?<![\\w./-])${escaped}(/|(?![\\w.-]))`, 'g');
+  // A dot ends the path unless a name goes on after it (`/srv/app.mh` is not `/srv/app`).
+  const pattern = new RegExp(`(?<![\\w./-])${escaped}(/|(?![\\w-]|\\.\\w))`, 'g');
   const bare = as === '' ? '.' : as.slice(0, -1);
   return text.replace(pattern, (_match, slash: string) => (slash === '/' ? as : bare));
 }

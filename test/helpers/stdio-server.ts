@@ -13,6 +13,7 @@ export class StdioServer {
   readonly exited: Promise<number | null>;
   stderr = '';
   readonly #waiting = new Map<unknown, (msg: Record<string, unknown>) => void>();
+  readonly #next: ((msg: Record<string, unknown>) => void)[] = [];
   #buffer = '';
   #nextId = 1;
 
@@ -37,6 +38,7 @@ export class StdioServer {
         this.#buffer = this.#buffer.slice(nl + 1);
         this.lines.push(msg);
         this.#waiting.get(msg['id'])?.(msg);
+        for (const next of this.#next.splice(0)) next(msg);
       }
     });
   }
@@ -51,6 +53,20 @@ export class StdioServer {
     const answered = new Promise<Record<string, unknown>>((done, fail) => {
       this.#waiting.set(id, done);
       void this.exited.then(() => fail(new Error(`server exited before answering ${id}`)));
+    });
+    this.send(typeof message === 'string' ? message : JSON.stringify(message));
+    return answered;
+  }
+
+  /**
+   * Sends `message` (an object or raw text) and resolves with the next line the server writes,
+   * whatever its id: for malformed messages, whose answer may carry a null id or none at all.
+   * Only for one exchange at a time.
+   */
+  reply(message: unknown): Promise<Record<string, unknown>> {
+    const answered = new Promise<Record<string, unknown>>((done, fail) => {
+      this.#next.push(done);
+      void this.exited.then(() => fail(new Error('server exited before answering')));
     });
     this.send(typeof message === 'string' ? message : JSON.stringify(message));
     return answered;

@@ -2,7 +2,8 @@
  * `mhl run FILE`: runs one pipeline or workflow from the command line, with checkpoints under
  * `<state-dir>/.mhl/`, `--resume`, `--dry-run`, text or JSON output and a live progress line on
  * a terminal. Exit status: 0 completed or paused, 1 the run failed or was cancelled, 2 the
- * command, the program or its inputs are wrong.
+ * command, the program or its inputs are wrong. A failed or paused run is offered `--resume`
+ * only when a checkpoint holds its progress and every input it was given.
  */
 import { resolve } from 'node:path';
 import type { InputDecl, PipelineDecl } from '../lang/ast.js';
@@ -11,7 +12,7 @@ import { CheckpointStore } from '../runtime/checkpoints.js';
 import { childEnvironment } from '../runtime/child-env.js';
 import { coerceInput, typeText } from '../runtime/inputs.js';
 import { loadProgram, selectPipeline } from '../runtime/program.js';
-import { Redactor } from '../runtime/redact.js';
+import { REDACTED, Redactor } from '../runtime/redact.js';
 import { type RunEvent, type RunOutcome, runPipeline } from '../runtime/runner.js';
 import { toPlain, type Value } from '../runtime/values.js';
 import { DirStore } from '../store/index.js';
@@ -72,13 +73,14 @@ export async function runRun(
     if (options.format === 'json') outputLines.push(text);
     else progress.line(text);
   };
+  const state = new CheckpointStore(new DirStore(resolve(stateDir, '.mhl')), redactor);
   const outcome = await runPipeline(loaded.program, pipeline, {
     inputs,
     resume: options.resume,
     force: options.force,
     ...(options.session !== undefined ? { session: options.session } : {}),
     signal,
-    state: new CheckpointStore(new DirStore(resolve(stateDir, '.mhl')), redactor),
+    state,
     services: {
       cwd: process.cwd(),
       childEnv: childEnvironment(passEnv()),
@@ -90,10 +92,38 @@ export async function runRun(
     onEvent: (event) => progress.event(event, options.format === 'text'),
   });
   progress.done();
+  const resumable = await canResume(outcome, pipeline, state);
   if (options.format === 'json')
-    io.out(JSON.stringify(jsonOutcome(outcome, resolve(file), outputLines)));
-  else printOutcome(outcome, io);
-  return outcome.status === 'completed' || outcome.status === 'paused' ? EXIT_OK : EXIT_FAILED;
+    io.out(JSON.stringify(jsonOutcome(outcome, resolve(file), outputLines, resumable)));
+  else printOutcome(outcome, io, resumable);
+  if (outcome.status === 'completed' || outcome.status === 'paused') return EXIT_OK;
+  // Inputs that do not fit the declaration are the caller's mistake, like a bad --input.
+  return outcome.error?.kind === 'invalid_inputs' ? EXIT_USAGE : EXIT_FAILED;
+}
+
+/**
+ * Whether `--resume --session` would continue where `outcome` stopped: it paused or failed
+ * after a checkpoint, and that checkpoint holds every declared input as given. An input that
+ * held a secret is saved redacted, so resuming would run on `[REDACTED]`: not resumable.
+ */
+async function canResume(
+  outcome: RunOutcome,
+  pipeline: PipelineDecl,
+  state: CheckpointStore,
+): Promise<boolean> {
+  const kind = outcome.error?.kind;
+  const stopped =
+    outcome.status === 'paused' ||
+    outcome.status === 'canceled' ||
+    kind === 'step_failed' ||
+    kind === 'step_timeout';
+  if (!stopped) return false;
+  const record = await state.load(outcome.session, outcome.pipeline).catch(() => undefined);
+  if (record === undefined) return false;
+  return pipeline.inputs.every((input) => {
+    const saved = record.variables[input.name];
+    return saved !== undefined && !JSON.stringify(toPlain(saved)).includes(REDACTED);
+  });
 }
 
 function usage(io: Output, message: string): number {
@@ -166,27 +196,19 @@ function dryRun(pipeline: PipelineDecl, format: 'text' | 'json', io: Output): nu
   return EXIT_OK;
 }
 
-function printOutcome(o: RunOutcome, io: Output): void {
+function printOutcome(o: RunOutcome, io: Output, resumable: boolean): void {
+  const resume = `resume with: mhl run … --resume --session ${o.session}`;
   if (o.status === 'completed') {
     io.out(`result: ${JSON.stringify(toPlain(o.vars))}`);
     io.err(
       `${o.pipeline} ${o.broke ? 'stopped early (break)' : 'completed'}: session ${o.session}`,
     );
   } else if (o.status === 'paused') {
-    io.err(
-      `${o.pipeline} paused${o.pauseReason ? `: ${formatReason(o.pauseReason)}` : ''}; resume with: mhl run … --resume --session ${o.session}`,
-    );
+    const reason = o.pauseReason ? `: ${formatReason(o.pauseReason)}` : '';
+    io.err(`${o.pipeline} paused${reason}${resumable ? `; ${resume}` : ''}`);
   } else {
     io.err(`error: ${o.error?.message ?? 'run failed'}`);
-    if (
-      o.status === 'canceled' ||
-      o.error?.kind === 'step_failed' ||
-      o.error?.kind === 'step_timeout'
-    ) {
-      io.err(
-        `the last completed step is checkpointed; resume with: mhl run … --resume --session ${o.session}`,
-      );
-    }
+    if (resumable) io.err(`the last completed step is checkpointed; ${resume}`);
   }
 }
 
@@ -194,7 +216,12 @@ function formatReason(reason: Value): string {
   return typeof reason === 'string' ? reason : JSON.stringify(toPlain(reason));
 }
 
-function jsonOutcome(o: RunOutcome, file: string, log: string[]): Record<string, unknown> {
+function jsonOutcome(
+  o: RunOutcome,
+  file: string,
+  log: string[],
+  resumable: boolean,
+): Record<string, unknown> {
   if (o.status === 'completed' || o.status === 'paused') {
     return {
       ok: true,
@@ -222,24 +249,22 @@ function jsonOutcome(o: RunOutcome, file: string, log: string[]): Record<string,
     error: e?.message ?? 'run failed',
     kind: e?.kind ?? 'other',
     step: e?.step ?? null,
-    hint: hintFor(o),
+    hint: hintFor(o, resumable),
     missing: e?.missing ?? [],
     unknown: e?.unknown ?? [],
     log,
   };
 }
 
-function hintFor(o: RunOutcome): string {
+function hintFor(o: RunOutcome, resumable: boolean): string {
   switch (o.error?.kind) {
     case 'invalid_inputs':
       return 'pass every required input with --input name=value, and only declared ones';
     case 'definition_mismatch':
       return 'the pipeline changed since the checkpoint: rerun without --resume, or add --force';
-    case 'step_failed':
-    case 'step_timeout':
-    case 'canceled':
-      return `resume from the last completed step with --resume --session ${o.session}`;
     default:
+      if (resumable)
+        return `resume from the last completed step with --resume --session ${o.session}`;
       return '';
   }
 }

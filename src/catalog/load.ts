@@ -156,7 +156,12 @@ function register(
   for (const file of files) {
     const module = moduleOf(file);
     if (!module) continue;
-    const program: LoadedProgram = { root: module, namespace: buildNamespace(module), texts };
+    const program: LoadedProgram = {
+      root: module,
+      namespace: buildNamespace(module),
+      texts,
+      displayRoot: root,
+    };
     for (const decl of module.program.decls) {
       if (decl.kind !== 'Pipeline' || decl.partial) continue;
       const earlier = byName.get(decl.name);

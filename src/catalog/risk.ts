@@ -2,20 +2,14 @@
  * How risky calling a workflow is, for clients that ask before they call (seed 002 "Safety
  * metadata"): standard MCP tool annotations plus `_meta["mhl/risk"]`.
  *
- * Derived conservatively from the text of the workflow's file and every file it imports,
- * without evaluating anything: a name that can reach a process, an agent or the network makes
- * the workflow high-risk and open-world, a file-system operation that is not a plain read makes
- * it a writer, and only a workflow that mentions none of them is read-only. The scan looks at
- * words, not at what the code does, so a comment or a variable named `cmd` errs on the side of
- * risk; it never errs the other way, because every effect a program can have goes through one
- * of these names. Declared annotations are kept only for their `title`.
+ * Derived from what the workflow does (`effects.ts` walks its syntax tree): no effect makes it
+ * read-only, only file writes make it a writer, and a process, an agent or the network make it
+ * high-risk and open-world. Declared annotations are kept only for their `title`.
  */
-import type { Module } from '../lang/index.js';
+import { RISK_EFFECTS, type RiskEffect, workflowEffects } from './effects.js';
 import type { ToolAnnotations, Workflow } from './types.js';
 
-/** What a call can do to the world outside the server, in a fixed order. */
-export const RISK_EFFECTS = ['agent', 'filesystem_write', 'network', 'process'] as const;
-export type RiskEffect = (typeof RISK_EFFECTS)[number];
+export { RISK_EFFECTS, type RiskEffect, workflowEffects };
 
 /** The `_meta["mhl/risk"]` object. */
 export interface Risk {
@@ -32,30 +26,6 @@ export const RISK_META_KEY = 'mhl/risk';
 export interface WorkflowRisk {
   readonly annotations: ToolAnnotations;
   readonly risk: Risk;
-}
-
-const EFFECT_PATTERNS: readonly (readonly [RiskEffect, RegExp])[] = [
-  // Agents run engine CLIs that reach their model providers.
-  ['agent', /\bagent\s+[A-Za-z_]/],
-  // `fs`/`dir` anywhere except as `.read`, `.exists`, `.join` or `.list` (an alias counts
-  // too), and `memory` stores, which live in files.
-  [
-    'filesystem_write',
-    /\b(?:fs|dir)\b(?!\s*\.\s*(?:read|exists|join|list)\b)|\bmemory\s+[A-Za-z_]/,
-  ],
-  // `extension mcp|a2a|…` (and the legacy `mcp_server`) reach a server or spawn one.
-  ['network', /\b(?:http|extension|mcp_server)\b/],
-  ['process', /\b(?:cmd|git|extension|mcp_server)\b/],
-];
-
-/** Which effects the workflow's file, or any file it imports, can have. */
-export function workflowEffects(workflow: Workflow): RiskEffect[] {
-  const found = new Set<RiskEffect>();
-  for (const text of reachableSources(workflow.program.root)) {
-    for (const [effect, pattern] of EFFECT_PATTERNS) if (pattern.test(text)) found.add(effect);
-  }
-  if (found.has('agent')) found.add('network').add('process');
-  return RISK_EFFECTS.filter((e) => found.has(e));
 }
 
 /** The risk and the matching MCP annotations for a set of effects. */
@@ -93,18 +63,6 @@ export function workflowRisk(workflow: Workflow): WorkflowRisk {
   const { annotations, risk } = riskOf(workflowEffects(workflow));
   const title = workflow.annotations?.title;
   return { annotations: title === undefined ? annotations : { title, ...annotations }, risk };
-}
-
-/** The source text of `root` and of every module it imports, directly or not. */
-function reachableSources(root: Module): string[] {
-  const seen = new Set<Module>();
-  const stack = [root];
-  for (let module = stack.pop(); module !== undefined; module = stack.pop()) {
-    if (seen.has(module)) continue;
-    seen.add(module);
-    for (const edge of module.imports) if (edge.target) stack.push(edge.target);
-  }
-  return [...seen].map((m) => m.text);
 }
 
 /**

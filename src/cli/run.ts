@@ -2,12 +2,14 @@
  * `mhl run FILE`: runs one pipeline or workflow from the command line, with checkpoints under
  * `<state-dir>/.mhl/`, `--resume`, `--dry-run`, text or JSON output and a live progress line on
  * a terminal. Exit status: 0 completed or paused, 1 the run failed or was cancelled, 2 the
- * command, the program or its inputs are wrong.
+ * command, the program or its inputs are wrong. A failed or paused run is offered `--resume`
+ * only when a checkpoint holds its progress and every input it was given.
  */
 import { resolve } from 'node:path';
 import type { InputDecl, PipelineDecl } from '../lang/ast.js';
 import { diskHost, formatDiagnostic, sourceExcerpt } from '../lang/index.js';
 import {
+  canResume,
   childEnvironment,
   coerceInput,
   executeWorkflow,
@@ -75,14 +77,15 @@ export async function runRun(
     if (options.format === 'json') outputLines.push(text);
     else progress.line(text);
   };
-  const { outcome } = await executeWorkflow({
+  const store = new DirStore(resolve(stateDir, '.mhl'));
+  const { outcome, redactor } = await executeWorkflow({
     program: loaded.program,
     pipeline,
     inputs,
     cwd: process.cwd(),
     childEnv: childEnvironment(passEnv()),
     env: process.env,
-    state: { store: new DirStore(resolve(stateDir, '.mhl')) },
+    state: { store },
     resume: options.resume,
     force: options.force,
     ...(options.session !== undefined ? { session: options.session } : {}),
@@ -92,10 +95,13 @@ export async function runRun(
     onEvent: (event) => progress.event(event, options.format === 'text'),
   });
   progress.done();
+  const resumable = await canResume(outcome, pipeline, store, redactor);
   if (options.format === 'json')
-    io.out(JSON.stringify(jsonOutcome(outcome, resolve(file), outputLines)));
-  else printOutcome(outcome, io);
-  return outcome.status === 'completed' || outcome.status === 'paused' ? EXIT_OK : EXIT_FAILED;
+    io.out(JSON.stringify(jsonOutcome(outcome, resolve(file), outputLines, resumable)));
+  else printOutcome(outcome, io, resumable);
+  if (outcome.status === 'completed' || outcome.status === 'paused') return EXIT_OK;
+  // Inputs that do not fit the declaration are the caller's mistake, like a bad --input.
+  return outcome.error?.kind === 'invalid_inputs' ? EXIT_USAGE : EXIT_FAILED;
 }
 
 function usage(io: Output, message: string): number {
@@ -168,27 +174,19 @@ function dryRun(pipeline: PipelineDecl, format: 'text' | 'json', io: Output): nu
   return EXIT_OK;
 }
 
-function printOutcome(o: RunOutcome, io: Output): void {
+function printOutcome(o: RunOutcome, io: Output, resumable: boolean): void {
+  const resume = `resume with: mhl run … --resume --session ${o.session}`;
   if (o.status === 'completed') {
     io.out(`result: ${JSON.stringify(toPlain(o.vars))}`);
     io.err(
       `${o.pipeline} ${o.broke ? 'stopped early (break)' : 'completed'}: session ${o.session}`,
     );
   } else if (o.status === 'paused') {
-    io.err(
-      `${o.pipeline} paused${o.pauseReason ? `: ${formatReason(o.pauseReason)}` : ''}; resume with: mhl run … --resume --session ${o.session}`,
-    );
+    const reason = o.pauseReason ? `: ${formatReason(o.pauseReason)}` : '';
+    io.err(`${o.pipeline} paused${reason}${resumable ? `; ${resume}` : ''}`);
   } else {
     io.err(`error: ${o.error?.message ?? 'run failed'}`);
-    if (
-      o.status === 'canceled' ||
-      o.error?.kind === 'step_failed' ||
-      o.error?.kind === 'step_timeout'
-    ) {
-      io.err(
-        `the last completed step is checkpointed; resume with: mhl run … --resume --session ${o.session}`,
-      );
-    }
+    if (resumable) io.err(`the last completed step is checkpointed; ${resume}`);
   }
 }
 
@@ -196,7 +194,12 @@ function formatReason(reason: Value): string {
   return typeof reason === 'string' ? reason : JSON.stringify(toPlain(reason));
 }
 
-function jsonOutcome(o: RunOutcome, file: string, log: string[]): Record<string, unknown> {
+function jsonOutcome(
+  o: RunOutcome,
+  file: string,
+  log: string[],
+  resumable: boolean,
+): Record<string, unknown> {
   if (o.status === 'completed' || o.status === 'paused') {
     return {
       ok: true,
@@ -224,24 +227,22 @@ function jsonOutcome(o: RunOutcome, file: string, log: string[]): Record<string,
     error: e?.message ?? 'run failed',
     kind: e?.kind ?? 'other',
     step: e?.step ?? null,
-    hint: hintFor(o),
+    hint: hintFor(o, resumable),
     missing: e?.missing ?? [],
     unknown: e?.unknown ?? [],
     log,
   };
 }
 
-function hintFor(o: RunOutcome): string {
+function hintFor(o: RunOutcome, resumable: boolean): string {
   switch (o.error?.kind) {
     case 'invalid_inputs':
       return 'pass every required input with --input name=value, and only declared ones';
     case 'definition_mismatch':
       return 'the pipeline changed since the checkpoint: rerun without --resume, or add --force';
-    case 'step_failed':
-    case 'step_timeout':
-    case 'canceled':
-      return `resume from the last completed step with --resume --session ${o.session}`;
     default:
+      if (resumable)
+        return `resume from the last completed step with --resume --session ${o.session}`;
       return '';
   }
 }

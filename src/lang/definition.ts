@@ -15,6 +15,11 @@ export interface LoadedProgram {
   readonly namespace: Namespace;
   /** Source and asset texts by absolute path. */
   readonly texts: ReadonlyMap<string, string>;
+  /**
+   * The served folder, when the program is served to clients: the files and folders its run
+   * errors and log lines name are shown relative to it (see `clientPaths`).
+   */
+  readonly displayRoot?: string;
 }
 
 /** The run-independent facts of one pipeline of a loaded program. */

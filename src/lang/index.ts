@@ -40,6 +40,7 @@ export {
   buildNamespace,
   type Module,
   ModuleGraph,
+  moduleScope,
   type Namespace,
 } from './modules.js';
 export { type ParseResult, parse } from './parser.js';

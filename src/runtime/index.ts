@@ -22,6 +22,7 @@ export {
 } from './interpreter/values.js';
 export { coerceInput, typeText } from './pipeline/inputs.js';
 export { type LoadResult, loadProgram, selectPipeline } from './pipeline/program.js';
+export { canResume } from './pipeline/resumable.js';
 export type { FailureKind, RunEvent, RunOutcome, RunStatus } from './pipeline/runner.js';
 export { childEnvironment, DEFAULT_CHILD_ENV } from './services/child-env.js';
 export { REDACTED, Redactor } from './services/redact.js';

@@ -1,8 +1,8 @@
 /**
  * One `POST /mcp` (or `POST /mcp/<method>`) exchange: content type, body cap, JSON parse, the
  * 2026-07-28 header checks (`MCP-Protocol-Version`, `Mcp-Method`), legacy session resolution
- * (`initialize` creates a session and answers its `Mcp-Session-Id`; later legacy requests must
- * name a live one), dispatch, and the HTTP status of the answer. Modern requests get a fresh
+ * (`initialize` creates a session and answers its `Mcp-Session-Id`; a request naming a session
+ * must name a live one, and one naming none is answered as stdio answers it), dispatch, and the HTTP status of the answer. Modern requests get a fresh
  * session each. A client that disconnects cancels its request. The answer is one JSON body,
  * unless the client accepts `text/event-stream` and the server has notifications for the
  * request before its answer: then it is an event stream (`sse.ts`).
@@ -163,11 +163,9 @@ function resolveSession(
     return { session: ctx.dispatcher.newSession({ now: ctx.now() }), created: 'initialize' };
   }
   const id = header(req, 'mcp-session-id');
-  if (id === undefined) {
-    const isRequest = Array.isArray(message) || (isRecord(message) && 'id' in message);
-    if (!isRequest) return { session: fresh(), created: 'ephemeral' };
-    throw refuse(400, RPC_ERROR_CODES.INVALID_REQUEST, 'missing Mcp-Session-Id header');
-  }
+  // Neither a session nor modern `_meta`: the dispatcher answers on a throwaway session, so the
+  // client gets the -32602 (and its hint) stdio gives for the same request, with status 400.
+  if (id === undefined) return { session: fresh(), created: 'ephemeral' };
   const session = ctx.sessions.get(id);
   if (session === undefined) {
     throw refuse(404, RPC_ERROR_CODES.INVALID_REQUEST, 'unknown or ended session');

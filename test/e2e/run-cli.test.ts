@@ -199,15 +199,41 @@ describe('mhl run', () => {
     for (const [path, text] of files) assert.ok(!text.includes(secret), `${path} holds the secret`);
   });
 
-  it('reports invalid inputs with the missing and undeclared names (exit 1)', async () => {
+  it('reports invalid inputs with the missing and undeclared names (exit 2)', async () => {
     const { code, out } = await runJson(
       [fixture('timeout-group.mh'), '--input', 'colour=red'],
       tempDir(),
     );
     assert.deepEqual(
       [code, out.kind, out.missing, out.unknown],
-      [1, 'invalid_inputs', ['pidfile'], ['colour']],
+      [2, 'invalid_inputs', ['pidfile'], ['colour']],
     );
+    const text = await runCli(['run', fixture('timeout-group.mh')], { cwd: tempDir() });
+    assert.equal(text.code, 2);
+    assert.doesNotMatch(text.stderr, /--resume/);
+  });
+
+  it('offers --resume only with a checkpoint that holds every input as given', async () => {
+    const secret = 'sk-test-0cc175b9c0f1b6a831c399e269772661';
+    const cases: readonly (readonly [string, string[], boolean])[] = [
+      ['FailsFirst', [], false],
+      ['FailsSecond', ['--input', 'who=bo'], true],
+      ['NoCheckpoints', [], false],
+      ['SecretInput', ['--input', `key=${secret}`], false],
+      ['SecretInput', ['--input', 'key=plain-value'], true],
+    ];
+    const env = { MHL_TEST_API_TOKEN: secret };
+    for (const [pipeline, inputs, offered] of cases) {
+      const args = [fixture('resume-hint.mh'), '--pipeline', pipeline, ...inputs];
+      const what = `${pipeline} ${inputs.join(' ')}`;
+      const text = await runCli(['run', ...args], { cwd: tempDir(), env });
+      assert.equal(text.code, 1, `${what}: ${text.stderr}`);
+      assert.equal(/--resume --session/.test(text.stderr), offered, `${what}: ${text.stderr}`);
+      const { code, out } = await runJson(args, tempDir(), env);
+      assert.deepEqual([code, out.kind], [1, 'step_failed']);
+      const hint = (out as { hint?: string }).hint ?? '';
+      assert.equal(/--resume --session/.test(hint), offered, `${what}: ${hint}`);
+    }
   });
 
   it('coerces --input text by declared type and refuses text that does not fit', async () => {

@@ -73,7 +73,8 @@ describe('mhl serve mcp --http', () => {
     });
     assert.deepEqual([notified.status, notified.text], [202, '']);
     const missing = await send(port, { body: rpc(2, 'tools/list') });
-    assert.deepEqual([missing.status, codeOf(missing)], [400, -32600]);
+    // No session and no `_meta`: the -32602 stdio answers too (test/e2e/error-parity.test.ts).
+    assert.deepEqual([missing.status, codeOf(missing)], [400, -32602]);
     const unknown = await send(port, {
       headers: { 'mcp-session-id': 'no-such-session' },
       body: rpc(3, 'tools/list'),

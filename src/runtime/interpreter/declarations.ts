@@ -35,6 +35,7 @@ import {
   typeOf,
   type Value,
 } from './values.js';
+import { wrapMessage } from './wrap-message.js';
 
 /** Everything a run needs from its host (the CLI or the server). */
 export interface RunServices {
@@ -425,7 +426,8 @@ export class RunScope implements Callables {
       if (signal.aborted) throw e;
       const message =
         e instanceof Error ? (e instanceof LangError ? e.summary : e.message) : String(e);
-      throw new LangError('AGENT', `agent "${decl.name}" failed: ${message}`, call.span);
+      const subject = `agent "${decl.name}"`;
+      throw new LangError('AGENT', wrapMessage(`${subject} failed: `, subject, message), call.span);
     }
     if (hooks.after)
       result = await this.#after(decl.name, hooks.after, result, env, signal, call.span);

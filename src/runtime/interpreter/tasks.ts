@@ -4,6 +4,7 @@
  */
 import { LangError } from '../../lang/diagnostics.js';
 import type { TaskHandle, Value } from './values.js';
+import { wrapMessage } from './wrap-message.js';
 
 /** A counting semaphore: at most `limit` spawned calls run at once in one run. */
 export class SpawnLimiter {
@@ -62,7 +63,7 @@ export async function waitFor(handles: readonly TaskHandle[], options: WaitOptio
         finished++;
         if (h.status === 'ok') ok++;
         else if (options.mode === 'all' && !options.collect)
-          return fail(new LangError('WAIT', `spawned ${h.agent} failed: ${h.error}`));
+          return fail(new LangError('WAIT', spawnFailure(h.agent, h.error)));
         if (ok >= needed) return done();
         if (finished === handles.length) {
           if (options.collect) return done();
@@ -97,4 +98,10 @@ export async function waitFor(handles: readonly TaskHandle[], options: WaitOptio
     // Whatever still runs is no longer wanted.
     for (const h of handles) if (h.status === 'running') h.controller.abort();
   }
+}
+
+/** A spawned call's failure, naming the agent once (its error usually names it already). */
+function spawnFailure(agent: string, error: string | null | undefined): string {
+  const message = error ?? 'unknown error';
+  return wrapMessage(`spawned ${agent} failed: `, `agent "${agent}"`, message);
 }

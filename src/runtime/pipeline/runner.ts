@@ -31,7 +31,9 @@ import {
   toPlain,
   type Value,
 } from '../interpreter/values.js';
+import { wrapMessage } from '../interpreter/wrap-message.js';
 import { formatDuration } from '../natives/args.js';
+import { clientPathsFor } from '../services/client-paths.js';
 import { deadline } from '../services/deadline.js';
 import { checkInputs, InvalidInputsError } from './inputs.js';
 
@@ -131,6 +133,8 @@ class PipelineRun {
   readonly #memReady = new Set<string>();
   readonly #scope: RunScope;
   readonly #startedAt = new Date().toISOString();
+  /** Makes server paths in what a client sees relative to the served folder. */
+  readonly #shown: (text: string) => string;
 
   constructor(program: LoadedProgram, decl: PipelineDecl, options: RunOptions) {
     this.#program = program;
@@ -144,9 +148,14 @@ class PipelineRun {
       isObject(spawn) && typeof spawn['max_concurrency'] === 'number'
         ? spawn['max_concurrency']
         : 4;
+    const shown = program.displayRoot;
+    this.#shown = clientPathsFor(
+      shown === undefined ? undefined : { root: shown, cwd: options.services.cwd },
+    );
+    const output = (line: string) => options.services.output(this.#shown(line));
     this.#scope = new RunScope(
       program,
-      options.services,
+      { ...options.services, output },
       () => this.#context(),
       new SpawnLimiter(limit),
     );
@@ -437,7 +446,9 @@ class PipelineRun {
       }
       const message =
         e instanceof LangError ? e.message : e instanceof Error ? e.message : String(e);
-      throw new RunFailure('step_failed', `step "${step.name}" failed: ${message}`, step.name, e);
+      const subject = `step "${step.name}"`;
+      const text = wrapMessage(`${subject} failed: `, subject, message);
+      throw new RunFailure('step_failed', text, step.name, e);
     } finally {
       limit.dispose();
     }
@@ -630,7 +641,7 @@ class PipelineRun {
   }
 
   async #failure(e: unknown): Promise<RunOutcome> {
-    const redact = (text: string) => this.#options.services.redactor.redact(text);
+    const redact = (text: string) => this.#shown(this.#options.services.redactor.redact(text));
     if (e instanceof PauseSignal && this.#failedStep) {
       const at = this.#steps.findIndex((s) => s.name === this.#failedStep);
       await this.#checkpoint(at, this.#completed.at(-1) ?? '', e.reason ?? '');

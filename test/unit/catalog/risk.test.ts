@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { NATIVE_EFFECTS } from '../../../src/catalog/effects.js';
 import { buildCatalog, type Workflow } from '../../../src/catalog/index.js';
 import { riskOf, workflowEffects, workflowRisk } from '../../../src/catalog/risk.js';
 import { memoryHost } from '../../../src/lang/index.js';
+import { NATIVES } from '../../../src/runtime/natives/index.js';
 
 /** The one workflow declared by `source`, with `extra` files beside it. */
 function workflowOf(source: string, extra: Record<string, string> = {}): Workflow {
@@ -96,5 +98,95 @@ describe('workflow risk', () => {
   it('keeps only the title of declared annotations', () => {
     const w = { ...workflowOf(step('log(x)')), annotations: { title: 'T', readOnlyHint: false } };
     assert.deepEqual(workflowRisk(w).annotations, { title: 'T', ...riskOf([]).annotations });
+  });
+
+  it('reads effects from the calls a step makes, not from its text', () => {
+    const cases: readonly (readonly [string, string, readonly string[]])[] = [
+      ['a read', 'log(fs.read("a.txt"))', []],
+      [
+        'a listing and a join',
+        'log(fs.list(".").size() + dir.list(".").size())\n    log(fs.join("a", "b"))',
+        [],
+      ],
+      ['a write', 'fs.write("a.txt", x)', ['filesystem_write']],
+      ['an append', 'fs.append("a.txt", x)', ['filesystem_write']],
+      ['a folder created', 'dir.create("out")', ['filesystem_write']],
+      ['a command', 'cmd.exec(["ls"])', ['process']],
+      [
+        'grep --exclude-dir in a command',
+        'cmd.exec(["grep", "-r", "--exclude-dir", ".git", "TODO", "."])',
+        ['process'],
+      ],
+      [
+        'a shell line naming fs.write',
+        'cmd.exec(["sh", "-c", "echo fs.write dir.create > /dev/null"])',
+        ['process'],
+      ],
+      [
+        'a string that looks like code',
+        'log("fs.write(x) and cmd.exec and agent Foo and http.get")',
+        [],
+      ],
+      ['git log and status', 'log(git.log())\n    log(git.status().stdout)', []],
+      ['a git commit', 'git.add(["."])\n    git.commit("msg")', ['filesystem_write']],
+      ['an http request', 'log(http.get("https://example.invalid").status)', ['network']],
+      [
+        'a download',
+        'http.download("https://example.invalid", "out.bin")',
+        ['filesystem_write', 'network'],
+      ],
+      [
+        'json, log, time and uuid',
+        'log(json.stringify({a: uuid.v4(), t: time.now()}))\n    log.info("x")',
+        [],
+      ],
+      ['an inline agent', 'var a = agent { command: "x" }', ['agent', 'network', 'process']],
+    ];
+    for (const [what, body, effects] of cases) {
+      assert.deepEqual(workflowEffects(workflowOf(step(body))), effects, what);
+    }
+  });
+
+  it('counts what the declarations a workflow reaches do, and only those', () => {
+    const decls = [
+      'memory Cache { type: "kv" }',
+      'memory Notes { type: "json" path: "notes.json" }',
+      'extension mcp Docs { transport: "stdio", command: "docs-server" }',
+      'tool Files {\n  save(t: string) -> fs.write("t.txt", t)\n  peek() -> fs.read("t.txt")\n}',
+      'agent Helper {\n  command: "x"\n}',
+    ].join('\n');
+    const cases: readonly (readonly [string, readonly string[]])[] = [
+      ['Cache.set("k", x)', []],
+      ['Notes.set("k", x)', ['filesystem_write']],
+      ['log(Docs)', ['network', 'process']],
+      ['log(Files.peek())', ['filesystem_write']],
+      ['log(x)', []],
+    ];
+    for (const [body, effects] of cases) {
+      assert.deepEqual(workflowEffects(workflowOf(`${decls}\n${step(body)}`)), effects, body);
+    }
+  });
+
+  it('ignores what another pipeline of the same file does', () => {
+    const source = `${step('log(fs.read("a"))')}\npipeline Writer {\n  step W {\n    fs.write("a", "b")\n  }\n}\n`;
+    const host = memoryHost(new Map([['/pack/main.mh', source]]));
+    const result = buildCatalog({ root: '/pack', files: ['/pack/main.mh'], host, source: 'pack' });
+    assert.ok(result.ok);
+    const effects = (name: string) => {
+      const w = result.catalog.workflows.get(name);
+      assert.ok(w);
+      return workflowEffects(w);
+    };
+    assert.deepEqual([effects('P'), effects('Writer')], [[], ['filesystem_write']]);
+  });
+
+  it('classifies every native namespace the runtime has, and no other', () => {
+    assert.deepEqual(Object.keys(NATIVE_EFFECTS).sort(), Object.keys(NATIVES).sort());
+    for (const [name, effects] of Object.entries(NATIVE_EFFECTS)) {
+      const ops = Object.keys(NATIVES[name] ?? {});
+      for (const op of [...effects.safe, ...Object.keys(effects.ops ?? {})]) {
+        assert.ok(ops.includes(op), `${name}.${op} is not an operation of the runtime`);
+      }
+    }
   });
 });

@@ -400,26 +400,40 @@ describe('job tools and admission over HTTP', { timeout: 120_000 }, () => {
     assert.equal(await server.stop(), 0);
   });
 
-  it('refuses malformed, oversized and non-workflow job arguments as protocol errors', async () => {
+  it('answers malformed, oversized and non-workflow job arguments as INVALID_ARGUMENT results', async () => {
     const server = start();
     const port = await server.ready;
-    const cases: [string, unknown, RegExp][] = [
-      ['job.start', { tool: 'Nope' }, /unknown tool "Nope"/],
-      ['job.start', { tool: 'job.status', arguments: { job_id: 'x' } }, /not a workflow tool/],
-      ['job.start', {}, /needs "tool"/],
-      ['job.start', { tool: 'Quick', arguments: 'word' }, /arguments must be an object/],
-      ['job.start', { tool: 'Quick', arguments: { word: 5, context: { cwd } } }, /word/],
-      ['job.start', { tool: 'Quick', extra: 1 }, /takes only tool, arguments/],
-      ['job.status', { job_id: 7 }, /needs "job_id"/],
-      ['job.result', { job_id: 'j'.repeat(100_000) }, /needs "job_id"/],
-      ['job.cancel', { job_id: 'x', ['k'.repeat(10_000)]: 1 }, /takes only job_id/],
+    const longKey = 'k'.repeat(10_000);
+    const cases: [string, unknown, string][] = [
+      ['job.start', { tool: 'Nope' }, 'tool'],
+      ['job.start', { tool: 'job.status', arguments: { job_id: 'x' } }, 'tool'],
+      ['job.start', {}, 'tool'],
+      ['job.start', { tool: 7 }, 'tool'],
+      ['job.start', { tool: 'Quick', arguments: 'word' }, 'arguments'],
+      ['job.start', { tool: 'Quick', arguments: { word: 5, context: { cwd } } }, 'arguments.word'],
+      [
+        'job.start',
+        { tool: 'Quick', arguments: { context: { cwd: 'rel' } } },
+        'arguments.context.cwd',
+      ],
+      ['job.start', { tool: 'Quick', extra: 1 }, 'extra'],
+      ['job.status', { job_id: 7 }, 'job_id'],
+      ['job.status', {}, 'job_id'],
+      ['job.result', { job_id: 'j'.repeat(100_000) }, 'job_id'],
+      ['job.cancel', { job_id: 'x', [longKey]: 1 }, `${longKey.slice(0, 40)}…`],
     ];
-    for (const [tool, args, message] of cases) {
-      const reply = await rpc(port, 'tools/call', { name: tool, arguments: args });
-      assert.equal(reply.error?.code, -32602, `${tool} ${JSON.stringify(args).slice(0, 80)}`);
-      assert.match(reply.error?.message ?? '', message);
-      assert.ok((reply.error?.message.length ?? 0) < 300, 'the message stays short');
+    for (const [tool, args, field] of cases) {
+      const what = `${tool} ${JSON.stringify(args).slice(0, 80)}`;
+      const reply = await call(port, tool, args);
+      assert.equal(reply.isError, true, what);
+      assert.equal(diagnostic(reply)['code'], 'INVALID_ARGUMENT', what);
+      assert.equal(diagnostic(reply)['field'], field, what);
+      assert.equal(diagnostic(reply)['retryable'], false, what);
+      assert.ok(JSON.stringify(reply).length < 1000, `the answer stays short: ${what}`);
     }
+    // An unknown tool name in tools/call itself stays a protocol error.
+    const unknown = await rpc(port, 'tools/call', { name: 'job.nope', arguments: {} });
+    assert.equal(unknown.error?.code, -32602);
     assert.equal(await server.stop(), 0);
   });
 

@@ -175,6 +175,11 @@ describe('async runs over HTTP', () => {
         listed.runs.map((r) => r.runId),
         [runId],
       );
+      // A run that cannot continue is the tool's own failure, not a protocol error.
+      const again = await client.callTool({ name: 'mhl_run_resume', arguments: { runId } });
+      assert.equal(again.isError, true);
+      const diagnostic = again._meta?.['mhl/diagnostic'] as { code: string } | undefined;
+      assert.equal(diagnostic?.code, 'RUN_NOT_RESUMABLE');
     } finally {
       await client.close();
     }
@@ -396,16 +401,36 @@ describe('async runs over HTTP', () => {
     });
     assert.equal(fits.json()['error'], undefined, fits.text.slice(0, 200));
 
-    for (const [params, pattern] of [
-      [{ name: 'Nope', arguments: CWD }, /unknown workflow/],
-      [{ name: 'Count', arguments: { nope: 1, ...CWD } }, /undeclared input/],
-      [{ name: 7 }, /name/],
-      [{ name: 'Count', arguments: [] }, /arguments must be an object/],
+    // The run/* methods answer -32602 naming the field in error.data.
+    for (const [params, field] of [
+      [{ name: 'Nope', arguments: CWD }, 'name'],
+      [{ name: 'Count', arguments: { nope: 1, ...CWD } }, 'arguments.nope'],
+      [{ name: 'Count', arguments: { context: { cwd: 'rel' } } }, 'arguments.context.cwd'],
+      [{ name: 7 }, 'name'],
+      [{ name: 'Count', arguments: [] }, 'arguments'],
     ] as const) {
       const reply = await modern(port, 'run/start', params);
-      assert.equal((reply.json()['error'] as { code: number }).code, -32602, reply.text);
-      assert.match(reply.text, pattern);
+      const error = reply.json()['error'] as { code: number; data?: Record<string, unknown> };
+      assert.equal(error.code, -32602, reply.text);
+      assert.deepEqual([error.data?.['code'], error.data?.['field']], ['INVALID_ARGUMENT', field]);
     }
+    // The mhl_run_* tools answer the same refusals as results a model can act on.
+    const tool = async (name: string, args: Record<string, unknown>) => {
+      const result = await call(port, 'tools/call', { name, arguments: args });
+      assert.equal(result['isError'], true, JSON.stringify(result));
+      return (result['_meta'] as Record<string, Record<string, unknown>>)['mhl/diagnostic'];
+    };
+    for (const [name, args, field] of [
+      ['mhl_run_start', { workflow: 'Nope' }, 'workflow'],
+      ['mhl_run_start', { workflow: 'Count', arguments: { nope: 1 } }, 'arguments.nope'],
+      ['mhl_run_start', { workflow: 'Count', arguments: { label: filler, ...CWD } }, 'arguments'],
+      ['mhl_run_status', {}, 'runId'],
+      ['mhl_run_logs', { runId: 'x', since: -1 }, 'since'],
+    ] as const) {
+      const diagnostic = await tool(name, args);
+      assert.deepEqual([diagnostic?.['code'], diagnostic?.['field']], ['INVALID_ARGUMENT', field]);
+    }
+    assert.equal((await tool('mhl_run_status', { runId: 'x' }))?.['code'], 'RUN_NOT_FOUND');
     for (const params of [
       {},
       { runId: 5 },

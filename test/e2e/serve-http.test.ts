@@ -266,7 +266,11 @@ describe('mhl serve mcp --http', () => {
     const cwd = tempDir();
     assert.equal((await call(1, 'Greet', { name: 'a', context: { cwd } })).status, 200);
     assert.equal((await call(2, 'Fails', { context: { cwd } })).status, 200);
-    assert.equal((await call(3, 'Greet', { context: { cwd } })).status, 400);
+    // Refused arguments are a result (INVALID_ARGUMENT), counted as an invalid call.
+    const refused = await call(3, 'Greet', { context: { cwd } });
+    const diagnostic = (refused.json()['result'] as { _meta: Record<string, { code: string }> })
+      ._meta['mhl/diagnostic'];
+    assert.deepEqual([refused.status, diagnostic?.code], [200, 'INVALID_ARGUMENT']);
     const init = await send(port, { body: rpc(4, 'initialize', INIT_PARAMS) });
     assert.equal(init.status, 200);
     const metrics = await send(port, { method: 'GET', path: '/metrics' });

@@ -156,7 +156,7 @@ describe('mhl serve mcp (stdio)', () => {
     assert.equal(await server.end(), 0);
   });
 
-  it('answers every protocol error with its code', async () => {
+  it('answers every protocol error with its code, and bad arguments as results', async () => {
     const server = new RawServer();
     const code = (m: Record<string, unknown>) => (m['error'] as { code: number }).code;
     const waitParse = new Promise<Record<string, unknown>>((done) => {
@@ -191,15 +191,27 @@ describe('mhl serve mcp (stdio)', () => {
       code(await server.request(4, 'tools/call', { name: 'Nope', _meta: MODERN_META })),
       -32602,
     );
+    // Bad arguments are tool results a model can correct, naming the field (MCP 2025-11-25).
+    const diagnostic = (m: Record<string, unknown>) => {
+      const result = m['result'] as { isError?: boolean; _meta?: Record<string, unknown> };
+      assert.equal(result.isError, true, JSON.stringify(m));
+      return result._meta?.['mhl/diagnostic'] as Record<string, unknown>;
+    };
     const invalid = await server.request(5, 'tools/call', {
       name: 'Greet',
       arguments: { colour: 'red' },
       _meta: MODERN_META,
     });
-    assert.equal(code(invalid), -32602);
-    assert.match(
-      (invalid['error'] as { message: string }).message,
-      /missing required input "name".*undeclared input "colour"/,
+    const { code: refusal, field, retryable, missing, undeclared } = diagnostic(invalid);
+    assert.deepEqual(
+      { refusal, field, retryable, missing, undeclared },
+      {
+        refusal: 'INVALID_ARGUMENT',
+        field: 'name',
+        retryable: false,
+        missing: ['name'],
+        undeclared: ['colour'],
+      },
     );
     const notFound = await server.request(6, 'resources/read', {
       uri: 'mhl://workflow/Nope',
@@ -211,7 +223,7 @@ describe('mhl serve mcp (stdio)', () => {
       arguments: { name: 'x', context: { cwd: 'relative/dir' } },
       _meta: MODERN_META,
     });
-    assert.equal(code(relative), -32602);
+    assert.equal(diagnostic(relative)['field'], 'context.cwd');
     assert.equal(await server.end(), 0);
   });
 

@@ -86,12 +86,23 @@ describe('validateArguments', () => {
     assert.deepEqual(error.invalid, [
       { field: 'count', problem: 'must be number' },
       { field: 'names[1]', problem: 'must be string' },
-      { field: 'point', problem: 'is missing field "y"' },
+      { field: 'point.y', problem: 'is missing' },
       { field: 'item.id', problem: 'must be number' },
       { field: 'item.tags[0]', problem: 'must be string' },
       { field: 'color', problem: 'must be one of "Red", "Green", "Blue"' },
     ]);
     assert.match(error.message, /^invalid inputs for "Types": input "count" must be number; /);
+  });
+
+  it('repeats only a few undeclared names, cut short: they come from the caller', () => {
+    const hostile = Object.fromEntries(
+      Array.from({ length: 50 }, (_, i) => [`${String(i).padStart(2, '0')}${'k'.repeat(5000)}`, 1]),
+    );
+    const error = refused(validateArguments(get('Build'), { target: 'x', ...hostile }));
+    assert.equal(error.undeclared.length, 10);
+    assert.ok(error.undeclared.every((name) => name.length <= 41));
+    assert.ok(error.message.length < 400, error.message);
+    assert.match(error.message, /undeclared inputs "00k+…", "01k+…", "02k+…" and 47 more/);
   });
 
   it('refuses arguments that are not an object', () => {

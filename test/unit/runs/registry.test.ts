@@ -7,10 +7,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { loadCatalog } from '../../../src/catalog/index.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { Admission } from '../../../src/runs/admission.js';
+import { ArgumentError } from '../../../src/runs/argument-error.js';
+import { checkWorkflowCall } from '../../../src/runs/call-context.js';
 import { type Caller, RunRegistry } from '../../../src/runs/registry.js';
 import { RunError, type RunView } from '../../../src/runs/types.js';
 import { MemoryStore } from '../../../src/store/index.js';
-import { checkCall } from '../../../src/surfaces/pipelines.js';
 
 const FOLDER = resolve(import.meta.dirname, '../../fixtures/runs');
 
@@ -58,7 +59,7 @@ function registry(
     logger: createLogger('silent'),
     services: { childEnv: {}, env: options.env ?? {}, cacheRoot: options.cacheRoot ?? tmpdir() },
     check: (workflow, args) => {
-      const { inputs, call } = checkCall(workflow, args, pipelines);
+      const { inputs, call } = checkWorkflowCall(workflow, args, pipelines);
       return { inputs, cwd: call.cwd, timeoutMs: call.timeoutMs };
     },
     ...(options.now ? { now: options.now } : {}),
@@ -162,6 +163,26 @@ describe('RunRegistry', () => {
     await assert.rejects(second.status(runId, ann), RunError, 'claimed by bob now');
     await second.resume(runId, { approved: true }, bob);
     assert.equal((await settled(second, runId, bob)).state, 'completed');
+  });
+
+  it('refuses bad arguments with an ArgumentError naming the field from the params side', async () => {
+    const { runs } = registry();
+    const refusal = async (start: Promise<unknown>): Promise<ArgumentError> => {
+      const error = await start.then(
+        () => assert.fail('the start was accepted'),
+        (e: unknown) => e,
+      );
+      assert.ok(error instanceof ArgumentError, String(error));
+      return error;
+    };
+    assert.equal((await refusal(runs.start('Nope', {}, ann))).field, 'name');
+    const typed = await refusal(runs.start('Count', { label: 5 }, ann));
+    assert.deepEqual([typed.code, typed.field], ['INVALID_ARGUMENT', 'arguments.label']);
+    const context = await refusal(runs.start('Count', { context: { cwd: 'rel' } }, ann));
+    assert.equal(context.field, 'arguments.context.cwd');
+    const big = { label: 'x'.repeat(300 * 1024) };
+    assert.equal((await refusal(runs.start('Count', big, ann))).field, 'arguments');
+    assert.deepEqual(runs.list(ann), []);
   });
 
   it('refuses new work once draining', async () => {

@@ -32,8 +32,9 @@ export const NATIVE_EFFECTS: Readonly<Record<string, NamespaceEffects>> = {
   cmd: { safe: [], otherwise: ['process'] },
   dir: { safe: ['exists', 'list'], otherwise: ['filesystem_write'] },
   fs: { safe: ['read', 'exists', 'join', 'list'], otherwise: ['filesystem_write'] },
-  // Fixed git commands: the read-only ones change nothing; `add` and `commit` write the repo.
-  git: { safe: ['status', 'diff', 'rev_parse', 'log'], otherwise: ['filesystem_write'] },
+  // Fixed git commands: the read-only ones change nothing; `add` and `commit` write the repo
+  // and may run its hooks (any program).
+  git: { safe: ['status', 'diff', 'rev_parse', 'log'], otherwise: ['filesystem_write', 'process'] },
   http: { safe: [], ops: { download: ['network', 'filesystem_write'] }, otherwise: ['network'] },
   json: { safe: [], otherwise: [] },
   log: { safe: [], otherwise: [] },

@@ -291,11 +291,16 @@ describe('examples', () => {
     git('add', 'a.txt');
     git('commit', '-q', '-m', 'first commit');
     writeFileSync(join(dir, 'b.txt'), 'two\n');
+    // Run from another folder: every part of the report must be about `repo`, not the cwd.
     const { code, out } = await runJson(
       [join(REPO_ROOT, 'examples/repo-report.mh'), '--input', `repo=${dir}`],
       tempDir(),
     );
     assert.equal(code, 0);
+    assert.deepEqual(
+      (out.vars['largest'] as string[]).map((line) => line.split('\t')[1]),
+      ['a.txt'],
+    );
     assert.equal(
       out.vars['summary'],
       '1 recent commits, 1 uncommitted changes; first change: ?? b.txt',

@@ -128,7 +128,7 @@ describe('workflow risk', () => {
         [],
       ],
       ['git log and status', 'log(git.log())\n    log(git.status().stdout)', []],
-      ['a git commit', 'git.add(["."])\n    git.commit("msg")', ['filesystem_write']],
+      ['a git commit', 'git.add(["."])\n    git.commit("msg")', ['filesystem_write', 'process']],
       ['an http request', 'log(http.get("https://example.invalid").status)', ['network']],
       [
         'a download',

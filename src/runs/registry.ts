@@ -58,7 +58,7 @@ export interface RunRegistryOptions {
   readonly admission: Admission;
   readonly logger: Logger;
   readonly services: LegServices;
-  /** Validates a call's arguments; throws (an `RpcError`) for bad ones. */
+  /** Validates a call's arguments; what it throws for bad ones reaches the caller unchanged. */
   readonly check: (workflow: Workflow, args: Readonly<Record<string, unknown>>) => CheckedCall;
   readonly terminalTtlMs?: number;
   /** Most runs held in memory and most waiting for a slot (defaults 10,000 and 1,000). */
@@ -125,7 +125,7 @@ export class RunRegistry {
   ): Promise<RunView> {
     if (this.#draining) throw draining();
     const workflow = this.#options.catalog.workflows.get(name);
-    if (!workflow) throw new RunError('INVALID', `unknown workflow ${JSON.stringify(name)}`);
+    if (!workflow) throw new RunError('WORKFLOW_NOT_FOUND', `unknown workflow ${JSON.stringify(name)}`);
     checkArgumentsSize(args);
     const checked = this.#options.check(workflow, args);
     const runId = randomBytes(16).toString('hex');
@@ -172,18 +172,18 @@ export class RunRegistry {
     if (run.leg && run.view.state === 'canceled') await run.leg.done;
     const { state } = run.view;
     if (state === 'working' || state === 'queued') {
-      throw new RunError('INVALID', `run ${runId} is still ${state}; wait for it or cancel it`);
+      throw new RunError('RUN_ACTIVE', `run ${runId} is still ${state}; wait for it or cancel it`);
     }
-    if (state === 'completed') throw new RunError('INVALID', `run ${runId} already completed`);
+    if (state === 'completed') throw new RunError('RUN_NOT_RESUMABLE', `run ${runId} already completed`);
     if (!run.view.resumable) {
       const why = run.workflow.definition.checkpoints
         ? 'it failed in a way a resume cannot fix (invalid inputs or a changed definition); start a new run'
         : 'its workflow keeps no checkpoints (checkpoint: {enabled: false})';
-      throw new RunError('INVALID', `run ${runId} cannot be resumed: ${why}`);
+      throw new RunError('RUN_NOT_RESUMABLE', `run ${runId} cannot be resumed: ${why}`);
     }
     if (run.digest !== run.workflow.definition.digest) {
       throw new RunError(
-        'INVALID',
+        'RUN_NOT_RESUMABLE',
         `${run.workflow.name} changed since run ${runId} started; start a new run instead`,
       );
     }
@@ -564,11 +564,11 @@ function resumableAfter(workflow: Workflow, state: RunState, fixable: boolean): 
 }
 
 function busy(what: string): RunError {
-  return new RunError('BUSY', `too many ${what} (a server-wide limit); retry later`);
+  return new RunError('CAPACITY_FULL', `too many ${what} (a server-wide limit); retry later`);
 }
 
 function draining(): RunError {
-  return new RunError('DRAINING', 'the server is shutting down and starts no new runs');
+  return new RunError('SHUTTING_DOWN', 'the server is shutting down and starts no new runs');
 }
 
 function checkArgumentsSize(args: Readonly<Record<string, unknown>>): void {
@@ -576,11 +576,11 @@ function checkArgumentsSize(args: Readonly<Record<string, unknown>>): void {
   try {
     text = JSON.stringify(args);
   } catch {
-    throw new RunError('INVALID', 'arguments must be JSON-serialisable');
+    throw new RunError('INVALID_ARGUMENT', 'arguments must be JSON-serialisable');
   }
   if (Buffer.byteLength(text) > MAX_RUN_ARGUMENTS_BYTES) {
     throw new RunError(
-      'INVALID',
+      'INVALID_ARGUMENT',
       `arguments are larger than ${MAX_RUN_ARGUMENTS_BYTES / 1024} KiB; they are persisted with the run, so pass large payloads by reference (a URL, a file path, a blob key)`,
     );
   }

@@ -106,7 +106,7 @@ async function mapErrors<T>(body: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (!(error instanceof RunError)) throw error;
     // A draining or saturated server is unavailable (-32000, spec/mhl-serve.md §10).
-    const unavailable = error.code === 'DRAINING' || error.code === 'BUSY';
+    const unavailable = error.code === 'SHUTTING_DOWN' || error.code === 'CAPACITY_FULL';
     const code = unavailable ? RPC_ERROR_CODES.SERVER_UNAVAILABLE : RPC_ERROR_CODES.INVALID_PARAMS;
     throw new RpcError(code, error.message, error.data);
   }
@@ -301,7 +301,7 @@ function runResources(registry: RunRegistry): ResourceProvider {
           contents: [{ uri, mimeType: kind === 'logs' ? 'text/plain' : 'application/json', text }],
         };
       } catch (error) {
-        if (error instanceof RunError && error.code === 'UNKNOWN_RUN') return undefined;
+        if (error instanceof RunError && error.code === 'RUN_NOT_FOUND') return undefined;
         throw error;
       }
     },

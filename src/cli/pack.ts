@@ -19,7 +19,7 @@ import {
   parseWorkflowsKey,
   WORKFLOWS_KEY_ENV,
 } from '../pack/index.js';
-import { NODE_FS, writeAtomic } from '../store/atomic-file.js';
+import { NODE_FS, writeAtomic } from '../store/index.js';
 import { displayPath, reportCatalogProblems } from './files.js';
 import type { Output } from './lint.js';
 

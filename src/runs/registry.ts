@@ -173,18 +173,19 @@ export class RunRegistry {
     if (run.leg && run.view.state === 'canceled') await run.leg.done;
     const { state } = run.view;
     if (state === 'working' || state === 'queued') {
-      throw new RunError('INVALID', `run ${runId} is still ${state}; wait for it or cancel it`);
+      throw new RunError('RUN_ACTIVE', `run ${runId} is still ${state}; wait for it or cancel it`);
     }
-    if (state === 'completed') throw new RunError('INVALID', `run ${runId} already completed`);
+    if (state === 'completed')
+      throw new RunError('RUN_NOT_RESUMABLE', `run ${runId} already completed`);
     if (!run.view.resumable) {
       const why = run.workflow.definition.checkpoints
         ? 'it failed in a way a resume cannot fix (invalid inputs or a changed definition); start a new run'
         : 'its workflow keeps no checkpoints (checkpoint: {enabled: false})';
-      throw new RunError('INVALID', `run ${runId} cannot be resumed: ${why}`);
+      throw new RunError('RUN_NOT_RESUMABLE', `run ${runId} cannot be resumed: ${why}`);
     }
     if (run.digest !== run.workflow.definition.digest) {
       throw new RunError(
-        'INVALID',
+        'RUN_NOT_RESUMABLE',
         `${run.workflow.name} changed since run ${runId} started; start a new run instead`,
       );
     }
@@ -473,7 +474,7 @@ export class RunRegistry {
         );
         return;
       }
-      const update = await runLeg({
+      const running = runLeg({
         workflow: run.workflow,
         runId: run.runId,
         inputs: checked.inputs,
@@ -496,6 +497,9 @@ export class RunRegistry {
           });
         },
       });
+      // The slot bounds execution: free it before the terminal state is published, so a
+      // caller that sees the run end also sees its slot free.
+      const update = await running.finally(() => slot.release());
       await this.#finish(run, update);
     } finally {
       slot.release();
@@ -574,11 +578,11 @@ function resumableAfter(workflow: Workflow, state: RunState, fixable: boolean): 
 }
 
 function busy(what: string): RunError {
-  return new RunError('BUSY', `too many ${what} (a server-wide limit); retry later`);
+  return new RunError('CAPACITY_FULL', `too many ${what} (a server-wide limit); retry later`);
 }
 
 function draining(): RunError {
-  return new RunError('DRAINING', 'the server is shutting down and starts no new runs');
+  return new RunError('SHUTTING_DOWN', 'the server is shutting down and starts no new runs');
 }
 
 function checkArgumentsSize(args: Readonly<Record<string, unknown>>): void {

@@ -1,6 +1,7 @@
 /**
  * What the run layer hands its callers: the run view (`run/status` and friends answer it as is,
- * spec/mhl-serve.md §4.2), the run states, and the one error type the surfaces map to JSON-RPC.
+ * spec/mhl-serve.md §4.2), the run states, and the one error type the surfaces map to JSON-RPC
+ * errors or tool results. Nothing here knows the protocol.
  */
 
 export type RunState =
@@ -38,17 +39,23 @@ export interface RunView {
   readonly reason?: string;
 }
 
-export type RunErrorCode =
+/** The run layer's error codes: stable strings the surfaces map to their own answers. */
+export const RUN_ERROR_CODES = {
   /** No such run for this caller (unknown, swept, or someone else's: one answer for all). */
-  | 'UNKNOWN_RUN'
-  /** The run cannot be resumed as asked (still running, completed, changed workflow); bad
-   * arguments are an `ArgumentError` instead. */
-  | 'INVALID'
+  RUN_NOT_FOUND: 'RUN_NOT_FOUND',
+  /** The run is still queued or working: wait for it or cancel it. */
+  RUN_ACTIVE: 'RUN_ACTIVE',
+  /** The run completed, failed in a way a resume cannot fix, or its workflow changed. */
+  RUN_NOT_RESUMABLE: 'RUN_NOT_RESUMABLE',
   /** The server is shutting down and starts nothing new. */
-  | 'DRAINING'
+  SHUTTING_DOWN: 'SHUTTING_DOWN',
   /** A server-wide limit on runs is reached; retry later. */
-  | 'BUSY';
+  CAPACITY_FULL: 'CAPACITY_FULL',
+} as const;
 
+export type RunErrorCode = (typeof RUN_ERROR_CODES)[keyof typeof RUN_ERROR_CODES];
+
+/** What the registry throws; never a protocol error (the surfaces map `code`). */
 export class RunError extends Error {
   readonly code: RunErrorCode;
   readonly data: Readonly<Record<string, unknown>> | undefined;
@@ -63,7 +70,7 @@ export class RunError extends Error {
 
 /** The message every unknown or foreign runId gets, byte for byte. */
 export function unknownRun(): RunError {
-  return new RunError('UNKNOWN_RUN', 'unknown runId');
+  return new RunError('RUN_NOT_FOUND', 'unknown runId');
 }
 
 /** An error's message, or the thrown value as text. */

@@ -68,7 +68,6 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     logger,
     admission,
     metrics,
-    tools,
     env: parts.env,
   });
   if ('problem' in built) return { ok: false, problem: built.problem };

@@ -18,7 +18,7 @@ import {
   workflowTools,
 } from '../surfaces/pipelines.js';
 import type { Surface } from '../surfaces/surface.js';
-import type { ToolTable } from '../surfaces/tools.js';
+import { ToolTable } from '../surfaces/tools.js';
 import type { Metrics } from '../transport/metrics.js';
 import type { ServeConfig } from './config.js';
 import { runsSurface } from './runs.js';
@@ -30,8 +30,6 @@ export interface ProfileParts {
   readonly logger: Logger;
   readonly admission: Admission;
   readonly metrics: Metrics;
-  /** The tool table the server fills with every surface's tools, in order (jobs look targets up). */
-  readonly tools: ToolTable;
   /** The environment `env()` reads (the process's, less the pack key). */
   readonly env: Readonly<Record<string, string | undefined>>;
 }
@@ -69,10 +67,13 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     workflows.close?.();
     return { problem: reserved };
   }
+  // job.start runs workflow tools only: their table is its list of targets.
+  const targets = new ToolTable();
+  for (const tool of workflows.tools ?? []) targets.add(tool);
   const registry = new JobRegistry({ admission: parts.admission, onEvent: logJobEvents(logger) });
   const jobs: Surface = {
     name: 'jobs',
-    tools: jobTools({ tools: parts.tools, jobs: registry }),
+    tools: jobTools({ tools: targets, jobs: registry }),
     stop: () => {
       registry.cancelAll('the server is shutting down');
       return registry.drained();

@@ -1,7 +1,8 @@
 /**
- * Crash-safe file writes for the dir store: temp file in the target's own directory → fsync →
- * rename → fsync of the directory, so after a crash a reader finds the old bytes or the new ones,
- * never a mix. File system calls go through an injected `AtomicFs`, so tests can simulate
+ * Crash-safe file writes, the one module every file the project writes goes through (the dir
+ * store's records and checkpoints, `mhl pack`'s output, agents' disk caches, `json` memories):
+ * temp file in the target's own directory → fsync → rename → fsync of the directory, so after a
+ * crash a reader finds the old bytes or the new ones, never a mix; files 0600, directories 0700. File system calls go through an injected `AtomicFs`, so tests can simulate
  * failures (a cross-device rename) without patching `node:fs`.
  *
  * This module writes bytes; it knows nothing of keys or stores.
@@ -122,4 +123,19 @@ async function renameOrCopy(
     await handle.close();
   }
   await fs.unlink(tmp);
+}
+
+/**
+ * `writeAtomic` on the real file system for callers outside the store: creates the parent
+ * directories (0700) first, and takes text as UTF-8.
+ */
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  signal?: AbortSignal,
+): Promise<void> {
+  await makeDirs(NODE_FS, dirname(path));
+  signal?.throwIfAborted();
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  await writeAtomic(NODE_FS, path, bytes, signal);
 }

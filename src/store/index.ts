@@ -2,7 +2,14 @@
  * The state store layer: the `Store` contract and its implementations. Callers ask a store what
  * it can do (`storeCan`) and never branch on its class. Knows nothing of runs or workflows.
  */
-export { type AtomicFs, DIR_MODE, FILE_MODE, NODE_FS } from './atomic-file.js';
+export {
+  type AtomicFs,
+  DIR_MODE,
+  FILE_MODE,
+  NODE_FS,
+  writeAtomic,
+  writeFileAtomic,
+} from './atomic-file.js';
 export { DirStore, type DirStoreOptions } from './dir.js';
 export { MemoryStore } from './memory.js';
 export {

@@ -118,7 +118,7 @@ async function mapErrors<T>(body: () => Promise<T>): Promise<T> {
     }
     if (!(error instanceof RunError)) throw error;
     // A draining or saturated server is unavailable (-32000, spec/mhl-serve.md §10).
-    const unavailable = error.code === 'DRAINING' || error.code === 'BUSY';
+    const unavailable = error.code === 'SHUTTING_DOWN' || error.code === 'CAPACITY_FULL';
     const code = unavailable ? RPC_ERROR_CODES.SERVER_UNAVAILABLE : RPC_ERROR_CODES.INVALID_PARAMS;
     throw new RpcError(code, error.message, error.data);
   }
@@ -295,10 +295,11 @@ function bridgeTools(
 
 /** Each run error as a tool's diagnostic code, and whether retrying later may succeed. */
 const RUN_ERROR_RESULTS: Readonly<Record<RunErrorCode, [string, boolean]>> = {
-  UNKNOWN_RUN: ['RUN_NOT_FOUND', false],
-  INVALID: ['RUN_NOT_RESUMABLE', false],
-  DRAINING: ['EXECUTOR_SHUTTING_DOWN', true],
-  BUSY: ['RUN_CAPACITY_FULL', true],
+  RUN_NOT_FOUND: ['RUN_NOT_FOUND', false],
+  RUN_ACTIVE: ['RUN_ACTIVE', true],
+  RUN_NOT_RESUMABLE: ['RUN_NOT_RESUMABLE', false],
+  SHUTTING_DOWN: ['EXECUTOR_SHUTTING_DOWN', true],
+  CAPACITY_FULL: ['RUN_CAPACITY_FULL', true],
 };
 
 /** A bridged method's refusal as a tool result; anything else is the server's own fault. */
@@ -373,7 +374,7 @@ function runResources(registry: RunRegistry): ResourceProvider {
           contents: [{ uri, mimeType: kind === 'logs' ? 'text/plain' : 'application/json', text }],
         };
       } catch (error) {
-        if (error instanceof RunError && error.code === 'UNKNOWN_RUN') return undefined;
+        if (error instanceof RunError && error.code === 'RUN_NOT_FOUND') return undefined;
         throw error;
       }
     },

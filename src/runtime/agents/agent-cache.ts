@@ -4,9 +4,10 @@
  * responses are stored. Disk failures never fail a call: a bad entry is a miss, a failed write
  * is skipped. This module does not decide when to cache; `agents.ts` does.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../../store/index.js';
 import type { AgentRequest, AgentSpec } from './agent-spec.js';
 
 /** Entries the in-process cache keeps before evicting the oldest. */
@@ -104,22 +105,13 @@ export async function writeDiskCache(
   expiresAt: number,
   signal: AbortSignal,
 ): Promise<void> {
-  const target = diskCachePath(dir, key);
-  const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    signal.throwIfAborted();
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(JSON.stringify({ key, expiresAt, value }), 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    signal.throwIfAborted();
-    await rename(temp, target);
+    await writeFileAtomic(
+      diskCachePath(dir, key),
+      JSON.stringify({ key, expiresAt, value }),
+      signal,
+    );
   } catch {
-    // Best effort (see above); remove a temp file left behind, if any.
-    await unlink(temp).catch(() => undefined);
+    // Best effort (see above); the atomic write leaves no temp file behind.
   }
 }

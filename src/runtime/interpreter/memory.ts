@@ -3,9 +3,10 @@
  * change), `append_log` (one line per call) and `jsonl` (one `{value, ts}` JSON line per call).
  * Methods take positional arguments. Keys may navigate nested values with `::`.
  */
-import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { LangError } from '../../lang/diagnostics.js';
+import { writeFileAtomic } from '../../store/index.js';
 import {
   type CallArgs,
   FunctionValue,
@@ -83,7 +84,7 @@ export function memoryMethods(
                 ]),
               )
             : (value as string);
-        await mkdir(dirname(path), { recursive: true });
+        await mkdir(dirname(path), { recursive: true, mode: 0o700 });
         await appendFile(path, `${line}\n`, { mode: 0o600 });
         return value;
       });
@@ -114,12 +115,9 @@ function jsonMemory(
       );
     }
   };
-  const save = async (data: MhlObject) => {
-    await mkdir(dirname(path), { recursive: true });
-    const tmp = `${path}.${process.pid}.tmp`;
-    await writeFile(tmp, toJson(data, 2), { mode: 0o600 });
-    await rename(tmp, path);
-  };
+  // Atomic (a crash leaves the old object or the new one) with a unique temp name, so two runs
+  // saving the same file at once cannot tear it.
+  const save = (data: MhlObject) => writeFileAtomic(path, toJson(data, 2));
   const methods: Record<string, FunctionValue> = {
     get: method('get', async ([k, d]) => navigate(await load(), key(k)) ?? d ?? null),
     set: method('set', async ([k, v]) => {

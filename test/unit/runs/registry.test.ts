@@ -95,7 +95,7 @@ describe('RunRegistry', () => {
   it('refuses as busy past the queue and memory limits, and a slot still frees', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mhl-reg-'));
     const { runs, admission } = registry({ capacity: 1, limits: { runs: 4, queued: 2 } });
-    const busy = (e: unknown) => e instanceof RunError && e.code === 'BUSY';
+    const busy = (e: unknown) => e instanceof RunError && e.code === 'CAPACITY_FULL';
     const held = await runs.start('Blocker', { dir }, ann);
     assert.equal(held.state, 'working');
     await runs.start('Count', {}, ann);
@@ -115,10 +115,27 @@ describe('RunRegistry', () => {
     const { runId } = await runs.start('Count', {}, ann);
     await assert.rejects(
       runs.status(runId, bob),
-      (e: unknown) => e instanceof RunError && e.code === 'UNKNOWN_RUN',
+      (e: unknown) => e instanceof RunError && e.code === 'RUN_NOT_FOUND',
     );
     assert.deepEqual(runs.list(bob), []);
     assert.equal(runs.list(ann).length, 1);
+  });
+
+  it('throws its own errors with stable codes, never protocol errors', async () => {
+    const { runs } = registry();
+    const code = (expected: string) => (e: unknown) => e instanceof RunError && e.code === expected;
+    // Argument problems are ArgumentErrors naming the field; the rest are RunErrors.
+    const field = (expected: string) => (e: unknown) =>
+      e instanceof ArgumentError && e.field === expected;
+    await assert.rejects(runs.start('Nope', {}, ann), field('name'));
+    const big = { who: 'x'.repeat(256 * 1024) };
+    await assert.rejects(runs.start('Approval', big, ann), field('arguments'));
+    const { runId } = await runs.start('Approval', {}, ann);
+    assert.equal((await settled(runs, runId)).state, 'paused');
+    await runs.resume(runId, { approved: true }, ann);
+    assert.equal((await settled(runs, runId)).state, 'completed');
+    await assert.rejects(runs.resume(runId, {}, ann), code('RUN_NOT_RESUMABLE'));
+    await assert.rejects(runs.status(runId, bob), code('RUN_NOT_FOUND'));
   });
 
   it('sweeps finished runs after the TTL, with their state', async () => {
@@ -190,7 +207,7 @@ describe('RunRegistry', () => {
     await runs.drain(0);
     await assert.rejects(
       runs.start('Count', {}, ann),
-      (e: unknown) => e instanceof RunError && e.code === 'DRAINING',
+      (e: unknown) => e instanceof RunError && e.code === 'SHUTTING_DOWN',
     );
   });
 
@@ -225,7 +242,7 @@ describe('RunRegistry', () => {
     assert.equal(admission.active, 0);
     await assert.rejects(
       runs.start('Count', {}, ann),
-      (e: unknown) => e instanceof RunError && e.code === 'DRAINING',
+      (e: unknown) => e instanceof RunError && e.code === 'SHUTTING_DOWN',
     );
   });
 

@@ -43,6 +43,7 @@ export interface InvalidInputs {
   readonly missing: readonly string[];
   /** The first ten, sorted, each cut to 40 characters: they come from the caller. */
   readonly undeclared: readonly string[];
+  /** The first ten (one bad array item each could be thousands). */
   readonly invalid: readonly InputProblem[];
 }
 

@@ -128,6 +128,9 @@ const MAX_UNDECLARED_LISTED = 10;
 const MAX_NAME_LENGTH = 40;
 /** At most this many undeclared names appear in the message. */
 const MAX_UNDECLARED_NAMED = 3;
+/** At most this many invalid values are listed, and named in the message. */
+const MAX_INVALID_LISTED = 10;
+const MAX_INVALID_NAMED = 5;
 
 function shortName(name: string): string {
   return name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name;
@@ -150,8 +153,11 @@ function refuse(
     const listed = more > 0 ? `inputs ${quoted(named)} and ${more} more` : nameList('input', named);
     parts.push(`undeclared ${listed} (declared: ${names})`);
   }
-  for (const i of invalid)
+  // One problem per bad array item could be thousands: the first few are enough to correct.
+  for (const i of invalid.slice(0, MAX_INVALID_NAMED))
     parts.push(i.field === '' ? `arguments ${i.problem}` : `input "${i.field}" ${i.problem}`);
+  if (invalid.length > MAX_INVALID_NAMED)
+    parts.push(`and ${invalid.length - MAX_INVALID_NAMED} more invalid values`);
   const message = `invalid inputs for "${workflow}": ${parts.join('; ')}`;
   const error: InvalidInputs = {
     code: 'INVALID_ARGUMENT',
@@ -159,7 +165,7 @@ function refuse(
     message,
     missing,
     undeclared,
-    invalid,
+    invalid: invalid.slice(0, MAX_INVALID_LISTED),
   };
   return { ok: false, error };
 }

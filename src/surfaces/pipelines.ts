@@ -44,7 +44,8 @@ const CONTEXT_SCHEMA = {
     timeout_ms: {
       type: 'integer',
       minimum: 1,
-      description: 'Bounds the whole run, in milliseconds (never above --default-timeout-ms)',
+      description:
+        'Bounds the run, in milliseconds (a synchronous call never runs past --default-timeout-ms)',
     },
   },
   additionalProperties: false,

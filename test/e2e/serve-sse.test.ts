@@ -250,7 +250,7 @@ describe('mhl serve mcp --http: SSE answers', () => {
     assert.equal(await server.stop(), 0);
   });
 
-  it('sends an invalid-arguments error as JSON with its status, before any stream opens', async () => {
+  it('answers invalid arguments as one JSON result, without opening a stream', async () => {
     const server = start();
     const port = await server.ready;
     const bad = post(
@@ -263,9 +263,15 @@ describe('mhl serve mcp --http: SSE answers', () => {
       { ...BOTH, ...MODERN_HEADERS },
     );
     const { status, headers } = await bad.head;
-    assert.deepEqual([status, headers['content-type']], [400, 'application/json']);
-    const answer = JSON.parse(await bad.body) as { error: { code: number } };
-    assert.equal(answer.error.code, -32602);
+    assert.deepEqual([status, headers['content-type']], [200, 'application/json']);
+    const answer = JSON.parse(await bad.body) as {
+      result: { isError: boolean; _meta: Record<string, { code: string; field: string }> };
+    };
+    const diagnostic = answer.result._meta['mhl/diagnostic'];
+    assert.deepEqual(
+      [answer.result.isError, diagnostic?.code, diagnostic?.field],
+      [true, 'INVALID_ARGUMENT', 'pidfile'],
+    );
     assert.equal(await server.stop(), 0);
   });
 

@@ -79,7 +79,7 @@ function stdioWire(args: readonly string[], cwd: string): Wire {
   };
 }
 
-const startHttp = serverStarter(FOLDER, 'SIGKILL');
+const startHttp = serverStarter(FOLDER);
 
 /** `mhl serve mcp --http`, one stateless POST per request. */
 async function httpWire(args: readonly string[]): Promise<Wire> {
@@ -331,6 +331,7 @@ describe('every tool schema agrees with the server', { timeout: 120_000 }, () =>
           ? stdioWire([...flags, '--cwd', serverCwd], REPO_ROOT)
           : await httpWire(flags);
       const defaultCwd = transport === 'stdio' ? serverCwd : realpathSync(process.cwd());
+      let exit: unknown;
       try {
         const listed = await wire.request('tools/list', {});
         const tools = (listed['result'] as { tools: Tool[] }).tools;
@@ -358,8 +359,9 @@ describe('every tool schema agrees with the server', { timeout: 120_000 }, () =>
         const limited = await callTool(wire, 'Where', { context: { cwd, limit: 10 } }, 'limit');
         assert.equal(limited.diagnostic?.['field'], 'context.limit');
       } finally {
-        await wire.close();
+        exit = await wire.close();
       }
+      assert.equal(exit, 0, 'the server shut down cleanly');
     });
   }
 });

@@ -105,6 +105,15 @@ describe('validateArguments', () => {
     assert.match(error.message, /undeclared inputs "00k+…", "01k+…", "02k+…" and 47 more/);
   });
 
+  it('lists only the first few invalid values of a long array', () => {
+    const names = Array.from({ length: 100_000 }, () => 1);
+    const error = refused(validateArguments(get('Types'), { ...TYPES_REQUIRED, names }));
+    assert.equal(error.invalid.length, 10);
+    assert.deepEqual(error.invalid[0], { field: 'names[0]', problem: 'must be string' });
+    assert.ok(error.message.length < 400, error.message);
+    assert.match(error.message, /and 99995 more invalid values$/);
+  });
+
   it('refuses arguments that are not an object', () => {
     for (const [args, got] of [
       [[1], 'array'],

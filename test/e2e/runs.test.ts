@@ -325,6 +325,7 @@ describe('async runs over HTTP', () => {
     const second = start(flags);
     const port2 = await second.ready;
     const foreign = await modern(port2, 'run/status', { runId }, bob);
+    assert.equal((foreign.json()['error'] as { code: number }).code, -32602, foreign.text);
     assert.match(foreign.text, /unknown runId/);
     const view = await call(port2, 'run/status', { runId }, ann);
     assert.equal(view['state'], 'paused');

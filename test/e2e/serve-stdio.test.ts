@@ -93,6 +93,10 @@ describe('mhl serve mcp (stdio)', () => {
       assert.equal(ok.isError, undefined);
       const failed = await client.callTool({ name: 'Fails', arguments: { reason: 'tests' } });
       assert.equal(failed.isError, true);
+      const diagnostic = (failed._meta as Record<string, Record<string, unknown>>)[
+        'mhl/diagnostic'
+      ];
+      assert.deepEqual([diagnostic?.['code'], diagnostic?.['step']], ['WORKFLOW_FAILED', 'Check']);
       assert.match(JSON.stringify(failed.content), /refusing: tests/);
       const manifest = await client.readResource({ uri: 'mhl://workflow/Greet' });
       assert.equal(JSON.parse((manifest.contents[0] as { text: string }).text).name, 'Greet');

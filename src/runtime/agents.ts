@@ -14,6 +14,7 @@ import { AGENT_FAILURES, AgentError, cancelledError, internalError } from './age
 import { AgentLimiters } from './agent-rate-limit.js';
 import type { AgentRequest, AgentSpec } from './agent-spec.js';
 import type { Redactor } from './redact.js';
+import { wrapMessage } from './wrap-message.js';
 
 /** No single backoff wait is longer than this (spec §5.1 `retry`). */
 export const MAX_RETRY_WAIT_MS = 30_000;
@@ -81,7 +82,8 @@ export async function runAgent(
       if (last.failure === AGENT_FAILURES.CANCELLED) throw last;
       const next = legs[i + 1];
       if (next !== undefined && leg.trace) {
-        trace(ctx, `${leg.name} failed: ${last.summary}; trying fallback ${next.name}`);
+        const failed = wrapMessage(`${leg.name} failed: `, `agent "${leg.name}"`, last.summary);
+        trace(ctx, `${failed}; trying fallback ${next.name}`);
       }
     }
   }
@@ -171,7 +173,10 @@ async function withRetry(
       if (n >= max || !retryable(error, spec.retry.retryOn)) throw error;
       const cap = Math.min(MAX_RETRY_WAIT_MS, Math.max(0, spec.retry.delayMs) * 2 ** (n - 1));
       const wait = Math.floor((ctx.random ?? Math.random)() * cap);
-      if (spec.trace) trace(ctx, `${spec.name} failed: ${error.summary}; retrying in ${wait}ms`);
+      if (spec.trace) {
+        const failed = wrapMessage(`${spec.name} failed: `, `agent "${spec.name}"`, error.summary);
+        trace(ctx, `${failed}; retrying in ${wait}ms`);
+      }
       try {
         await sleep(wait, undefined, { signal: ctx.signal });
       } catch (cause) {

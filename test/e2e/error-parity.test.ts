@@ -40,6 +40,20 @@ const SESSIONLESS: readonly Case[] = [
     }),
     -32602,
   ],
+  [
+    '_meta with clientCapabilities that are not an object',
+    request(31, 'tools/list', {
+      _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': 1 },
+    }),
+    -32602,
+  ],
+  [
+    'an unsupported modern protocol version',
+    request(32, 'tools/list', {
+      _meta: { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
+    }),
+    -32022,
+  ],
   ['an unknown method', request(4, 'no/such', withMeta()), -32601],
   ['params as an array', request(5, 'tools/list', [1]), -32602],
   ['a tool name that is not a string', request(6, 'tools/call', withMeta({ name: 7 })), -32602],

@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI, REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { HttpServer } from '../helpers/http-server.js';
-import { pollFor } from '../helpers/processes.js';
+import { until } from '../helpers/poll.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/jobs');
 const HOLD_SCRIPT = join(FOLDER, 'hold.mjs');
@@ -276,7 +276,7 @@ describe('job tools and admission over HTTP', { timeout: 120_000 }, () => {
     const [a, b] = [gate(), gate()];
     const id = await startJob(port, 'Hold', holdArgs(a, 'escape'));
     // The escaped holder keeps the step's pipes open, so cmd.exec cannot settle on cancel.
-    await pollFor('the escaped holder', () => existsSync(`${a}.ready`) || undefined);
+    await until(() => existsSync(`${a}.ready`), { what: 'the escaped holder' });
     const cancelled = jobOf(await call(port, 'job.cancel', { job_id: id }));
     assert.deepEqual([cancelled['status'], cancelled['draining']], ['cancelled', true]);
     const status = jobOf(await call(port, 'job.status', { job_id: id }));

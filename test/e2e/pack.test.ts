@@ -22,6 +22,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { collectPackFiles, encodePack, type PackEntry } from '../../src/pack/index.js';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { HttpServer } from '../helpers/http-server.js';
+import { until } from '../helpers/poll.js';
 
 const FIXTURE = resolve(REPO_ROOT, 'test/fixtures/pack');
 const EXAMPLES = resolve(REPO_ROOT, 'examples');
@@ -330,7 +331,9 @@ describe('mhl serve mcp --workflows-pack', () => {
       }
       // The watchers work: a file made now is seen.
       for (const root of [dir, serverTmp]) writeFileSync(join(root, 'canary'), 'c');
-      await waitFor(() => seen.has(join(dir, 'canary')) && seen.has(join(serverTmp, 'canary')));
+      await until(() => seen.has(join(dir, 'canary')) && seen.has(join(serverTmp, 'canary')), {
+        what: 'the watchers to see both canaries',
+      });
     } finally {
       for (const stop of stops) stop();
     }
@@ -415,14 +418,6 @@ function withCount(bytes: Buffer, count: number): Buffer {
   const copy = Buffer.from(bytes);
   copy.writeUInt32LE(count, 8);
   return copy;
-}
-
-async function waitFor(check: () => boolean, limitMs = 5000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the watchers');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /**

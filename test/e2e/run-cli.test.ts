@@ -4,7 +4,8 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
-import { isAlive, pollFor, readPid } from '../helpers/processes.js';
+import { until } from '../helpers/poll.js';
+import { isAlive, readPid } from '../helpers/processes.js';
 
 const FIXTURES = resolve(REPO_ROOT, 'test/fixtures/run');
 const fixture = (name: string) => join(FIXTURES, name);
@@ -145,9 +146,9 @@ describe('mhl run', () => {
     );
     assert.deepEqual([code, out.kind, out.step], [1, 'step_timeout', 'Hang']);
     const pid = readPid(pidfile) as number;
-    await pollFor(`grandchild ${pid} to exit after the step timed out`, () =>
-      isAlive(pid) ? undefined : true,
-    );
+    await until(() => !isAlive(pid), {
+      what: `grandchild ${pid} to exit after the step timed out`,
+    });
   });
 
   it('stops on SIGINT, kills the running step, and leaves the run resumable', async () => {
@@ -171,14 +172,12 @@ describe('mhl run', () => {
       stdout += d;
     });
     const exited = new Promise<number | null>((done) => child.on('close', done));
-    const pid = await pollFor('the step to start its command', () => readPid(pidfile));
+    const pid = await until(() => readPid(pidfile), { what: 'the step to start its command' });
     child.kill('SIGINT');
     assert.equal(await exited, 1);
     const out = JSON.parse(stdout) as JsonOutcome;
     assert.equal(out.kind, 'canceled');
-    await pollFor(`grandchild ${pid} to exit after the cancel`, () =>
-      isAlive(pid) ? undefined : true,
-    );
+    await until(() => !isAlive(pid), { what: `grandchild ${pid} to exit after the cancel` });
   });
 
   it('never writes a secret from env() to stdout, stderr, checkpoints or results', async () => {

@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { modern, type Reply, rpc, send, serverStarter } from '../helpers/http-server.js';
-import { isAlive, pollFor, readPid } from '../helpers/processes.js';
+import { until } from '../helpers/poll.js';
+import { isAlive, readPid } from '../helpers/processes.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/runs');
 const CWD = { context: { cwd: REPO_ROOT } };
@@ -32,26 +32,25 @@ async function call(
   return body['result'] as Record<string, unknown>;
 }
 
-/** Polls `run/status` every 20 ms until the run leaves queued/working, for up to 30 s. */
-async function settle(
+/** Polls `run/status` until the run leaves queued/working, for up to 30 s. */
+function settle(
   port: number,
   runId: string,
   headers: Record<string, string> = {},
 ): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const view = await call(port, 'run/status', { runId }, headers);
-    if (view['state'] !== 'working' && view['state'] !== 'queued') return view;
-    if (Date.now() > deadline)
-      throw new Error(`run ${runId} did not settle: ${JSON.stringify(view)}`);
-    await delay(20);
-  }
+  return until(
+    async () => {
+      const view = await call(port, 'run/status', { runId }, headers);
+      return view['state'] === 'working' || view['state'] === 'queued' ? undefined : view;
+    },
+    { what: `run ${runId} to settle`, timeoutMs: 30_000 },
+  );
 }
 
 /** Starts a Blocker run and waits until its Hold step is running; resolves the held pid too. */
 async function startHeld(port: number, dir: string): Promise<{ runId: string; pid: number }> {
   const view = await call(port, 'run/start', { name: 'Blocker', arguments: { dir, ...CWD } });
-  const pid = await pollFor('the Hold step to start', () => readPid(join(dir, 'hold.pid')));
+  const pid = await until(() => readPid(join(dir, 'hold.pid')), { what: 'the Hold step to start' });
   return { runId: view['runId'] as string, pid };
 }
 
@@ -258,7 +257,14 @@ describe('async runs over HTTP', () => {
       'shipped',
     ]);
     assert.deepEqual(done['reached'], ['Draft', 'Review', 'Ship']);
-    const metrics = (await send(port, { method: 'GET', path: '/metrics' })).text;
+    // The slot is released just after the run is published as completed: wait for it.
+    const metrics = await until(
+      async () => {
+        const text = (await send(port, { method: 'GET', path: '/metrics' })).text;
+        return /^mhl_execution_slots_active 0$/m.test(text) && text;
+      },
+      { what: 'the execution slot to be released' },
+    );
     assert.match(metrics, /^mhl_runs_total\{outcome="paused"\} 1$/m);
     assert.match(metrics, /^mhl_runs_total\{outcome="completed"\} 1$/m);
     assert.match(metrics, /^mhl_runs_active 0$/m);
@@ -275,7 +281,7 @@ describe('async runs over HTTP', () => {
     const { runId, pid } = await startHeld(port, dir);
     const canceled = await call(port, 'run/cancel', { runId });
     assert.equal(canceled['state'], 'canceled');
-    await pollFor('the held process to die', () => (isAlive(pid) ? undefined : true));
+    await until(() => !isAlive(pid), { what: 'the held process to die' });
     const after = await settle(port, runId);
     assert.equal(after['state'], 'canceled');
     assert.equal(after['resumable'], true);
@@ -324,6 +330,7 @@ describe('async runs over HTTP', () => {
     const second = start(flags);
     const port2 = await second.ready;
     const foreign = await modern(port2, 'run/status', { runId }, bob);
+    assert.equal((foreign.json()['error'] as { code: number }).code, -32602, foreign.text);
     assert.match(foreign.text, /unknown runId/);
     const view = await call(port2, 'run/status', { runId }, ann);
     assert.equal(view['state'], 'paused');

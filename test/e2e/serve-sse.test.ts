@@ -11,7 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { rpc, serverStarter } from '../helpers/http-server.js';
-import { isAlive, pollFor, readPid } from '../helpers/processes.js';
+import { until } from '../helpers/poll.js';
+import { isAlive, readPid } from '../helpers/processes.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/serve-steps');
 const VERSION = '2026-07-28';
@@ -172,7 +173,7 @@ const STEP_PROGRESS = (token: string | number) => [
 
 /** Waits for the pid a `Hold` call's shell wrote, i.e. until its command is running. */
 function heldPid(pidfile: string): Promise<number> {
-  return pollFor(`pid in ${pidfile}`, () => readPid(pidfile), 10_000);
+  return until(() => readPid(pidfile), { what: `pid in ${pidfile}`, timeoutMs: 10_000 });
 }
 
 describe('mhl serve mcp --http: SSE answers', () => {
@@ -292,7 +293,7 @@ describe('mhl serve mcp --http: SSE answers', () => {
       const pid = await heldPid(pidfile);
       call.req.destroy();
       await assert.rejects(call.body);
-      await pollFor('the held command to be killed', () => (isAlive(pid) ? undefined : true));
+      await until(() => !isAlive(pid), { what: 'the held command to be killed' });
       assert.equal(await server.stop(), 0);
     });
   }
@@ -344,7 +345,7 @@ describe('mhl serve mcp --http: notifications/cancelled', () => {
     const { status } = await call.head;
     assert.equal(status, 202, 'a cancelled request gets no JSON-RPC response');
     assert.equal(await call.body, '');
-    await pollFor('the held command to be killed', () => (isAlive(pid) ? undefined : true));
+    await until(() => !isAlive(pid), { what: 'the held command to be killed' });
     // The session still works after the cancel.
     const list = post(port, rpc(12, 'tools/list'), { ...BOTH, ...session });
     assert.equal((await list.head).status, 200);
@@ -365,7 +366,7 @@ describe('mhl serve mcp --http: notifications/cancelled', () => {
       call.events.map((e) => e.data['method']),
       ['notifications/progress', 'notifications/progress'],
     );
-    await pollFor('the held command to be killed', () => (isAlive(pid) ? undefined : true));
+    await until(() => !isAlive(pid), { what: 'the held command to be killed' });
     assert.equal(await server.stop(), 0);
   });
 });
@@ -408,7 +409,7 @@ describe('mhl serve mcp --http: progress through the official SDK clients', () =
       const pid = await heldPid(pidfile);
       abort.abort(new Error('stop'));
       await assert.rejects(held);
-      await pollFor('the held command to be killed', () => (isAlive(pid) ? undefined : true));
+      await until(() => !isAlive(pid), { what: 'the held command to be killed' });
       await transport.terminateSession();
     } finally {
       await client.close();

@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
-import { isAlive, pollFor, readPid } from '../helpers/processes.js';
+import { until } from '../helpers/poll.js';
+import { isAlive, readPid } from '../helpers/processes.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/serve');
 /** Over stdio as over HTTP: the workflows, then the job tools, then the async run tools. */
@@ -98,6 +99,10 @@ describe('mhl serve mcp (stdio)', () => {
       assert.equal(ok.isError, undefined);
       const failed = await client.callTool({ name: 'Fails', arguments: { reason: 'tests' } });
       assert.equal(failed.isError, true);
+      const diagnostic = (failed._meta as Record<string, Record<string, unknown>>)[
+        'mhl/diagnostic'
+      ];
+      assert.deepEqual([diagnostic?.['code'], diagnostic?.['step']], ['WORKFLOW_FAILED', 'Check']);
       assert.match(JSON.stringify(failed.content), /refusing: tests/);
       const manifest = await client.readResource({ uri: 'mhl://workflow/Greet' });
       assert.equal(JSON.parse((manifest.contents[0] as { text: string }).text).name, 'Greet');
@@ -342,7 +347,7 @@ describe('mhl serve mcp (stdio): progress and cancellation', () => {
       arguments: { pidfile },
       _meta: MODERN_META,
     });
-    const pid = await pollFor('the held pid', () => readPid(pidfile), 10_000);
+    const pid = await until(() => readPid(pidfile), { what: 'the held pid', timeoutMs: 10_000 });
     server.send(
       JSON.stringify({
         jsonrpc: '2.0',
@@ -350,7 +355,7 @@ describe('mhl serve mcp (stdio): progress and cancellation', () => {
         params: { requestId: 1, reason: 'test' },
       }),
     );
-    await pollFor('the held command to be killed', () => (isAlive(pid) ? undefined : true));
+    await until(() => !isAlive(pid), { what: 'the held command to be killed' });
     const after = await server.request(2, 'tools/list', { _meta: MODERN_META });
     assert.ok('result' in after);
     assert.equal(

@@ -7,6 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { wrapMessage } from '../interpreter/wrap-message.js';
 import type { Redactor } from '../services/redact.js';
 import { buildArgv } from './agent-argv.js';
 import { agentCacheKey, MemoryCache, readDiskCache, writeDiskCache } from './agent-cache.js';
@@ -81,7 +82,8 @@ export async function runAgent(
       if (last.failure === AGENT_FAILURES.CANCELLED) throw last;
       const next = legs[i + 1];
       if (next !== undefined && leg.trace) {
-        trace(ctx, `${leg.name} failed: ${last.summary}; trying fallback ${next.name}`);
+        const failed = wrapMessage(`${leg.name} failed: `, `agent "${leg.name}"`, last.summary);
+        trace(ctx, `${failed}; trying fallback ${next.name}`);
       }
     }
   }
@@ -171,7 +173,10 @@ async function withRetry(
       if (n >= max || !retryable(error, spec.retry.retryOn)) throw error;
       const cap = Math.min(MAX_RETRY_WAIT_MS, Math.max(0, spec.retry.delayMs) * 2 ** (n - 1));
       const wait = Math.floor((ctx.random ?? Math.random)() * cap);
-      if (spec.trace) trace(ctx, `${spec.name} failed: ${error.summary}; retrying in ${wait}ms`);
+      if (spec.trace) {
+        const failed = wrapMessage(`${spec.name} failed: `, `agent "${spec.name}"`, error.summary);
+        trace(ctx, `${failed}; retrying in ${wait}ms`);
+      }
       try {
         await sleep(wait, undefined, { signal: ctx.signal });
       } catch (cause) {

@@ -48,7 +48,7 @@ describe('createValidatorCompiler: compiling at start-up', () => {
     const b = compile('B', COUNT_SCHEMA);
     const early = b({ count: 'many' });
     assert.equal(early.ok, false);
-    assert.match(early.ok ? '' : early.error.message, /input "count" must be number/);
+    assert.deepEqual(early.ok ? [] : early.error.invalid.map((i) => i.field), ['count']);
     assert.equal(b({ count: 2 }).ok, true);
     runAll();
     assert.equal(a({}).ok, false);

@@ -3,7 +3,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { loadCatalog } from '../../../src/catalog/index.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { Admission } from '../../../src/runs/admission.js';
@@ -12,6 +11,7 @@ import { checkWorkflowCall } from '../../../src/runs/call-context.js';
 import { type Caller, RunRegistry } from '../../../src/runs/registry.js';
 import { RunError, type RunView } from '../../../src/runs/types.js';
 import { MemoryStore } from '../../../src/store/index.js';
+import { until } from '../../helpers/poll.js';
 
 const FOLDER = resolve(import.meta.dirname, '../../fixtures/runs');
 
@@ -71,12 +71,14 @@ function registry(
 const ann: Caller = { owner: 'ann' };
 const bob: Caller = { owner: 'bob' };
 
-async function settled(runs: RunRegistry, runId: string, caller = ann): Promise<RunView> {
-  for (;;) {
-    const view = await runs.status(runId, caller);
-    if (view.state !== 'working' && view.state !== 'queued') return view;
-    await delay(5);
-  }
+function settled(runs: RunRegistry, runId: string, caller = ann): Promise<RunView> {
+  return until(
+    async () => {
+      const view = await runs.status(runId, caller);
+      return view.state === 'working' || view.state === 'queued' ? undefined : view;
+    },
+    { what: `run ${runId} to settle`, timeoutMs: 30_000 },
+  );
 }
 
 describe('RunRegistry', () => {

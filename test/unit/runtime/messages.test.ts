@@ -93,3 +93,21 @@ describe('failure messages name each agent and step once', () => {
     });
   }
 });
+
+describe('a served run shows paths relative to its folder', () => {
+  const body =
+    'step S {\n  var here = cmd.exec(["pwd"]).stdout.trim()\n  log("wrote ${here}/out.txt")\n  fail("stopped in ${here}")\n}';
+
+  it('in its error and its output lines', async () => {
+    const { outcome, output, cwd } = await run(body, { served: true });
+    assert.deepEqual(output, ['wrote out.txt']);
+    assert.match(outcome.error?.message ?? '', /^step "S" failed: main\.mh:6:\d+: stopped in \.$/);
+    assert.ok(!JSON.stringify({ outcome, output }).includes(cwd));
+  });
+
+  it('and leaves a local run (mhl run) as it was', async () => {
+    const { outcome, output, cwd } = await run(body);
+    assert.deepEqual(output, [`wrote ${cwd}/out.txt`]);
+    assert.ok(outcome.error?.message.startsWith(`step "S" failed: ${cwd}/main.mh:`));
+  });
+});

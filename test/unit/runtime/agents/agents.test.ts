@@ -14,6 +14,7 @@ import {
   runAgent,
 } from '../../../../src/runtime/agents/agents.js';
 import { REDACTED, Redactor } from '../../../../src/runtime/services/redact.js';
+import { until } from '../../../helpers/poll.js';
 
 const FAKE = resolve(import.meta.dirname, '../../../fixtures/bin/fake-agent.mjs');
 const ROOT = mkdtempSync(join(tmpdir(), 'mhl-agents-'));
@@ -79,15 +80,6 @@ async function failure(promise: Promise<unknown>): Promise<AgentError> {
     return e as AgentError;
   }
   assert.fail('expected the call to fail');
-}
-
-/** Polls `check` every 20 ms until it holds, failing after `ms`. */
-async function eventually(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** A process is gone once it no longer exists or is a zombie nobody has reaped yet. */
@@ -274,11 +266,13 @@ describe('runAgent: retry, cancellation and timeouts', () => {
     const pids = join(dir, 'pids');
     const spec = agent({ retry: { maxAttempts: 3, delayMs: 1, retryOn: undefined } });
     const call = runAgent(spec, { prompt: `[grandchild:${pids}]`, schema: undefined }, ctx);
-    await eventually(() => recordedPids(pids).length === 2);
+    await until(() => recordedPids(pids).length === 2, { what: 'both agent pids recorded' });
     controller.abort();
     assert.equal((await failure(call)).failure, AGENT_FAILURES.CANCELLED);
     const [leader, grandchild] = recordedPids(pids);
-    await eventually(() => gone(leader ?? 0) && gone(grandchild ?? 0));
+    await until(() => gone(leader ?? 0) && gone(grandchild ?? 0), {
+      what: 'the agent and its grandchild to exit',
+    });
   });
 
   it('rejects at once when already cancelled', async () => {
@@ -304,7 +298,7 @@ describe('runAgent: retry, cancellation and timeouts', () => {
     assert.equal(error.failure, AGENT_FAILURES.TIMEOUT);
     const all = recordedPids(pids);
     assert.equal(all.length, 4);
-    await eventually(() => all.every(gone));
+    await until(() => all.every(gone), { what: 'every agent process to exit' });
   });
 });
 

@@ -33,6 +33,8 @@ export interface RunSpec {
   readonly resume?: boolean;
   readonly session?: string;
   readonly ephemeral?: boolean;
+  /** Run as a served program: its folder (the cwd) is the root messages are relative to. */
+  readonly served?: boolean;
 }
 
 export interface Ran {
@@ -71,7 +73,8 @@ export async function run(body: string, spec: RunSpec = {}): Promise<Ran> {
   const redactor = spec.redactor ?? new Redactor();
   const state = spec.state ?? new CheckpointStore(new MemoryStore(), redactor);
   const output: string[] = [];
-  const outcome = await runPipeline(loaded.program, pipeline, {
+  const program = spec.served ? { ...loaded.program, displayRoot: cwd } : loaded.program;
+  const outcome = await runPipeline(program, pipeline, {
     inputs: spec.inputs ?? {},
     ...(spec.resume ? { resume: true } : {}),
     ...(spec.session ? { session: spec.session } : {}),

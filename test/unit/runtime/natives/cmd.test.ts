@@ -9,7 +9,8 @@ import { LangError } from '../../../../src/lang/diagnostics.js';
 import { DurationValue, isObject, type Value } from '../../../../src/runtime/interpreter/values.js';
 import { CMD_NAMESPACE } from '../../../../src/runtime/natives/cmd.js';
 import { runProcess } from '../../../../src/runtime/natives/process-group.js';
-import { isAlive, pollFor, readPid } from '../../../helpers/processes.js';
+import { until } from '../../../helpers/poll.js';
+import { isAlive, readPid } from '../../../helpers/processes.js';
 import { call, isNativeError, tempDir, testContext } from './native-context.js';
 
 const PATH_ONLY = { PATH: process.env['PATH'] ?? '/usr/bin:/bin' };
@@ -83,11 +84,11 @@ describe('cmd.exec', () => {
     const run = call(CMD_NAMESPACE, 'exec', ctx, [['sh', '-c', script]], {
       timeout: new DurationValue(300),
     });
-    const grandchild = await pollFor('the grandchild pid', () => readPid(pidFile));
+    const grandchild = await until(() => readPid(pidFile), { what: 'the grandchild pid' });
     assert.ok(isAlive(grandchild));
     await assert.rejects(run, isNativeError);
     assert.ok(Date.now() - started < 5000);
-    await pollFor('the grandchild to die', () => (isAlive(grandchild) ? undefined : true), 2000);
+    await until(() => !isAlive(grandchild), { what: 'the grandchild to die', timeoutMs: 2000 });
   });
 
   it('escalates to SIGKILL for a group that ignores SIGTERM', async () => {
@@ -98,10 +99,10 @@ describe('cmd.exec', () => {
     const run = call(CMD_NAMESPACE, 'exec', ctx, [['sh', '-c', script]], {
       timeout: new DurationValue(200),
     });
-    const grandchild = await pollFor('the grandchild pid', () => readPid(pidFile));
+    const grandchild = await until(() => readPid(pidFile), { what: 'the grandchild pid' });
     await assert.rejects(run, isNativeError);
     assert.ok(Date.now() - started < 5000, 'SIGKILL never came');
-    await pollFor('the grandchild to die', () => (isAlive(grandchild) ? undefined : true), 2000);
+    await until(() => !isAlive(grandchild), { what: 'the grandchild to die', timeoutMs: 2000 });
   });
 
   it('kills the whole process group when the signal aborts, rejecting with its reason', async () => {
@@ -110,13 +111,13 @@ describe('cmd.exec', () => {
     const run = call(CMD_NAMESPACE, 'exec', ctx, [
       ['sh', '-c', `sleep 30 & echo $! > ${pidFile}; wait`],
     ]);
-    const grandchild = await pollFor('the grandchild pid', () => readPid(pidFile));
+    const grandchild = await until(() => readPid(pidFile), { what: 'the grandchild pid' });
     const reason = new Error('run cancelled');
     const aborted = Date.now();
     ctx.controller.abort(reason);
     await assert.rejects(run, (e) => e === reason);
     assert.ok(Date.now() - aborted < 2000, 'the run outlived its cancellation');
-    await pollFor('the grandchild to die', () => (isAlive(grandchild) ? undefined : true), 2000);
+    await until(() => !isAlive(grandchild), { what: 'the grandchild to die', timeoutMs: 2000 });
   });
 
   it('refuses to start when the signal is already aborted', async () => {

@@ -5,7 +5,7 @@
  * command, the program or its inputs are wrong.
  */
 import { resolve } from 'node:path';
-import type { InputDecl, PipelineDecl } from '../lang/ast.js';
+import type { InputDecl, PipelineDecl } from '../lang/index.js';
 import { diskHost, formatDiagnostic, sourceExcerpt } from '../lang/index.js';
 import {
   childEnvironment,

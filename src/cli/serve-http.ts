@@ -4,16 +4,14 @@
  * endpoints, guards and two-phase shutdown (drain, then cancel and close within the budget).
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { Dispatcher } from '../protocol/index.js';
-import type { Admission } from '../runs/admission.js';
+import type { Admission } from '../runs/index.js';
 import type { RunRegistry } from '../runs/registry.js';
-import type { PipelineSurfaceOptions } from '../surfaces/pipelines.js';
-import type { ResourceProvider } from '../surfaces/resources.js';
-import type { ToolTable } from '../surfaces/tools.js';
-import { isLoopback } from '../transport/guards.js';
+import type { PipelineSurfaceOptions, ResourceProvider, ToolTable } from '../surfaces/index.js';
 import { HttpTransport } from '../transport/http.js';
-import type { Metrics } from '../transport/metrics.js';
+import type { Metrics } from '../transport/index.js';
+import { isLoopback } from '../transport/index.js';
 import { createOps } from '../transport/ops.js';
 import { type Lifecycle, type Served, withinBudget } from './serve-lifecycle.js';
 import { setupRuns } from './serve-runs.js';

@@ -2,9 +2,9 @@
  * What `mhl serve mcp`'s two transports share once the catalog is served: the running parts
  * (`Served`), the two-phase shutdown hooks (`Lifecycle`) and the one shutdown budget.
  */
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { Dispatcher } from '../protocol/index.js';
-import type { Metrics } from '../transport/metrics.js';
+import type { Metrics } from '../transport/index.js';
 import type { Output } from './lint.js';
 
 /** Shutdown gets this long, in all, to stop the work and close the transport. */

@@ -7,15 +7,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Catalog } from '../catalog/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { Dispatcher } from '../protocol/index.js';
-import type { Admission } from '../runs/admission.js';
+import type { Admission } from '../runs/index.js';
 import { RunRegistry } from '../runs/registry.js';
 import { DirStore } from '../store/index.js';
-import { checkCall, type PipelineSurfaceOptions } from '../surfaces/pipelines.js';
-import type { ResourceProvider } from '../surfaces/resources.js';
+import type { ResourceProvider, ToolTable } from '../surfaces/index.js';
+import { checkCall, type PipelineSurfaceOptions } from '../surfaces/index.js';
 import { registerRunSurface } from '../surfaces/runs.js';
-import type { ToolTable } from '../surfaces/tools.js';
 
 /** How often finished runs past their TTL are swept. */
 const SWEEP_INTERVAL_MS = 60_000;

@@ -11,17 +11,21 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadCatalog } from '../catalog/index.js';
-import { createLogger } from '../log/logger.js';
+import { createLogger } from '../log/index.js';
 import { Dispatcher, parseErrorResponse, Session } from '../protocol/index.js';
-import { Admission } from '../runs/admission.js';
-import { JobRegistry } from '../runs/jobs.js';
+import { Admission, JobRegistry } from '../runs/index.js';
 import { childEnvironment } from '../runtime/index.js';
-import { jobTools, logJobEvents, reservedNameProblem } from '../surfaces/jobs.js';
-import { workflowResources, workflowTools } from '../surfaces/pipelines.js';
-import { registerResourceMethods } from '../surfaces/resources.js';
-import { registerToolMethods, ToolTable } from '../surfaces/tools.js';
-import { Metrics } from '../transport/metrics.js';
-import { StdioTransport } from '../transport/stdio.js';
+import {
+  jobTools,
+  logJobEvents,
+  registerResourceMethods,
+  registerToolMethods,
+  reservedNameProblem,
+  ToolTable,
+  workflowResources,
+  workflowTools,
+} from '../surfaces/index.js';
+import { Metrics, StdioTransport } from '../transport/index.js';
 import { reportCatalogProblems } from './files.js';
 import type { Output } from './lint.js';
 import type { HttpConfig } from './serve-http.js';

@@ -5,7 +5,7 @@
  * store, output redacted line by line into the run's log and the server log.
  */
 import type { Workflow } from '../catalog/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import {
   executeWorkflow,
   formatValue,

@@ -7,10 +7,10 @@
  * unknown-job answer. The whole `job.` namespace is reserved for these four tools.
  */
 import { type CONTROL_RISK, controlToolRisk } from '../catalog/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { RequestContext } from '../protocol/index.js';
-import type { JobOutcome, JobRegistry, JobView } from '../runs/jobs.js';
-import { ownerOf } from '../runs/owner.js';
+import type { JobOutcome, JobRegistry, JobView } from '../runs/index.js';
+import { ownerOf } from '../runs/index.js';
 import {
   callArguments,
   findTool,

@@ -18,7 +18,7 @@ import {
   type Workflow,
   workflowRisk,
 } from '../catalog/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import { isRecord, type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
 import { executeWorkflow, fromJson, isObject, type RunOutcome, toPlain } from '../runtime/index.js';
 import type { ResourceProvider } from './resources.js';

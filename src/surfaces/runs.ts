@@ -7,7 +7,7 @@
  * answer, a refused request `-32602` with the reason, a draining or saturated server `-32000`.
  */
 import { type Catalog, type CONTROL_RISK, controlToolRisk } from '../catalog/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import {
   type Dispatcher,
   isRecord,
@@ -15,9 +15,8 @@ import {
   RPC_ERROR_CODES,
   RpcError,
 } from '../protocol/index.js';
-import { ownerOf } from '../runs/owner.js';
-import type { Caller, RunRegistry } from '../runs/registry.js';
-import { RunError } from '../runs/types.js';
+import { type Caller, ownerOf, RunError } from '../runs/index.js';
+import type { RunRegistry } from '../runs/registry.js';
 import type { ResourceProvider } from './resources.js';
 import {
   invalidArgument,

@@ -12,7 +12,7 @@ import {
   RPC_ERROR_CODES,
   RpcError,
 } from '../protocol/index.js';
-import type { Admission, Refusal } from '../runs/admission.js';
+import type { Admission, Refusal } from '../runs/index.js';
 
 /** A `CallToolResult` as surfaces build it. */
 export type ToolResult = Record<string, unknown>;

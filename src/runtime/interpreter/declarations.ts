@@ -1,13 +1,12 @@
+// Over 500 lines: RunScope resolves every declaration kind (agents, tools, prompts, memory, schemas, skills, enums) against one run's caches.
 /**
  * What names mean while a program runs: declarations (agents, tools, prompts, memory, schemas,
  * skills, enums), native namespaces, built-ins and `context`, resolved per module exactly as
  * the checker resolves them (a module's own scope first, then its program's). Also the call
  * forms that need a declaration: prompt calls, agent `.run`, `spawn` and `wait`.
  */
-import type { DeclOf, ExprOf, NamedDecl, StmtOf } from '../../lang/ast.js';
-import { LangError, type Span } from '../../lang/diagnostics.js';
-import type { LoadedProgram } from '../../lang/index.js';
-import { type Binding, type Module, moduleScope } from '../../lang/modules.js';
+import type { DeclOf, ExprOf, LoadedProgram, NamedDecl, StmtOf } from '../../lang/index.js';
+import { type Binding, LangError, type Module, moduleScope, type Span } from '../../lang/index.js';
 import { agentHooks, buildAgentSpec } from '../agents/agent-config.js';
 import type { AgentSpec } from '../agents/agent-spec.js';
 import { type AgentContext, runAgent } from '../agents/agents.js';

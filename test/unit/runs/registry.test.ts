@@ -7,8 +7,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { loadCatalog } from '../../../src/catalog/index.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { Admission } from '../../../src/runs/admission.js';
-import { type Caller, RunRegistry } from '../../../src/runs/registry.js';
-import { RunError, type RunView } from '../../../src/runs/types.js';
+import { RunRegistry } from '../../../src/runs/registry.js';
+import { type Caller, RunError, type RunView } from '../../../src/runs/types.js';
 import { MemoryStore } from '../../../src/store/index.js';
 import { checkCall } from '../../../src/surfaces/pipelines.js';
 

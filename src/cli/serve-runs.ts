@@ -57,6 +57,9 @@ export function setupRuns(dispatcher: Dispatcher, tools: ToolTable, config: Runs
       childEnv: config.pipelines.childEnv,
       env: config.pipelines.env,
       cacheRoot: config.pipelines.cacheRoot,
+      ...(config.pipelines.agentLimiters !== undefined
+        ? { agentLimiters: config.pipelines.agentLimiters }
+        : {}),
     },
     check: (workflow, args) => {
       const { inputs, call } = checkCall(workflow, args, unbounded);

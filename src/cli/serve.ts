@@ -14,7 +14,7 @@ import { loadCatalog } from '../catalog/index.js';
 import { createLogger } from '../log/index.js';
 import { Dispatcher, parseErrorResponse, Session } from '../protocol/index.js';
 import { Admission, JobRegistry } from '../runs/index.js';
-import { childEnvironment } from '../runtime/index.js';
+import { AgentLimiters, childEnvironment } from '../runtime/index.js';
 import {
   jobTools,
   logJobEvents,
@@ -137,6 +137,7 @@ export async function runServe(
   const cacheRoot = mkdtempSync(join(tmpdir(), 'mhl-cache-'));
   const pipelineOptions = {
     cacheRoot,
+    agentLimiters: new AgentLimiters(),
     catalog: loaded.catalog,
     logger,
     defaultTimeoutMs: timeout,

@@ -9,7 +9,7 @@ import type { DeclOf, ExprOf, LoadedProgram, NamedDecl, StmtOf } from '../../lan
 import { type Binding, LangError, type Module, moduleScope, type Span } from '../../lang/index.js';
 import { agentHooks, buildAgentSpec } from '../agents/agent-config.js';
 import type { AgentSpec } from '../agents/agent-spec.js';
-import { type AgentContext, runAgent } from '../agents/agents.js';
+import { type AgentContext, type AgentState, runAgent } from '../agents/agents.js';
 import { NATIVES } from '../natives/index.js';
 import type { NativeContext } from '../natives/native.js';
 import { matchesType, typeText } from '../pipeline/inputs.js';
@@ -45,6 +45,8 @@ export interface RunServices {
   readonly output: (line: string) => void;
   /** Where agents with `cache: {storage: "disk"}` keep entries. */
   readonly cacheDir: string;
+  /** The run's in-memory agent cache and the rate limiters it shares with other runs. */
+  readonly agents: AgentState;
 }
 
 export class RunScope implements Callables {
@@ -541,8 +543,8 @@ export class RunScope implements Callables {
   }
 
   #agentContext(signal: AbortSignal): AgentContext {
-    const { cwd, childEnv, redactor, output, cacheDir } = this.#services;
-    return { signal, cwd, childEnv, redactor, output, cacheDir };
+    const { cwd, childEnv, redactor, output, cacheDir, agents } = this.#services;
+    return { signal, cwd, childEnv, redactor, output, cacheDir, state: agents };
   }
 
   async spawn(stmt: StmtOf<'Spawn'>, env: Environment, signal: AbortSignal): Promise<void> {

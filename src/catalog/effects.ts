@@ -10,7 +10,7 @@
  * a known namespace counts as its riskiest, and a name bound to a declaration counts that
  * declaration even where a local variable shadows it.
  */
-import type { Decl, Expr, NamedDecl } from '../lang/ast.js';
+import type { Decl, Expr, NamedDecl } from '../lang/index.js';
 import { type Binding, type Module, moduleScope, type Namespace } from '../lang/index.js';
 import type { Workflow } from './types.js';
 

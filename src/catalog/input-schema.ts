@@ -4,9 +4,8 @@
  * Pure: reads declarations and the program's namespace, never evaluates code, so a default
  * reaches the schema only when it is a literal.
  */
-import type { Expr, TypeNode } from '../lang/ast.js';
-import { BUILTIN_TYPES } from '../lang/builtins.js';
-import type { Namespace, PipelineDecl } from '../lang/index.js';
+import type { Expr, Namespace, PipelineDecl, TypeNode } from '../lang/index.js';
+import { BUILTIN_TYPES } from '../lang/index.js';
 import type { JsonObject, JsonValue } from './types.js';
 
 /**

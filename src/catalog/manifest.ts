@@ -5,8 +5,7 @@
  * I/O, no evaluation; settings count only when written as literals, as the runner reads them.
  */
 import { relative, sep } from 'node:path';
-import type { Expr } from '../lang/ast.js';
-import type { NamedDecl, PipelineDecl } from '../lang/index.js';
+import type { Expr, NamedDecl, PipelineDecl } from '../lang/index.js';
 import { projectType, typeText } from './input-schema.js';
 import type { JsonObject, JsonValue, ToolAnnotations, Workflow } from './types.js';
 

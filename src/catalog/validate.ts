@@ -6,7 +6,7 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { ajv2020Class } from '../lang/lazy-modules.js';
+import { ajv2020Class } from '../lang/index.js';
 import type {
   InputCheck,
   InputProblem,

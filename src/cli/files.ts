@@ -4,7 +4,7 @@
  */
 import { statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import type { CatalogResult } from '../catalog/load.js';
+import type { CatalogResult } from '../catalog/index.js';
 // The walk only: the catalog's index would also load its validators.
 import { listMhFiles } from '../catalog/sources.js';
 import { formatDiagnostic, sourceExcerpt } from '../lang/index.js';

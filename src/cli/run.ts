@@ -6,7 +6,7 @@
  * only when a checkpoint holds its progress and every input it was given.
  */
 import { resolve } from 'node:path';
-import type { InputDecl, PipelineDecl } from '../lang/ast.js';
+import type { InputDecl, PipelineDecl } from '../lang/index.js';
 import { diskHost, formatDiagnostic, sourceExcerpt } from '../lang/index.js';
 import {
   canResume,

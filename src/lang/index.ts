@@ -9,13 +9,18 @@ export type {
   DeclOf,
   Expr,
   ExprOf,
+  InputDecl,
   NamedDecl,
+  ParallelGroup,
   PipelineDecl,
   Program,
+  Property,
+  Step,
   Stmt,
   StmtOf,
   TypeNode,
 } from './ast.js';
+export { BUILTIN_TYPES } from './builtins.js';
 export { type CheckResult, checkFiles } from './checker.js';
 export {
   type LoadedProgram,
@@ -34,6 +39,7 @@ export {
   type Span,
   sourceExcerpt,
 } from './diagnostics.js';
+export { ajv2020Class } from './lazy-modules.js';
 export { DEFAULT_LIMITS, type Limits, resolveLimits } from './limits.js';
 export {
   type Binding,

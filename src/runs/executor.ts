@@ -5,8 +5,9 @@
  * store, output redacted line by line into the run's log and the server log.
  */
 import type { Workflow } from '../catalog/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import {
+  type AgentLimiters,
   executeWorkflow,
   formatValue,
   fromJson,
@@ -25,6 +26,8 @@ export interface LegServices {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Agents' disk caches go in a fresh folder per leg under here (the server owns it). */
   readonly cacheRoot: string;
+  /** Agents' rate limits, shared with the server's other calls and runs (spec §5.1). */
+  readonly agentLimiters?: AgentLimiters;
 }
 
 export interface Leg {
@@ -76,6 +79,9 @@ export async function runLeg(leg: Leg): Promise<LegUpdate> {
         leg.logger.info({ output: text });
       },
       agentCache: { root: leg.services.cacheRoot },
+      ...(leg.services.agentLimiters !== undefined
+        ? { agentLimiters: leg.services.agentLimiters }
+        : {}),
       redactor,
       onEvent: (event) => {
         if (event.type === 'step_start') leg.onStep(event.step, event.index + 1, event.total);

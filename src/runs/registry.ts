@@ -1,3 +1,4 @@
+// Over 500 lines: one state machine (start, legs, resume, cancel, drain, sweep, rebuild) over private run state; split by phase it would have to expose that state.
 /**
  * The async run registry (`run/*`, `mhl_run_*`): starts runs detached from the request that
  * asked, answers their status from memory, resumes, cancels, lists and serves their logs, and
@@ -9,63 +10,39 @@
  * answered exactly like a run that does not exist.
  */
 import { randomBytes } from 'node:crypto';
-import type { Catalog, Workflow } from '../catalog/index.js';
-import type { Logger } from '../log/logger.js';
-import type { Store } from '../store/index.js';
-import { type Admission, AdmissionClosedError, type Slot } from './admission.js';
+import type { Workflow } from '../catalog/index.js';
+import { AdmissionClosedError, type Slot } from './admission.js';
 import { ArgumentError } from './argument-error.js';
-import { type LegServices, type LegUpdate, runLeg } from './executor.js';
+import { type LegUpdate, runLeg } from './executor.js';
 import { RunLog } from './run-log.js';
-import { deleteRun, type RunRecord, readRecord, writeRecord } from './run-records.js';
 import {
+  busy,
+  checkArgumentsSize,
+  DEFAULT_TERMINAL_TTL_MS,
+  draining,
+  MAX_QUEUED_RUNS,
+  MAX_RUNS,
+  reclaimedView,
+  resumableAfter,
+} from './run-policy.js';
+import {
+  deleteRun,
+  type RunRecord,
+  readRecord,
+  sweepStoredRuns,
+  writeRecord,
+} from './run-records.js';
+import {
+  type Caller,
+  type CheckedCall,
   messageOf,
   RunError,
+  type RunRegistryOptions,
   type RunState,
   type RunView,
   TERMINAL_STATES,
   unknownRun,
 } from './types.js';
-
-/** Arguments are persisted with the run, so they are capped (seed 000). */
-const MAX_RUN_ARGUMENTS_BYTES = 256 * 1024;
-/** How long a finished run stays pollable. */
-const DEFAULT_TERMINAL_TTL_MS = 60 * 60 * 1000;
-/**
- * Runs held in memory at most (each up to 256 KiB of arguments and a 64 KiB log, kept an hour
- * after it ends), and runs waiting for a slot at most: past either, a start is refused as busy.
- */
-const MAX_RUNS = 10_000;
-const MAX_QUEUED_RUNS = 1_000;
-
-/** Who is asking: the owner string and, when verified, the raw principal. */
-export interface Caller {
-  readonly owner: string;
-  /** Set when the identity came from `--principal-header`; such ownership is persisted. */
-  readonly principal?: string;
-}
-
-/** A call's checked inputs and working context, as the pipelines surface computes them. */
-export interface CheckedCall {
-  readonly inputs: Readonly<Record<string, unknown>>;
-  readonly cwd: string;
-  /** Bounds each leg when the caller asked for a limit. */
-  readonly timeoutMs?: number;
-}
-
-export interface RunRegistryOptions {
-  readonly catalog: Catalog;
-  /** Run records and checkpoints (a dir store at `--state-dir`, else a temporary one). */
-  readonly store: Store;
-  readonly admission: Admission;
-  readonly logger: Logger;
-  readonly services: LegServices;
-  /** Validates a call's arguments; throws `ArgumentError` (fields relative to them) for bad ones. */
-  readonly check: (workflow: Workflow, args: Readonly<Record<string, unknown>>) => CheckedCall;
-  readonly terminalTtlMs?: number;
-  /** Most runs held in memory and most waiting for a slot (defaults 10,000 and 1,000). */
-  readonly limits?: { readonly runs?: number; readonly queued?: number };
-  readonly now?: () => number;
-}
 
 interface LiveRun {
   readonly runId: string;
@@ -326,31 +303,11 @@ export class RunRegistry {
       this.#sweeping.delete(run.runId);
       swept++;
     }
-    return swept + (await this.#sweepStored(cutoff));
-  }
-
-  /**
-   * Deletes the finished (completed, failed, cancelled) runs an earlier process left in the
-   * store once they are past the TTL, as the in-memory sweep does. Paused runs, and runs that
-   * were in flight when their process died (their record still says so), stay until resumed.
-   */
-  async #sweepStored(cutoff: number): Promise<number> {
-    let swept = 0;
-    const keys = await this.#options.store.list('state/').catch(() => []);
-    for (const key of keys) {
-      const runId = /^state\/([0-9a-f]{32})\/mhl-run\.json$/.exec(key)?.[1];
-      if (runId === undefined || this.#runs.has(runId)) continue;
-      const view = (await readRecord(this.#options.store, runId).catch(() => undefined))?.view;
-      if (!view || Date.parse(view.updatedAt) > cutoff) continue;
-      const over =
-        view.state === 'completed' || (TERMINAL_STATES.has(view.state) && !view.resumable);
-      if (!over || this.#runs.has(runId)) continue;
-      await deleteRun(this.#options.store, runId).catch((error: unknown) =>
+    const stored = await sweepStoredRuns(this.#options.store, cutoff, (id) => this.#runs.has(id), {
+      warn: (runId, error) =>
         this.#options.logger.warn({ err: error, runId }, 'could not delete run state'),
-      );
-      swept++;
-    }
-    return swept;
+    });
+    return swept + stored;
   }
 
   /** The caller's run, live or rebuilt from the store; anyone else's is `unknownRun`. */
@@ -379,19 +336,7 @@ export class RunRegistry {
 
   /** A run from its record: one that was in flight when its process died is now `failed`. */
   async #rebuild(record: RunRecord, workflow: Workflow, caller: Caller): Promise<LiveRun> {
-    let view = record.view;
-    if (!TERMINAL_STATES.has(view.state) && view.state !== 'paused') {
-      // It was in flight when its process died: as resumable as any run that stopped mid-step.
-      const { vars: _v, reason: _r, resumable: _s, ...rest } = view;
-      view = {
-        ...rest,
-        state: 'failed',
-        error: 'the server stopped while this run was in progress',
-        ...(resumableAfter(workflow, 'failed', true) ? { resumable: true as const } : {}),
-        updatedAt: this.#iso(),
-      };
-    }
-    const bare = view;
+    const view = reclaimedView(record.view, workflow, this.#iso());
     const run: LiveRun = {
       runId: record.view.runId,
       workflow,
@@ -399,7 +344,7 @@ export class RunRegistry {
       principalOwner: record.principalOwner,
       arguments: record.arguments,
       digest: record.digest,
-      view: bare,
+      view,
       log: new RunLog(),
       leg: undefined,
       finishedAt: this.#now(),
@@ -498,7 +443,7 @@ export class RunRegistry {
         },
       });
       // The slot bounds execution: free it before the terminal state is published, so a
-      // caller that sees the run end also sees its slot free.
+      // caller that sees the run end also sees its slot free (release is idempotent).
       const update = await running.finally(() => slot.release());
       await this.#finish(run, update);
     } finally {
@@ -563,39 +508,5 @@ export class RunRegistry {
 
   #iso(): string {
     return new Date(this.#now()).toISOString();
-  }
-}
-
-/**
- * Whether a run that ended in `state` can be resumed: a paused run always (the pause wrote its
- * own checkpoint); a failed or cancelled one when its workflow checkpoints and the failure is
- * one a resume can fix (`fixable`: not invalid inputs, not a changed definition).
- */
-function resumableAfter(workflow: Workflow, state: RunState, fixable: boolean): boolean {
-  if (state === 'paused') return true;
-  if (state !== 'failed' && state !== 'canceled') return false;
-  return fixable && workflow.definition.checkpoints;
-}
-
-function busy(what: string): RunError {
-  return new RunError('CAPACITY_FULL', `too many ${what} (a server-wide limit); retry later`);
-}
-
-function draining(): RunError {
-  return new RunError('SHUTTING_DOWN', 'the server is shutting down and starts no new runs');
-}
-
-function checkArgumentsSize(args: Readonly<Record<string, unknown>>): void {
-  let text: string;
-  try {
-    text = JSON.stringify(args);
-  } catch {
-    throw new ArgumentError('arguments', 'arguments must be JSON-serialisable');
-  }
-  if (Buffer.byteLength(text) > MAX_RUN_ARGUMENTS_BYTES) {
-    throw new ArgumentError(
-      'arguments',
-      `arguments are larger than ${MAX_RUN_ARGUMENTS_BYTES / 1024} KiB; they are persisted with the run, so pass large payloads by reference (a URL, a file path, a blob key)`,
-    );
   }
 }

@@ -12,7 +12,7 @@
  */
 import { checkSession } from '../runtime/index.js';
 import type { Store } from '../store/index.js';
-import type { RunState, RunView } from './types.js';
+import { type RunState, type RunView, TERMINAL_STATES } from './types.js';
 
 const RECORD_VERSION = 1;
 
@@ -79,4 +79,31 @@ function isRecord(value: Partial<RunRecord> | null): value is RunRecord {
     typeof value.view.runId === 'string' &&
     STATES.has(value.view.state)
   );
+}
+
+/**
+ * Deletes the finished (completed, failed, cancelled) runs an earlier process left in the
+ * store once they are past `cutoff`, as the in-memory sweep does; `live` runs are this
+ * process's to sweep. Paused runs, and runs that were in flight when their process died
+ * (their record still says so), stay until resumed. Resolves to how many it deleted.
+ */
+export async function sweepStoredRuns(
+  store: Store,
+  cutoff: number,
+  live: (runId: string) => boolean,
+  report: { readonly warn: (runId: string, error: unknown) => void },
+): Promise<number> {
+  let swept = 0;
+  const keys = await store.list('state/').catch(() => []);
+  for (const key of keys) {
+    const runId = /^state\/([0-9a-f]{32})\/mhl-run\.json$/.exec(key)?.[1];
+    if (runId === undefined || live(runId)) continue;
+    const view = (await readRecord(store, runId).catch(() => undefined))?.view;
+    if (!view || Date.parse(view.updatedAt) > cutoff) continue;
+    const over = view.state === 'completed' || (TERMINAL_STATES.has(view.state) && !view.resumable);
+    if (!over || live(runId)) continue;
+    await deleteRun(store, runId).catch((error: unknown) => report.warn(runId, error));
+    swept++;
+  }
+  return swept;
 }

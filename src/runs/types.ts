@@ -4,6 +4,12 @@
  * errors or tool results. Nothing here knows the protocol.
  */
 
+import type { Catalog, Workflow } from '../catalog/index.js';
+import type { Logger } from '../log/index.js';
+import type { Store } from '../store/index.js';
+import type { Admission } from './admission.js';
+import type { LegServices } from './executor.js';
+
 export type RunState =
   | 'pending'
   | 'claimed'
@@ -76,4 +82,34 @@ export function unknownRun(): RunError {
 /** An error's message, or the thrown value as text. */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Who is asking: the owner string and, when verified, the raw principal. */
+export interface Caller {
+  readonly owner: string;
+  /** Set when the identity came from `--principal-header`; such ownership is persisted. */
+  readonly principal?: string;
+}
+
+/** A call's checked inputs and working context, as the pipelines surface computes them. */
+export interface CheckedCall {
+  readonly inputs: Readonly<Record<string, unknown>>;
+  readonly cwd: string;
+  /** Bounds each leg when the caller asked for a limit. */
+  readonly timeoutMs?: number;
+}
+
+export interface RunRegistryOptions {
+  readonly catalog: Catalog;
+  /** Run records and checkpoints (a dir store at `--state-dir`, else a temporary one). */
+  readonly store: Store;
+  readonly admission: Admission;
+  readonly logger: Logger;
+  readonly services: LegServices;
+  /** Validates a call's arguments; throws `ArgumentError` (fields relative to them) for bad ones. */
+  readonly check: (workflow: Workflow, args: Readonly<Record<string, unknown>>) => CheckedCall;
+  readonly terminalTtlMs?: number;
+  /** Most runs held in memory and most waiting for a slot (defaults 10,000 and 1,000). */
+  readonly limits?: { readonly runs?: number; readonly queued?: number };
+  readonly now?: () => number;
 }

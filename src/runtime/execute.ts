@@ -15,6 +15,8 @@ import {
   pipelineDefinition,
 } from '../lang/index.js';
 import { MemoryStore, type Store } from '../store/index.js';
+import { MemoryCache } from './agents/agent-cache.js';
+import { AgentLimiters } from './agents/agent-rate-limit.js';
 import { CheckpointStore } from './checkpoints/checkpoints.js';
 import type { Value } from './interpreter/values.js';
 import { type RunEvent, type RunOutcome, runPipeline } from './pipeline/runner.js';
@@ -56,6 +58,11 @@ export interface ExecuteOptions {
   /** Program output, one line at a time, already redacted. */
   readonly output: (line: string) => void;
   readonly agentCache: AgentCache;
+  /**
+   * Agents' rate limits, shared per agent by every run a server makes (spec §5.1): the server
+   * owns one. Without it the run has its own (right for `mhl run`: one run per process).
+   */
+  readonly agentLimiters?: AgentLimiters;
   /** The run's secret registry, when the caller must redact with it even if the run throws. */
   readonly redactor?: Redactor;
 }
@@ -109,6 +116,11 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
         redactor,
         output: (line) => output(redactor.redact(line)),
         cacheDir,
+        // The response cache is the run's own, like its disk cache folder under a root.
+        agents: {
+          memoryCache: new MemoryCache(),
+          limiters: options.agentLimiters ?? new AgentLimiters(),
+        },
       },
       ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
     });

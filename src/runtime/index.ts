@@ -4,6 +4,7 @@
  * environment, redaction, values to JSON). Other layers import the runtime only from here; the
  * interpreter, the step loop, agents and checkpoints stay internal.
  */
+export { AgentLimiters } from './agents/agent-rate-limit.js';
 export { checkSession } from './checkpoints/checkpoint-keys.js';
 export {
   type AgentCache,

@@ -5,13 +5,16 @@
  * its lifecycle in order (`start`, then at shutdown `drain`, `stop` within the budget, `close`).
  */
 import type { Catalog } from '../catalog/index.js';
-import { createLogger, type Logger } from '../log/logger.js';
+import { createLogger, type Logger } from '../log/index.js';
 import { Dispatcher } from '../protocol/index.js';
-import { Admission } from '../runs/admission.js';
-import { registerResourceMethods } from '../surfaces/resources.js';
-import type { Surface } from '../surfaces/surface.js';
-import { registerToolMethods, ToolTable } from '../surfaces/tools.js';
-import { Metrics } from '../transport/metrics.js';
+import { Admission } from '../runs/index.js';
+import {
+  registerResourceMethods,
+  registerToolMethods,
+  type Surface,
+  ToolTable,
+} from '../surfaces/index.js';
+import { Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
 import { PROFILE_TABLE } from './profiles.js';
 

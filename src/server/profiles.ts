@@ -7,19 +7,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/index.js';
-import type { Logger } from '../log/logger.js';
-import type { Admission } from '../runs/admission.js';
-import { JobRegistry } from '../runs/jobs.js';
-import { childEnvironment } from '../runtime/index.js';
-import { jobTools, logJobEvents, reservedNameProblem } from '../surfaces/jobs.js';
+import type { Logger } from '../log/index.js';
+import { type Admission, JobRegistry } from '../runs/index.js';
+import { AgentLimiters, childEnvironment } from '../runtime/index.js';
 import {
+  jobTools,
+  logJobEvents,
   type PipelineSurfaceOptions,
+  reservedNameProblem,
+  type Surface,
+  ToolTable,
   workflowResources,
   workflowTools,
-} from '../surfaces/pipelines.js';
-import type { Surface } from '../surfaces/surface.js';
-import { ToolTable } from '../surfaces/tools.js';
-import type { Metrics } from '../transport/metrics.js';
+} from '../surfaces/index.js';
+import type { Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
 import { runsSurface } from './runs.js';
 
@@ -47,6 +48,8 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
   const cacheRoot = mkdtempSync(join(tmpdir(), 'mhl-cache-'));
   const pipelines: PipelineSurfaceOptions = {
     cacheRoot,
+    // Per-agent rate limits are the server's, shared by its calls and runs (spec §5.1).
+    agentLimiters: new AgentLimiters(),
     catalog,
     logger,
     defaultTimeoutMs: config.defaultTimeoutMs,

@@ -8,15 +8,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/index.js';
-import type { Logger } from '../log/logger.js';
-import type { Admission } from '../runs/admission.js';
-import { RunRegistry } from '../runs/registry.js';
+import type { Logger } from '../log/index.js';
+import { type Admission, RunRegistry } from '../runs/index.js';
 import { DirStore } from '../store/index.js';
-import { checkCall, type PipelineSurfaceOptions } from '../surfaces/pipelines.js';
-import { runSurface } from '../surfaces/runs.js';
-import type { Surface } from '../surfaces/surface.js';
-import type { ToolDefinition } from '../surfaces/tools.js';
-import type { Metrics } from '../transport/metrics.js';
+import {
+  checkCall,
+  type PipelineSurfaceOptions,
+  runSurface,
+  type Surface,
+  type ToolDefinition,
+} from '../surfaces/index.js';
+import type { Metrics } from '../transport/index.js';
 
 /** How often finished runs past their TTL are swept. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -61,6 +63,9 @@ export function runsSurface(options: RunsOptions): Surface {
       childEnv: options.pipelines.childEnv,
       env: options.pipelines.env,
       cacheRoot: options.pipelines.cacheRoot,
+      ...(options.pipelines.agentLimiters !== undefined
+        ? { agentLimiters: options.pipelines.agentLimiters }
+        : {}),
     },
     check: (workflow, args) => {
       const { inputs, call } = checkCall(workflow, args, unbounded);

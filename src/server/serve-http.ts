@@ -7,8 +7,8 @@
  * failure (`MCP_SERVER_FAILED`) or an expired budget (`MCP_SHUTDOWN_TIMEOUT`).
  */
 import { randomUUID } from 'node:crypto';
-import { isLoopback } from '../transport/guards.js';
 import { HttpTransport } from '../transport/http.js';
+import { isLoopback } from '../transport/index.js';
 import { McpEndpoint } from '../transport/mcp-endpoint.js';
 import type { HttpConfig } from './config.js';
 import type { MhlServer } from './create-server.js';

@@ -4,7 +4,7 @@
  * drain, then cancel within the budget; exit status 0, or 1 (`MCP_SHUTDOWN_TIMEOUT`).
  */
 import { parseErrorResponse } from '../protocol/index.js';
-import { StdioTransport } from '../transport/stdio.js';
+import { StdioTransport } from '../transport/index.js';
 import type { MhlServer } from './create-server.js';
 import { withinBudget } from './lifecycle.js';
 

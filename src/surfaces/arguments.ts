@@ -5,7 +5,7 @@
  * type-checked here: a forwarded `arguments` object is the target workflow's to check. Only
  * the keywords these schemas use are understood; workflow inputs go through Ajv instead.
  */
-import { ArgumentError, shortKey } from '../runs/argument-error.js';
+import { ArgumentError, shortKey } from '../runs/index.js';
 
 /** One property of a control tool's schema. */
 export interface PropertySchema {

@@ -8,11 +8,16 @@
  * arguments, the target's included, throw `ArgumentError` (an `INVALID_ARGUMENT` result).
  */
 import { type CONTROL_RISK, controlToolRisk } from '../catalog/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { RequestContext } from '../protocol/index.js';
-import { ArgumentError, shortKey } from '../runs/argument-error.js';
-import type { JobOutcome, JobRegistry, JobView } from '../runs/jobs.js';
-import { ownerOf } from '../runs/owner.js';
+import {
+  ArgumentError,
+  type JobOutcome,
+  type JobRegistry,
+  type JobView,
+  ownerOf,
+  shortKey,
+} from '../runs/index.js';
 import { type ControlSchema, checkControlArguments } from './arguments.js';
 import { forwardedArgumentsSchema } from './pipelines.js';
 import {

@@ -16,15 +16,22 @@ import {
   type Workflow,
   workflowRisk,
 } from '../catalog/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { RequestContext } from '../protocol/index.js';
 import {
   ABSOLUTE_PATH_PATTERN,
   type CallContext,
   type CallDefaults,
   checkWorkflowCall,
-} from '../runs/call-context.js';
-import { executeWorkflow, fromJson, isObject, type RunOutcome, toPlain } from '../runtime/index.js';
+} from '../runs/index.js';
+import {
+  type AgentLimiters,
+  executeWorkflow,
+  fromJson,
+  isObject,
+  type RunOutcome,
+  toPlain,
+} from '../runtime/index.js';
 import type { ResourceProvider } from './resources.js';
 import { type PreparedCall, type ToolDefinition, type ToolResult, toolError } from './tools.js';
 
@@ -80,6 +87,8 @@ export interface PipelineSurfaceOptions {
    * call that declares agents gets a fresh folder inside, removed when the call ends.
    */
   readonly cacheRoot: string;
+  /** Agents' rate limits, shared by every call and run of this server (spec §5.1). */
+  readonly agentLimiters?: AgentLimiters;
 }
 
 /** One tool per workflow, each taking the reserved `context` argument beside its inputs. */
@@ -207,6 +216,7 @@ async function runOnce(
     timeout: { ms: call.timeoutMs, what: `tools/call ${workflow.name}` },
     output: (text) => logger.info({ workflow: name, output: text }),
     agentCache: { root: options.cacheRoot },
+    ...(options.agentLimiters !== undefined ? { agentLimiters: options.agentLimiters } : {}),
     onEvent: (event) => {
       if (event.type === 'step_start')
         ctx.progress?.(event.index + 1, event.total, `step ${event.step}`);

@@ -9,7 +9,7 @@
  * the same errors as tool results (`isError`, `_meta["mhl/diagnostic"]`), so a model can react.
  */
 import { type Catalog, type CONTROL_RISK, controlToolRisk } from '../catalog/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import {
   isRecord,
   type MethodHandler,
@@ -17,10 +17,14 @@ import {
   RPC_ERROR_CODES,
   RpcError,
 } from '../protocol/index.js';
-import { ArgumentError } from '../runs/argument-error.js';
-import { ownerOf } from '../runs/owner.js';
-import type { Caller, RunRegistry } from '../runs/registry.js';
-import { RunError, type RunErrorCode } from '../runs/types.js';
+import {
+  ArgumentError,
+  type Caller,
+  ownerOf,
+  RunError,
+  type RunErrorCode,
+  type RunRegistry,
+} from '../runs/index.js';
 import { type ControlSchema, checkControlArguments, type PropertySchema } from './arguments.js';
 import { forwardedArgumentsSchema } from './pipelines.js';
 import type { ResourceProvider } from './resources.js';

@@ -14,8 +14,7 @@ import {
   RPC_ERROR_CODES,
   RpcError,
 } from '../protocol/index.js';
-import type { Admission, Refusal } from '../runs/admission.js';
-import { ArgumentError, shortKey } from '../runs/argument-error.js';
+import { type Admission, ArgumentError, type Refusal, shortKey } from '../runs/index.js';
 
 /** A `CallToolResult` as surfaces build it. */
 export type ToolResult = Record<string, unknown>;

@@ -405,7 +405,7 @@ describe('mhl serve mcp --workflows-pack', () => {
  * cache folders of runs and of synchronous calls.
  */
 function isRunState(path: string, tmp: string): boolean {
-  return /^mhl-(serve|runs|calls)-[^/]+(\/|$)/.test(relative(tmp, path));
+  return /^mhl-(serve|cache)-[^/]+(\/|$)/.test(relative(tmp, path));
 }
 
 function flip(bytes: Buffer, at: number): Buffer {

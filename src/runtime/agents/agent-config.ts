@@ -3,8 +3,8 @@
  * literals in `command`/`args` are taken verbatim from the source (no interpolation), so the
  * `${prompt}` and `${schema}` placeholders survive, as the language specifies.
  */
-import type { Expr, ExprOf, Property } from '../../lang/ast.js';
-import { LangError } from '../../lang/diagnostics.js';
+import type { Expr, ExprOf, Property } from '../../lang/index.js';
+import { LangError } from '../../lang/index.js';
 import {
   DurationValue,
   formatValue,

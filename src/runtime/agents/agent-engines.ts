@@ -6,7 +6,7 @@
  */
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { LangError } from '../../lang/diagnostics.js';
+import { LangError } from '../../lang/index.js';
 import { formatDuration } from '../natives/args.js';
 import { type ProcessResult, runProcess } from '../natives/process-group.js';
 import { deadline } from '../services/deadline.js';

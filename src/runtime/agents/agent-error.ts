@@ -3,7 +3,7 @@
  * interpreter attaches the call's span) plus structured fields, so callers branch on `failure`
  * and never parse the message. Messages are redacted before they get here.
  */
-import { LangError } from '../../lang/diagnostics.js';
+import { LangError } from '../../lang/index.js';
 
 /** The `LangError.code` of every agent failure. */
 export const AGENT_ERROR_CODE = 'AGENT';

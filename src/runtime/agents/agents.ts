@@ -19,19 +19,20 @@ import type { AgentRequest, AgentSpec } from './agent-spec.js';
 /** No single backoff wait is longer than this (spec §5.1 `retry`). */
 export const MAX_RETRY_WAIT_MS = 30_000;
 
-/** Process-wide agent state: the in-memory response cache and the per-agent rate limiters. */
+/**
+ * The agent state calls share: the in-memory response cache (one run's: an answer computed in
+ * one caller's working directory must never be served to another) and the per-agent rate
+ * limiters (shared per agent for the process, spec §5.1: the server owns one and passes it).
+ */
 export interface AgentState {
   readonly memoryCache: MemoryCache;
   readonly limiters: AgentLimiters;
 }
 
-/** A fresh, empty `AgentState` (a server shares one; tests make their own). */
+/** A fresh, empty `AgentState`. */
 export function createAgentState(): AgentState {
   return { memoryCache: new MemoryCache(), limiters: new AgentLimiters() };
 }
-
-/** The state calls share unless their context brings its own. */
-const PROCESS_STATE = createAgentState();
 
 /** What a call needs from the run. */
 export interface AgentContext {
@@ -49,8 +50,8 @@ export interface AgentContext {
   readonly cacheDir: string;
   /** Clock for cache expiry and rate windows; default `Date.now`. */
   readonly now?: () => number;
-  /** Cache and limiters to use; default one shared per process. */
-  readonly state?: AgentState;
+  /** The run's cache and the limiters it shares (see `AgentState`). */
+  readonly state: AgentState;
   /** Uniform [0, 1) source for backoff jitter; default `Math.random`. */
   readonly random?: () => number;
 }
@@ -105,7 +106,7 @@ async function runLeg(spec: AgentSpec, request: AgentRequest, ctx: AgentContext)
   const engine = resolveEngine(spec);
   const argv = engine.kind === 'cli' ? buildArgv(spec.name, spec.args, request) : [];
   const now = ctx.now ?? Date.now;
-  const state = ctx.state ?? PROCESS_STATE;
+  const { state } = ctx;
   const cache = spec.cache;
   const key = cache ? agentCacheKey(spec, request) : '';
   const cacheDir = resolve(ctx.cwd, ctx.cacheDir);

@@ -3,7 +3,7 @@
  * store stamps pipeline, times and versions) and what it reads back (variables as MHL values).
  * Types only.
  */
-import type { Fence } from '../../store/store.js';
+import type { Fence } from '../../store/index.js';
 import type { MhlObject, Value } from '../interpreter/values.js';
 import type {
   CheckpointRecord,

@@ -7,7 +7,7 @@
  * inputs): the interpreter does.
  */
 import type { z } from 'zod';
-import { type Store, storeCan } from '../../store/store.js';
+import { type Store, storeCan } from '../../store/index.js';
 import { fromJson } from '../interpreter/values.js';
 import type { Redactor } from '../services/redact.js';
 import {

@@ -2,7 +2,7 @@
  * Built-in functions callable by bare name: `log`, `fail`, `pause`, `env`, `type_of`, `is_*`.
  * (`nameof` needs the declaration table and lives with the interpreter.)
  */
-import { LangError } from '../../lang/diagnostics.js';
+import { LangError } from '../../lang/index.js';
 import { Redactor } from '../services/redact.js';
 import { PauseSignal } from './signals.js';
 import {

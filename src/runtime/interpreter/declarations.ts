@@ -1,16 +1,15 @@
+// Over 500 lines: RunScope resolves every declaration kind (agents, tools, prompts, memory, schemas, skills, enums) against one run's caches.
 /**
  * What names mean while a program runs: declarations (agents, tools, prompts, memory, schemas,
  * skills, enums), native namespaces, built-ins and `context`, resolved per module exactly as
  * the checker resolves them (a module's own scope first, then its program's). Also the call
  * forms that need a declaration: prompt calls, agent `.run`, `spawn` and `wait`.
  */
-import type { DeclOf, ExprOf, NamedDecl, StmtOf } from '../../lang/ast.js';
-import { LangError, type Span } from '../../lang/diagnostics.js';
-import type { LoadedProgram } from '../../lang/index.js';
-import { type Binding, type Module, moduleScope } from '../../lang/modules.js';
+import type { DeclOf, ExprOf, LoadedProgram, NamedDecl, StmtOf } from '../../lang/index.js';
+import { type Binding, LangError, type Module, moduleScope, type Span } from '../../lang/index.js';
 import { agentHooks, buildAgentSpec } from '../agents/agent-config.js';
 import type { AgentSpec } from '../agents/agent-spec.js';
-import { type AgentContext, runAgent } from '../agents/agents.js';
+import { type AgentContext, type AgentState, runAgent } from '../agents/agents.js';
 import { NATIVES } from '../natives/index.js';
 import type { NativeContext } from '../natives/native.js';
 import { matchesType, typeText } from '../pipeline/inputs.js';
@@ -47,6 +46,8 @@ export interface RunServices {
   readonly output: (line: string) => void;
   /** Where agents with `cache: {storage: "disk"}` keep entries. */
   readonly cacheDir: string;
+  /** The run's in-memory agent cache and the rate limiters it shares with other runs. */
+  readonly agents: AgentState;
 }
 
 export class RunScope implements Callables {
@@ -544,8 +545,8 @@ export class RunScope implements Callables {
   }
 
   #agentContext(signal: AbortSignal): AgentContext {
-    const { cwd, childEnv, redactor, output, cacheDir } = this.#services;
-    return { signal, cwd, childEnv, redactor, output, cacheDir };
+    const { cwd, childEnv, redactor, output, cacheDir, agents } = this.#services;
+    return { signal, cwd, childEnv, redactor, output, cacheDir, state: agents };
   }
 
   async spawn(stmt: StmtOf<'Spawn'>, env: Environment, signal: AbortSignal): Promise<void> {

@@ -3,7 +3,7 @@
  * resolver for everything that is not a variable (context, declarations, natives, built-ins).
  * Plain assignment writes the innermost existing binding, as MHL specifies.
  */
-import { LangError, type Span } from '../../lang/diagnostics.js';
+import { LangError, type Span } from '../../lang/index.js';
 import type { Value } from './values.js';
 
 interface Binding {

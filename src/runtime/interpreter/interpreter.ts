@@ -1,3 +1,4 @@
+// Over 500 lines: the evaluator is one dispatch over every expression and statement kind of the grammar; splitting it would split that switch.
 /**
  * The MHL evaluator: expressions and statements over `Environment`s.
  *
@@ -5,8 +6,8 @@
  * to declarations go through the `Callables` it is given (declarations.ts), and the runner
  * (runner.ts) drives steps. Every await passes the caller's `signal`; loops check it.
  */
-import type { Block, Expr, ExprOf, Stmt, StmtOf } from '../../lang/ast.js';
-import { LangError, type Span } from '../../lang/diagnostics.js';
+import type { Block, Expr, ExprOf, Stmt, StmtOf } from '../../lang/index.js';
+import { LangError, type Span } from '../../lang/index.js';
 import type { Environment } from './environment.js';
 import type { Completion } from './signals.js';
 import { callValueMethod, copyObject } from './value-methods.js';

@@ -5,7 +5,7 @@
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { LangError } from '../../lang/diagnostics.js';
+import { LangError } from '../../lang/index.js';
 import { writeFileAtomic } from '../../store/index.js';
 import {
   type CallArgs,

@@ -4,8 +4,8 @@
  * substitute `${name}` (and `${name.field}`) placeholders, and `\${` keeps a literal `${`.
  * A missing or unknown argument is an error, never a silent blank.
  */
-import type { DeclOf, Expr } from '../../lang/ast.js';
-import { LangError, type Span } from '../../lang/diagnostics.js';
+import type { DeclOf, Expr } from '../../lang/index.js';
+import { LangError, type Span } from '../../lang/index.js';
 import type { Environment } from './environment.js';
 import { formatValue, isObject, type Value } from './values.js';
 

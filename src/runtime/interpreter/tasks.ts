@@ -2,7 +2,7 @@
  * Background agent calls: the run-wide `spawn` concurrency ceiling and the `wait` modes (all,
  * any, N of) with timeouts and `on_error: "collect"`.
  */
-import { LangError } from '../../lang/diagnostics.js';
+import { LangError } from '../../lang/index.js';
 import type { TaskHandle, Value } from './values.js';
 import { wrapMessage } from './wrap-message.js';
 

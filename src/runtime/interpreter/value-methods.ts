@@ -3,7 +3,7 @@
  * value-method table. All are non-mutating. Callbacks (`filter`, `map`, …) are MHL functions,
  * called back through the interpreter.
  */
-import { LangError } from '../../lang/diagnostics.js';
+import { LangError } from '../../lang/index.js';
 import {
   deepEqual,
   FunctionValue,

@@ -4,7 +4,7 @@
  *
  * Errors carry no span: the interpreter attaches the call's position. This module does no I/O.
  */
-import { LangError } from '../../lang/diagnostics.js';
+import { LangError } from '../../lang/index.js';
 import {
   type CallArgs,
   DurationValue,

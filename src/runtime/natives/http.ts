@@ -13,7 +13,7 @@ import { dirname, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { LangError } from '../../lang/diagnostics.js';
+import { LangError } from '../../lang/index.js';
 import { type CallArgs, fromJson, newObject, type Value } from '../interpreter/values.js';
 import { deadline } from '../services/deadline.js';
 import { type ArgReader, defineNamespace, formatDuration, nativeError, readArgs } from './args.js';

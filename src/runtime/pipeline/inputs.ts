@@ -2,9 +2,8 @@
  * Pipeline inputs: type checks against declared types, the "invalid inputs" error (missing
  * required, undeclared keys), and coercion of command-line text (`--input n=3`) into values.
  */
-import type { InputDecl, TypeNode } from '../../lang/ast.js';
-import { BUILTIN_TYPES } from '../../lang/builtins.js';
-import { LangError } from '../../lang/diagnostics.js';
+import type { InputDecl, TypeNode } from '../../lang/index.js';
+import { BUILTIN_TYPES, LangError } from '../../lang/index.js';
 import { fromJson, isObject, typeOf, type Value } from '../interpreter/values.js';
 
 /** Raised for bad inputs; carries the lists the JSON output reports. */

@@ -2,7 +2,7 @@
  * Loads a `.mh` file for running: checks it (and everything it imports) exactly as `mhl lint`
  * does, refuses to run a program with errors, and picks the pipeline to run.
  */
-import type { PipelineDecl } from '../../lang/ast.js';
+import type { PipelineDecl } from '../../lang/index.js';
 import {
   buildNamespace,
   checkFiles,

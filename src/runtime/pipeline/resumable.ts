@@ -2,7 +2,7 @@
  * Whether a stopped run can be resumed where it stopped: `mhl run` offers `--resume` only
  * then. Reads the run's last checkpoint; writes nothing.
  */
-import type { PipelineDecl } from '../../lang/ast.js';
+import type { PipelineDecl } from '../../lang/index.js';
 import type { Store } from '../../store/index.js';
 import { CheckpointStore } from '../checkpoints/checkpoints.js';
 import { toPlain } from '../interpreter/values.js';

@@ -1,3 +1,4 @@
+// Over 500 lines: one class holds a run's private state (vars, mem, completed steps, session), which its step loop, loops, parallel groups and checkpoints all share.
 /**
  * Runs one pipeline or workflow: inputs, variables, steps in order or by `goto`, `break`,
  * `pause()`, step timeouts, parallel groups, loop pipelines, a checkpoint after every completed
@@ -6,9 +7,9 @@
  * The runner owns the step loop and persistence; the interpreter owns the language. One
  * `AbortSignal` cancels the run anywhere; a cancelled or failed run keeps its last checkpoint.
  */
-import type { DeclOf, Expr, ParallelGroup, PipelineDecl, Step } from '../../lang/ast.js';
-import { LangError } from '../../lang/diagnostics.js';
+import type { DeclOf, Expr, ParallelGroup, PipelineDecl, Step } from '../../lang/index.js';
 import {
+  LangError,
   type LoadedProgram,
   type PipelineDefinition,
   pipelineDefinition,

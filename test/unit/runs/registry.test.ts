@@ -8,8 +8,8 @@ import { createLogger } from '../../../src/log/logger.js';
 import { Admission } from '../../../src/runs/admission.js';
 import { ArgumentError } from '../../../src/runs/argument-error.js';
 import { checkWorkflowCall } from '../../../src/runs/call-context.js';
-import { type Caller, RunRegistry } from '../../../src/runs/registry.js';
-import { RunError, type RunView } from '../../../src/runs/types.js';
+import { RunRegistry } from '../../../src/runs/registry.js';
+import { type Caller, RunError, type RunView } from '../../../src/runs/types.js';
 import { MemoryStore } from '../../../src/store/index.js';
 import { until } from '../../helpers/poll.js';
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { memoryHost } from '../../../../src/lang/source-host.js';
+import { createAgentState } from '../../../../src/runtime/agents/agents.js';
 import { CheckpointStore } from '../../../../src/runtime/checkpoints/checkpoints.js';
 import { toPlain, type Value } from '../../../../src/runtime/interpreter/values.js';
 import { loadProgram, selectPipeline } from '../../../../src/runtime/pipeline/program.js';
@@ -88,6 +89,7 @@ export async function run(body: string, spec: RunSpec = {}): Promise<Ran> {
       redactor,
       output: (line) => output.push(redactor.redact(line)),
       cacheDir: join(cwd, '.mhl-cache'),
+      agents: createAgentState(),
     },
   });
   return { outcome, vars: toPlain(outcome.vars) as Record<string, unknown>, output, cwd, state };

@@ -1,0 +1,40 @@
+/**
+ * The run layer's public face: the async run registry, the generic job registry (`job.*`),
+ * admission slots, ownership, the call context, the run view, and `RunError` / `ArgumentError`
+ * (stable codes the surfaces map; nothing here knows the protocol).
+ */
+export { Admission, AdmissionClosedError, type Refusal, type Slot } from './admission.js';
+export { ArgumentError, shortKey } from './argument-error.js';
+export {
+  ABSOLUTE_PATH_PATTERN,
+  type CallContext,
+  type CallDefaults,
+  checkWorkflowCall,
+  parseCallContext,
+} from './call-context.js';
+export {
+  JOB_TTL_MS,
+  type JobFailure,
+  type JobOutcome,
+  type JobRefusal,
+  JobRegistry,
+  type JobRegistryOptions,
+  type JobResponse,
+  type JobState,
+  type JobTask,
+  type JobView,
+  MAX_JOBS,
+} from './jobs.js';
+export { ANONYMOUS_OWNER, type OwnerContext, ownerOf } from './owner.js';
+export { RunRegistry } from './registry.js';
+export {
+  type Caller,
+  type CheckedCall,
+  RUN_ERROR_CODES,
+  RunError,
+  type RunErrorCode,
+  type RunRegistryOptions,
+  type RunState,
+  type RunView,
+  TERMINAL_STATES,
+} from './types.js';

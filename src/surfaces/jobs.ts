@@ -11,6 +11,7 @@ import type { Logger } from '../log/logger.js';
 import type { RequestContext } from '../protocol/index.js';
 import type { JobOutcome, JobRegistry, JobView } from '../runs/jobs.js';
 import { ownerOf } from '../runs/owner.js';
+import { backgroundContext } from './pause.js';
 import {
   callArguments,
   findTool,
@@ -121,7 +122,8 @@ function startTool({ tools, jobs }: JobSurfaceOptions): ToolDefinition {
           `${JSON.stringify(name)} is not a workflow tool; job.start runs only those`,
         );
       }
-      const call = await target.prepare(callArguments(args['arguments']), ctx);
+      // A job runs after job.start answered: a pause has no one to ask and fails the job.
+      const call = await target.prepare(callArguments(args['arguments']), backgroundContext(ctx));
       return { run: async () => startJob(jobs, name, call, ctx) };
     },
   };

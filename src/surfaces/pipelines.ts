@@ -3,9 +3,11 @@
  * workflow resources (a `ResourceProvider`).
  *
  * A synchronous `tools/call` runs the workflow with throwaway state (in memory, gone with the
- * call: no checkpoint, no `context.vars` carry-over). A run's own failure is a tool result
+ * call: no step checkpoints, no `context.vars` carry-over). A run's own failure is a tool result
  * with `isError: true` and a diagnostic; only protocol problems (unknown tool, invalid inputs)
- * are JSON-RPC errors. Knows nothing of sockets or streams.
+ * are JSON-RPC errors. A pause is not a success: the client is asked for the pause's inputs
+ * (`pause.ts`) and the call resumes at the pausing step, or it is a `WORKFLOW_PAUSED` error.
+ * Knows nothing of sockets or streams.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,6 +32,21 @@ import { Redactor } from '../runtime/redact.js';
 import { type RunOutcome, runPipeline } from '../runtime/runner.js';
 import { fromJson, isObject, toPlain } from '../runtime/values.js';
 import { MemoryStore } from '../store/index.js';
+import {
+  elicitationParams,
+  inputRequiredResult,
+  MAX_ELICIT_ROUNDS,
+  mergeAnswer,
+  type PauseAnswer,
+  type PauseCheckpoint,
+  pausedResult,
+  pauseMode,
+  pauseReasonText,
+  readAnswer,
+  readRetry,
+  restoreCheckpoint,
+  takeCheckpoint,
+} from './pause.js';
 import type { ResourceProvider } from './resources.js';
 import { type PreparedCall, type ToolDefinition, type ToolResult, toolError } from './tools.js';
 
@@ -115,8 +132,7 @@ function prepareCall(
   const { inputs, call } = checkCall(workflow, args, options);
   return {
     timeoutMs: call.timeoutMs,
-    run: async (signal) =>
-      toResult(await runOnce(workflow, inputs, call, { ...ctx, signal }, options)),
+    run: (signal) => runCall(workflow, inputs, call, ctx, signal, options),
   };
 }
 
@@ -217,34 +233,124 @@ function usesAgents(workflow: Workflow): boolean {
   return uses;
 }
 
-/** Runs a workflow once with throwaway state (nothing persisted), bounded by the call's time limit. */
+/**
+ * Runs a synchronous call to its answer, bounded by the call's time limit. A pause is never a
+ * success: it is answered as `pauseMode` says (`pause.ts`), and a client's answer resumes the
+ * run at the pausing step from its checkpoint (steps before it are not run again).
+ */
+async function runCall(
+  workflow: Workflow,
+  inputs: Readonly<Record<string, unknown>>,
+  call: CallContext,
+  ctx: RequestContext,
+  signal: AbortSignal,
+  options: PipelineSurfaceOptions,
+): Promise<ToolResult> {
+  const mode = pauseMode(ctx);
+  let current = inputs;
+  let resume: PauseCheckpoint | undefined;
+  if (mode === 'input_required' && (ctx.requestState ?? ctx.inputResponses) !== undefined) {
+    const retry = readRetry(workflow, ctx);
+    if (!retry.ok) return retry.result;
+    const { action } = retry.answer;
+    if (action !== 'accept') {
+      return pausedResult(workflow.name, retry.checkpoint.reason, `the client chose ${action}`);
+    }
+    const merged = mergeAnswer(workflow, current, retry.answer.content);
+    if (!merged.ok) return merged.result;
+    current = merged.inputs;
+    resume = retry.checkpoint;
+  }
+  const limit = deadline(signal, call.timeoutMs, `tools/call ${workflow.name}`);
+  const timedOut = () => timeoutResult(call);
+  try {
+    for (let round = 1; ; round += 1) {
+      const run = await runOnce(workflow, current, call, ctx, limit.signal, options, resume);
+      const { outcome } = run;
+      if (limit.expired() && outcome.status === 'canceled') return timedOut();
+      if (outcome.status !== 'paused' || run.checkpoint === undefined) return toResult(outcome);
+      const { reason } = run.checkpoint;
+      if (mode === 'input_required') {
+        return inputRequiredResult(workflow, ctx, current, reason, run.checkpoint);
+      }
+      if (mode === 'report' || ctx.request === undefined)
+        return pausedResult(workflow.name, reason);
+      if (round > MAX_ELICIT_ROUNDS) {
+        return pausedResult(
+          workflow.name,
+          reason,
+          `still paused after ${MAX_ELICIT_ROUNDS} answers`,
+        );
+      }
+      const params = elicitationParams(workflow, current, reason, ctx.protocolVersion);
+      let answer: PauseAnswer | undefined;
+      try {
+        answer = readAnswer(await ctx.request('elicitation/create', params, limit.signal));
+      } catch (error) {
+        if (limit.expired()) return timedOut();
+        if (limit.signal.aborted) throw error;
+        options.logger.debug({ workflow: workflow.name, err: error }, 'elicitation failed');
+        return pausedResult(workflow.name, reason, 'the client could not answer the question');
+      }
+      if (answer?.action !== 'accept') {
+        const why =
+          answer === undefined
+            ? 'the client answered something else'
+            : `the client chose ${answer.action}`;
+        return pausedResult(workflow.name, reason, why);
+      }
+      const merged = mergeAnswer(workflow, current, answer.content);
+      if (!merged.ok) return merged.result;
+      current = merged.inputs;
+      resume = run.checkpoint;
+    }
+  } finally {
+    limit.dispose();
+  }
+}
+
+function timeoutResult(call: CallContext): ToolResult {
+  const message = `the call timed out after ${call.timeoutMs} ms (context.timeout_ms or --default-timeout-ms)`;
+  // Admission never queues, so a timeout can only have happened while executing (seed 002).
+  return toolError('TIMEOUT', message, true, { phase: 'execution' });
+}
+
+/**
+ * Runs a workflow once with throwaway state (nothing persisted), from the start or, given a
+ * pause checkpoint, from the pausing step. A pause hands back its checkpoint.
+ */
 async function runOnce(
   workflow: Workflow,
   inputs: Readonly<Record<string, unknown>>,
   call: CallContext,
   ctx: RequestContext,
+  signal: AbortSignal,
   options: PipelineSurfaceOptions,
-): Promise<RunOutcome> {
-  // A throwaway run writes no state at all (`ephemeral`): nothing it would checkpoint may
-  // outlive the call. Only an agent's disk cache touches the file system, in a folder of its own.
+  resume: PauseCheckpoint | undefined,
+): Promise<{ outcome: RunOutcome; checkpoint?: PauseCheckpoint }> {
+  // A throwaway run writes no state (`ephemeral`) but a pause's checkpoint, into a store that
+  // is gone with the call. Only an agent's disk cache touches the file system, in its own folder.
   const cacheDir = usesAgents(workflow) ? join(callCacheRoot(), randomUUID()) : undefined;
-  const limit = deadline(ctx.signal, call.timeoutMs, `tools/call ${workflow.name}`);
   const redactor = new Redactor();
   const { logger } = options;
   const name = workflow.name;
   // Debug, not info: a synchronous write per call costs a quarter of the throughput of a
   // trivial workflow over HTTP; /metrics counts calls, MHL_LOG_LEVEL=debug shows each one.
   logger.debug({ workflow: name, cwd: call.cwd, timeout_ms: call.timeoutMs }, 'call started');
+  const store = new MemoryStore();
   try {
+    if (resume !== undefined) await restoreCheckpoint(store, resume);
     const values = fromJson(inputs);
     const outcome = await runPipeline(workflow.program, workflow.decl, {
       inputs: isObject(values) ? values : {},
-      signal: limit.signal,
+      signal,
       ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
-      state: new CheckpointStore(new MemoryStore(), redactor),
+      state: new CheckpointStore(store, redactor),
       ephemeral: true,
-      // Never persisted, so it need not be a 128-bit id; Node pools UUIDs, random bytes not.
-      session: randomUUID().replaceAll('-', ''),
+      ...(resume !== undefined
+        ? { resume: true, session: resume.session }
+        : // Never persisted, so it need not be a 128-bit id; Node pools UUIDs, random bytes not.
+          { session: randomUUID().replaceAll('-', '') }),
       services: {
         cwd: call.cwd,
         childEnv: options.childEnv,
@@ -258,12 +364,10 @@ async function runOnce(
           ctx.progress?.(event.index + 1, event.total, `step ${event.step}`);
       },
     });
-    // The call's own deadline cancels the run; report it as the timeout it was.
-    if (!limit.expired() || outcome.status !== 'canceled') return outcome;
-    const message = `the call timed out after ${call.timeoutMs} ms (context.timeout_ms or --default-timeout-ms)`;
-    return { ...outcome, status: 'failed', error: { message, kind: 'step_timeout' } };
+    if (outcome.status !== 'paused') return { outcome };
+    const reason = pauseReasonText(outcome.pauseReason);
+    return { outcome, checkpoint: await takeCheckpoint(store, outcome.session, reason) };
   } finally {
-    limit.dispose();
     if (cacheDir !== undefined) await rm(cacheDir, { recursive: true, force: true });
   }
 }
@@ -271,12 +375,15 @@ async function runOnce(
 const RETRYABLE = new Set(['TIMEOUT', 'CANCELLED']);
 
 function toResult(outcome: RunOutcome): ToolResult {
-  if (outcome.status === 'completed' || outcome.status === 'paused') {
+  if (outcome.status === 'completed') {
     const vars = toPlain(outcome.vars) as Record<string, unknown>;
     return {
       content: [{ type: 'text', text: JSON.stringify(vars, null, 2) }],
       structuredContent: vars,
     };
+  }
+  if (outcome.status === 'paused') {
+    return pausedResult(outcome.pipeline, pauseReasonText(outcome.pauseReason));
   }
   const kind = outcome.error?.kind;
   const code =

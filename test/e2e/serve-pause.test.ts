@@ -6,6 +6,7 @@
  * first step appends to a marks file, so every completion also proves it was not run again.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
@@ -312,5 +313,108 @@ describe('a pausing workflow started as a job', () => {
     const found = diagnostic(view['result'] as Json);
     assert.deepEqual([found['code'], found['reason']], ['WORKFLOW_PAUSED', REASON]);
     assert.equal(m.count(), 1);
+  });
+});
+
+/** A raw stdio client: writes lines, and resolves the first line that matches a test. */
+function rawStdio() {
+  const child = spawn(process.execPath, [CLI, 'serve', 'mcp', FOLDER], { stdio: 'pipe' });
+  const lines: Json[] = [];
+  const waiters: { match: (m: Json) => boolean; done: (m: Json) => void }[] = [];
+  let buffer = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    buffer += d;
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+      const message = JSON.parse(buffer.slice(0, nl)) as Json;
+      buffer = buffer.slice(nl + 1);
+      lines.push(message);
+      for (const w of [...waiters]) {
+        if (w.match(message)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.done(message);
+        }
+      }
+    }
+  });
+  const next = (match: (m: Json) => boolean) => {
+    const seen = lines.find(match);
+    return seen
+      ? Promise.resolve(seen)
+      : new Promise<Json>((done) => waiters.push({ match, done }));
+  };
+  const write = (message: Json) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  const end = () =>
+    new Promise<number | null>((done) => {
+      child.on('close', done);
+      child.stdin.end();
+    });
+  return { lines, next, write, end };
+}
+
+describe('a pausing workflow and raw legacy clients', () => {
+  it('withdraws its elicitation/create when the client cancels the call (stdio)', async () => {
+    const raw = rawStdio();
+    const m = marks();
+    raw.write(
+      rpc(1, 'initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: { elicitation: {} },
+        clientInfo: { name: 'raw', version: '1' },
+      }),
+    );
+    await raw.next((msg) => msg['id'] === 1);
+    raw.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    raw.write(rpc(2, 'tools/call', { name: 'Approve', arguments: { marks: m.path } }));
+    const asked = await raw.next((msg) => msg['method'] === 'elicitation/create');
+    assert.equal((asked['params'] as Json)['message'], REASON);
+    raw.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } });
+    const withdrawn = await raw.next((msg) => msg['method'] === 'notifications/cancelled');
+    assert.equal((withdrawn['params'] as Json)['requestId'], asked['id']);
+    // The same workflow again, answered this time: the answer line reaches the waiting call.
+    raw.write(rpc(3, 'tools/call', { name: 'Approve', arguments: { marks: m.path } }));
+    const again = await raw.next(
+      (msg) => msg['method'] === 'elicitation/create' && msg['id'] !== asked['id'],
+    );
+    raw.write({
+      jsonrpc: '2.0',
+      id: again['id'],
+      result: { action: 'accept', content: { approved: 'yes' } },
+    });
+    const done = await raw.next((msg) => msg['id'] === 3);
+    assert.deepEqual((done['result'] as Json)['structuredContent'], {
+      trail: ['marked', 'approved'],
+      note: '',
+    });
+    assert.equal(
+      raw.lines.filter((msg) => msg['id'] === 2).length,
+      0,
+      'a cancelled call gets no answer',
+    );
+    assert.equal(await raw.end(), 0);
+    assert.equal(m.count(), 2, 'one mark per call, none for the resume');
+  });
+
+  it('reports WORKFLOW_PAUSED at once to an HTTP client that cannot take an event stream', async () => {
+    const port = await start().ready;
+    const m = marks();
+    const json = { accept: 'application/json', 'mcp-protocol-version': '2025-11-25' };
+    const init = await send(port, {
+      headers: json,
+      body: rpc(1, 'initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: { elicitation: {} },
+        clientInfo: { name: 'raw', version: '1' },
+      }),
+    });
+    const session = String(init.headers['mcp-session-id']);
+    const headers = { ...json, 'mcp-session-id': session };
+    await send(port, { headers, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+    const reply = await send(port, {
+      headers,
+      body: rpc(2, 'tools/call', { name: 'Approve', arguments: { marks: m.path } }),
+    });
+    assert.equal(String(reply.headers['content-type']).startsWith('application/json'), true);
+    const found = diagnostic(resultOf(reply.json()));
+    assert.deepEqual([found['code'], found['reason']], ['WORKFLOW_PAUSED', REASON]);
   });
 });

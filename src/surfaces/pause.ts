@@ -38,14 +38,15 @@ export function backgroundContext(ctx: RequestContext): RequestContext {
 }
 
 /**
- * The answer a pause gets on `ctx`: `input_required` on 2026-07-28 requests, an
- * `elicitation/create` request to a legacy client that declared form elicitation, else a report.
- * A background call (a job) always reports.
+ * The answer a pause gets on `ctx`: for a client that declared form elicitation, `input_required`
+ * on 2026-07-28 requests and an `elicitation/create` request on legacy sessions; else a report
+ * (a client must not be asked what it said it cannot answer). A background call (a job) always
+ * reports.
  */
 export function pauseMode(ctx: RequestContext): PauseMode {
-  if (background.has(ctx)) return 'report';
+  if (background.has(ctx) || !supportsForm(ctx.clientCapabilities)) return 'report';
   if (ctx.era === 'modern') return 'input_required';
-  return ctx.request !== undefined && supportsForm(ctx.clientCapabilities) ? 'elicit' : 'report';
+  return ctx.request !== undefined ? 'elicit' : 'report';
 }
 
 /** Form elicitation: `elicitation: {}` (2025-06-18 style) or `elicitation: {form: {}}`. */

@@ -32,8 +32,16 @@ function marks(): { path: string; count: () => number } {
   return { path, count };
 }
 
+const FORM = { elicitation: { form: {} } };
+
 /** A 2026-07-28 `tools/call`, with extra params (`inputResponses`, `requestState`) beside it. */
-async function modernCall(port: number, name: string, args: Json, extra: Json = {}) {
+async function modernCall(
+  port: number,
+  name: string,
+  args: Json,
+  extra: Json = {},
+  capabilities: Json = FORM,
+) {
   const reply = await send(port, {
     headers: {
       'mcp-protocol-version': MODERN_VERSION,
@@ -46,7 +54,7 @@ async function modernCall(port: number, name: string, args: Json, extra: Json = 
       ...extra,
       _meta: {
         'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
-        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+        'io.modelcontextprotocol/clientCapabilities': capabilities,
       },
     }),
   });
@@ -149,6 +157,25 @@ describe('a pausing workflow over 2026-07-28 (HTTP)', () => {
     const wrongType = await modernCall(port, 'Approve', { marks: m.path }, { requestState: 7 });
     assert.equal((wrongType['error'] as Json)['code'], -32602);
     assert.equal(m.count(), 1, 'no refused retry ran anything');
+  });
+
+  it('answers WORKFLOW_PAUSED to a client that declared no form elicitation', async () => {
+    const port = await start().ready;
+    const m = marks();
+    for (const capabilities of [{}, { elicitation: { url: {} } }]) {
+      const result = resultOf(
+        await modernCall(port, 'Approve', { marks: m.path }, {}, capabilities),
+      );
+      assert.equal(result['resultType'], 'complete');
+      const found = diagnostic(result);
+      assert.deepEqual([found['code'], found['reason']], ['WORKFLOW_PAUSED', REASON]);
+      assert.match(String(found['hint']), /mhl_run_start/);
+    }
+    // Declared as in 2025-06-18 (an empty object): form elicitation.
+    const asked = resultOf(
+      await modernCall(port, 'Approve', { marks: m.path }, {}, { elicitation: {} }),
+    );
+    assert.equal(asked['resultType'], 'input_required');
   });
 
   it('answers a decline or cancel with WORKFLOW_PAUSED and the reason', async () => {

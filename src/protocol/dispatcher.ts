@@ -80,6 +80,8 @@ function methodNotFound(method: string): RpcError {
   });
 }
 
+const NO_RETRY = Object.freeze({});
+
 /**
  * A modern retry's `inputResponses` and `requestState` (2026-07-28 multi round-trip), checked
  * for shape only: what they mean is the handler's business.
@@ -90,6 +92,7 @@ function retryMaterial(
 ): Pick<RequestContext, 'inputResponses' | 'requestState'> {
   const responses = params['inputResponses'];
   const state = params['requestState'];
+  if (responses === undefined && state === undefined) return NO_RETRY;
   if (responses !== undefined && !isRecord(responses)) {
     throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'inputResponses must be an object', {
       field: 'inputResponses',

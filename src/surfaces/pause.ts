@@ -12,7 +12,7 @@ import { isRecord, type RequestContext } from '../protocol/index.js';
 import { pipelineDigest, type RunOutcome } from '../runtime/runner.js';
 import { formatValue, toPlain } from '../runtime/values.js';
 import type { MemoryStore } from '../store/index.js';
-import { type PauseBinding, type PauseCheckpoint, PauseSealer } from './pause-state.js';
+import type { PauseBinding, PauseCheckpoint, PauseSealer } from './pause-state.js';
 import { type ToolResult, toolError } from './tools.js';
 
 /** The diagnostic code of a pause no client input can continue. */
@@ -168,11 +168,14 @@ export function invalidRetry(message: string, field: string): ToolResult {
   return toolError('INVALID_ARGUMENT', message, false, { field });
 }
 
-let sealer: PauseSealer | undefined;
+let sealer: Promise<PauseSealer> | undefined;
 
-/** The process's sealer, keyed on first use (the key lives as long as the process). */
-function processSealer(): PauseSealer {
-  sealer ??= new PauseSealer();
+/**
+ * The process's sealer, keyed on first use (the key lives as long as the process). Loaded on the
+ * first pause, so start-up and calls that never pause load no cipher or compression code.
+ */
+function processSealer(): Promise<PauseSealer> {
+  sealer ??= import('./pause-state.js').then((m) => new m.PauseSealer());
   return sealer;
 }
 
@@ -189,14 +192,14 @@ function bindingOf(workflow: Workflow, ctx: RequestContext): PauseBinding {
  * The 2026-07-28 answer to a pause: an `input_required` result asking for the pause's inputs,
  * its checkpoint sealed in `requestState`. A checkpoint too large to seal is reported instead.
  */
-export function inputRequiredResult(
+export async function inputRequiredResult(
   workflow: Workflow,
   ctx: RequestContext,
   current: Readonly<Record<string, unknown>>,
   reason: string,
   checkpoint: PauseCheckpoint,
-): ToolResult {
-  const requestState = processSealer().seal(checkpoint, bindingOf(workflow, ctx));
+): Promise<ToolResult> {
+  const requestState = (await processSealer()).seal(checkpoint, bindingOf(workflow, ctx));
   if (requestState === undefined) {
     return pausedResult(workflow.name, reason, 'its state is too large to hand to the client');
   }
@@ -214,7 +217,7 @@ export type Retry =
   | { readonly ok: false; readonly result: ToolResult };
 
 /** Opens a retry's `requestState` and reads its answer to the pause's one input request. */
-export function readRetry(workflow: Workflow, ctx: RequestContext): Retry {
+export async function readRetry(workflow: Workflow, ctx: RequestContext): Promise<Retry> {
   const text = ctx.requestState;
   if (text === undefined) {
     return {
@@ -222,7 +225,7 @@ export function readRetry(workflow: Workflow, ctx: RequestContext): Retry {
       result: invalidRetry('inputResponses needs its requestState', 'requestState'),
     };
   }
-  const opened = processSealer().open(text, bindingOf(workflow, ctx));
+  const opened = (await processSealer()).open(text, bindingOf(workflow, ctx));
   if (!opened.ok) return { ok: false, result: invalidRetry(opened.message, 'requestState') };
   const answer = readAnswer(ctx.inputResponses?.[PAUSE_INPUT_KEY]);
   if (answer === undefined) {

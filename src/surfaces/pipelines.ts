@@ -246,11 +246,11 @@ async function runCall(
   signal: AbortSignal,
   options: PipelineSurfaceOptions,
 ): Promise<ToolResult> {
-  const mode = pauseMode(ctx);
   let current = inputs;
   let resume: PauseCheckpoint | undefined;
-  if (mode === 'input_required' && (ctx.requestState ?? ctx.inputResponses) !== undefined) {
-    const retry = readRetry(workflow, ctx);
+  const retrying = (ctx.requestState ?? ctx.inputResponses) !== undefined;
+  if (retrying && pauseMode(ctx) === 'input_required') {
+    const retry = await readRetry(workflow, ctx);
     if (!retry.ok) return retry.result;
     const { action } = retry.answer;
     if (action !== 'accept') {
@@ -270,6 +270,8 @@ async function runCall(
       if (limit.expired() && outcome.status === 'canceled') return timedOut();
       if (outcome.status !== 'paused' || run.checkpoint === undefined) return toResult(outcome);
       const { reason } = run.checkpoint;
+      // Decided only now: a call that never pauses pays nothing for it.
+      const mode = pauseMode(ctx);
       if (mode === 'input_required') {
         return inputRequiredResult(workflow, ctx, current, reason, run.checkpoint);
       }

@@ -27,7 +27,7 @@ import {
 import type { Logger } from '../log/logger.js';
 import { isRecord, type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
 import { CheckpointStore } from '../runtime/checkpoints.js';
-import { deadline } from '../runtime/deadline.js';
+import { type Deadline, deadline } from '../runtime/deadline.js';
 import { Redactor } from '../runtime/redact.js';
 import { type RunOutcome, runPipeline } from '../runtime/runner.js';
 import { fromJson, isObject, toPlain } from '../runtime/values.js';
@@ -262,12 +262,11 @@ async function runCall(
     resume = retry.checkpoint;
   }
   const limit = deadline(signal, call.timeoutMs, `tools/call ${workflow.name}`);
-  const timedOut = () => timeoutResult(call);
   try {
     for (let round = 1; ; round += 1) {
       const run = await runOnce(workflow, current, call, ctx, limit.signal, options, resume);
       const { outcome } = run;
-      if (limit.expired() && outcome.status === 'canceled') return timedOut();
+      if (limit.expired() && outcome.status === 'canceled') return timeoutResult(call);
       if (outcome.status !== 'paused' || run.checkpoint === undefined) return toResult(outcome);
       const { reason } = run.checkpoint;
       // Decided only now: a call that never pauses pays nothing for it.
@@ -275,40 +274,57 @@ async function runCall(
       if (mode === 'input_required') {
         return inputRequiredResult(workflow, ctx, current, reason, run.checkpoint);
       }
-      if (mode === 'report' || ctx.request === undefined)
-        return pausedResult(workflow.name, reason);
+      if (mode === 'report') return pausedResult(workflow.name, reason);
       if (round > MAX_ELICIT_ROUNDS) {
-        return pausedResult(
-          workflow.name,
-          reason,
-          `still paused after ${MAX_ELICIT_ROUNDS} answers`,
-        );
-      }
-      const params = elicitationParams(workflow, current, reason, ctx.protocolVersion);
-      let answer: PauseAnswer | undefined;
-      try {
-        answer = readAnswer(await ctx.request('elicitation/create', params, limit.signal));
-      } catch (error) {
-        if (limit.expired()) return timedOut();
-        if (limit.signal.aborted) throw error;
-        options.logger.debug({ workflow: workflow.name, err: error }, 'elicitation failed');
-        return pausedResult(workflow.name, reason, 'the client could not answer the question');
-      }
-      if (answer?.action !== 'accept') {
-        const why =
-          answer === undefined
-            ? 'the client answered something else'
-            : `the client chose ${answer.action}`;
+        const why = `still paused after ${MAX_ELICIT_ROUNDS} answers`;
         return pausedResult(workflow.name, reason, why);
       }
-      const merged = mergeAnswer(workflow, current, answer.content);
-      if (!merged.ok) return merged.result;
-      current = merged.inputs;
+      const asked = await askClient(workflow, current, reason, call, ctx, limit, options);
+      if ('result' in asked) return asked.result;
+      current = asked.inputs;
       resume = run.checkpoint;
     }
   } finally {
     limit.dispose();
   }
+}
+
+/**
+ * Asks a legacy client for a pause's inputs (`elicitation/create`) while the call waits (and its
+ * time limit runs). Resolves to the inputs to resume with, or to the call's answer.
+ */
+async function askClient(
+  workflow: Workflow,
+  current: Readonly<Record<string, unknown>>,
+  reason: string,
+  call: CallContext,
+  ctx: RequestContext,
+  limit: Deadline,
+  options: PipelineSurfaceOptions,
+): Promise<{ inputs: Readonly<Record<string, unknown>> } | { result: ToolResult }> {
+  const params = elicitationParams(workflow, current, reason, ctx.protocolVersion);
+  let answer: PauseAnswer | undefined;
+  try {
+    if (ctx.request === undefined) return { result: pausedResult(workflow.name, reason) };
+    answer = readAnswer(await ctx.request('elicitation/create', params, limit.signal));
+  } catch (error) {
+    if (limit.expired()) return { result: timeoutResult(call) };
+    if (limit.signal.aborted) {
+      return { result: toolError('CANCELLED', 'the call was cancelled', true) };
+    }
+    options.logger.debug({ workflow: workflow.name, err: error }, 'elicitation failed');
+    const why = 'the client could not answer the question';
+    return { result: pausedResult(workflow.name, reason, why) };
+  }
+  if (answer?.action !== 'accept') {
+    const why =
+      answer === undefined
+        ? 'the client answered something else'
+        : `the client chose ${answer.action}`;
+    return { result: pausedResult(workflow.name, reason, why) };
+  }
+  const merged = mergeAnswer(workflow, current, answer.content);
+  return merged.ok ? { inputs: merged.inputs } : { result: merged.result };
 }
 
 function timeoutResult(call: CallContext): ToolResult {

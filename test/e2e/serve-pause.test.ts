@@ -421,6 +421,29 @@ describe('a pausing workflow and raw legacy clients', () => {
     assert.equal(m.count(), 2, 'one mark per call, none for the resume');
   });
 
+  it('counts the wait for an answer against the call time limit (stdio)', async () => {
+    const raw = rawStdio();
+    const m = marks();
+    raw.write(
+      rpc(1, 'initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: { elicitation: {} },
+        clientInfo: { name: 'raw', version: '1' },
+      }),
+    );
+    await raw.next((msg) => msg['id'] === 1);
+    const args = { marks: m.path, context: { timeout_ms: 400 } };
+    raw.write(rpc(2, 'tools/call', { name: 'Approve', arguments: args }));
+    const asked = await raw.next((msg) => msg['method'] === 'elicitation/create');
+    // Never answered: the call's own deadline ends it, and the question is withdrawn.
+    const done = await raw.next((msg) => msg['id'] === 2);
+    const found = diagnostic(resultOf(done));
+    assert.deepEqual([found['code'], found['retryable']], ['TIMEOUT', true]);
+    const withdrawn = await raw.next((msg) => msg['method'] === 'notifications/cancelled');
+    assert.equal((withdrawn['params'] as Json)['requestId'], asked['id']);
+    assert.equal(await raw.end(), 0);
+  });
+
   it('reports WORKFLOW_PAUSED at once to an HTTP client that cannot take an event stream', async () => {
     const port = await start().ready;
     const m = marks();

@@ -67,7 +67,7 @@ export function pauseReasonText(reason: RunOutcome['pauseReason']): string {
 
 /** The `WORKFLOW_PAUSED` tool error: the reason, and how to run the workflow so it can pause. */
 export function pausedResult(workflow: string, reason: string, why?: string): ToolResult {
-  const hint = `start it with mhl_run_start {"workflow": "${workflow}"} to pause and resume it with run/resume`;
+  const hint = `start it with mhl_run_start {"workflow": "${workflow}", "arguments": {…}}: an async run keeps its pause, and mhl_run_resume continues it with the answer`;
   const message = `${workflow} paused: ${reason}${why === undefined ? '' : ` (${why})`}; ${hint}`;
   return toolError(WORKFLOW_PAUSED, message, false, { reason, hint });
 }

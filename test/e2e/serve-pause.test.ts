@@ -232,6 +232,42 @@ describe('a pausing workflow over 2026-07-28 (HTTP)', () => {
   });
 });
 
+describe('a pausing workflow over 2026-07-28 (stdio)', () => {
+  it('completes with the SDK v2 client pinned to 2026-07-28 and an elicitation handler', async () => {
+    const m = marks();
+    const v2 = await import('@modelcontextprotocol/client');
+    const { StdioClientTransport: V2Stdio } = await import('@modelcontextprotocol/client/stdio');
+    const client = new v2.Client(
+      { name: 'e2e-v2', version: '1.0.0' },
+      {
+        versionNegotiation: { mode: { pin: MODERN_VERSION } },
+        capabilities: { elicitation: { form: {} } },
+      },
+    );
+    let asked = 0;
+    client.setRequestHandler('elicitation/create', async () => {
+      asked += 1;
+      return { action: 'accept', content: { approved: 'yes' } };
+    });
+    await client.connect(
+      new V2Stdio({
+        command: process.execPath,
+        args: [CLI, 'serve', 'mcp', FOLDER],
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), MODERN_VERSION);
+      const result = await client.callTool({ name: 'Approve', arguments: { marks: m.path } });
+      assert.deepEqual(result.structuredContent, { trail: ['marked', 'approved'], note: '' });
+      assert.equal(asked, 1);
+      assert.equal(m.count(), 1);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 /** An SDK v1 client on 2025-11-25, over stdio or Streamable HTTP, with or without elicitation. */
 async function legacyClient(
   over: 'stdio' | 'http',

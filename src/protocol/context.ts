@@ -10,6 +10,18 @@ import type { Era } from './era.js';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from './jsonrpc.js';
 import type { Session } from './session.js';
 
+/**
+ * Sends a request to the client of a legacy session while the current request is being served
+ * (e.g. `elicitation/create`) and resolves with the client's result. Rejects with an `RpcError`
+ * for the client's error, and when `signal` or the current request is aborted, the current
+ * request has been answered, or the session closes.
+ */
+export type ClientRequester = (
+  method: string,
+  params: Record<string, unknown>,
+  signal?: AbortSignal,
+) => Promise<Record<string, unknown>>;
+
 /** Reports progress of the current request as `notifications/progress`. */
 export type ProgressReporter = (progress: number, total?: number, message?: string) => void;
 
@@ -30,6 +42,12 @@ export interface RequestContext {
   readonly progress?: ProgressReporter;
   /** The verified caller identity the transport supplied, if any. */
   readonly principal?: string;
+  /** Legacy requests only: asks the client something while this request runs. */
+  readonly request?: ClientRequester;
+  /** Modern retries only: the `inputResponses` the client sent (2026-07-28 multi round-trip). */
+  readonly inputResponses?: Readonly<Record<string, unknown>>;
+  /** Modern retries only: the opaque `requestState` echoed back by the client. */
+  readonly requestState?: string;
 }
 
 /** A method handler: params (always an object) in, result object out; throw `RpcError` to refuse. */
@@ -42,8 +60,11 @@ export type MethodHandler = (
 export interface Connection {
   /** The stdio connection's or HTTP session's state (a fresh one per stateless HTTP request). */
   readonly session: Session;
-  /** Sends a server notification (progress) on this connection. */
-  send(notification: JsonRpcNotification): void | Promise<void>;
+  /**
+   * Sends a server message on this connection: a notification (progress) or a request to the
+   * client (its response comes back through `Dispatcher.handle` like any inbound message).
+   */
+  send(message: JsonRpcNotification | JsonRpcRequest): void | Promise<void>;
   /** The verified caller identity, re-read by the transport for every message. */
   readonly principal?: string | undefined;
 }

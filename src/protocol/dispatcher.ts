@@ -8,7 +8,8 @@
  * plus a `Connection`, sends back what `handle` returns, and forwards notifications from `send`.
  *
  * Transports must not serialise `handle` calls on one connection: a `notifications/cancelled`
- * can only abort a request whose `handle` is still pending.
+ * can only abort a request whose `handle` is still pending, and a client's response to a server
+ * request (`outbound.ts`) can only reach a handler that is still waiting for it.
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation
  */
@@ -46,6 +47,7 @@ import {
   type RequestId,
   resultResponse,
 } from './jsonrpc.js';
+import { OutboundRequests } from './outbound.js';
 import { Session, type SessionOptions } from './session.js';
 
 /** Options for `new Dispatcher()`. */
@@ -78,6 +80,35 @@ function methodNotFound(method: string): RpcError {
   });
 }
 
+const NO_RETRY = Object.freeze({});
+
+/**
+ * A modern retry's `inputResponses` and `requestState` (2026-07-28 multi round-trip), checked
+ * for shape only: what they mean is the handler's business.
+ * @throws RpcError -32602 naming the member that has the wrong type.
+ */
+function retryMaterial(
+  params: Record<string, unknown>,
+): Pick<RequestContext, 'inputResponses' | 'requestState'> {
+  const responses = params['inputResponses'];
+  const state = params['requestState'];
+  if (responses === undefined && state === undefined) return NO_RETRY;
+  if (responses !== undefined && !isRecord(responses)) {
+    throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'inputResponses must be an object', {
+      field: 'inputResponses',
+    });
+  }
+  if (state !== undefined && typeof state !== 'string') {
+    throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'requestState must be a string', {
+      field: 'requestState',
+    });
+  }
+  return {
+    ...(responses === undefined ? {} : { inputResponses: responses }),
+    ...(state === undefined ? {} : { requestState: state }),
+  };
+}
+
 /** The JSON-RPC dispatcher; one per server, shared by its transports. */
 export class Dispatcher {
   readonly #server: ServerDescription;
@@ -86,6 +117,7 @@ export class Dispatcher {
   readonly #maxDepth: number;
   readonly #handlers = new Map<string, MethodHandler>();
   readonly #inflight = new Map<Session, Map<RequestId, AbortController>>();
+  readonly #outbound = new OutboundRequests();
 
   constructor(options: DispatcherOptions) {
     this.#server = {
@@ -160,11 +192,20 @@ export class Dispatcher {
     return new Session({ now: this.#now(), ...options });
   }
 
-  /** Aborts every request in flight on `session` (HTTP DELETE, stream or connection closed). */
+  /** Server requests waiting for a client's answer, over all sessions. */
+  get awaitingClient(): number {
+    return this.#outbound.size;
+  }
+
+  /**
+   * Aborts every request in flight on `session` and every server request waiting for its
+   * client (HTTP DELETE, stream or connection closed).
+   */
   closeSession(session: Session, reason = 'session closed'): void {
     for (const controller of this.#inflight.get(session)?.values() ?? []) {
       controller.abort(new DOMException(reason, 'AbortError'));
     }
+    this.#outbound.closeSession(session, reason);
   }
 
   /** Aborts every request in flight on every session (transport close, shutdown). */
@@ -182,6 +223,8 @@ export class Dispatcher {
       case 'invalid':
         return inbound.response;
       case 'response':
+        // An answer to a server request; one nobody waits for (late, unknown) is ignored.
+        this.#outbound.settle(conn.session, inbound.message);
         return undefined;
       case 'notification':
         this.#notify(inbound.message, conn.session);
@@ -301,6 +344,20 @@ export class Dispatcher {
           }
         : {}),
       ...(conn.principal === undefined ? {} : { principal: conn.principal }),
+      ...(modern ? retryMaterial(params) : { request: this.#requester(conn, signal, live) }),
+    };
+  }
+
+  /** Sends requests to the client of `conn` while the request behind `signal` is unanswered. */
+  #requester(
+    conn: Connection,
+    signal: AbortSignal,
+    live: { settled: boolean },
+  ): NonNullable<RequestContext['request']> {
+    return async (method, params, own) => {
+      if (live.settled) throw new Error('the request that would ask the client was answered');
+      const bound = own === undefined ? signal : AbortSignal.any([signal, own]);
+      return this.#outbound.request(conn, method, params, bound);
     };
   }
 

@@ -5,6 +5,7 @@
  */
 export type { ServerDescription } from './builtins.js';
 export type {
+  ClientRequester,
   Connection,
   ErrorSite,
   MethodHandler,
@@ -56,6 +57,7 @@ export {
   RequestIdSchema,
   resultResponse,
 } from './jsonrpc.js';
+export { MAX_PENDING_PER_SESSION, OutboundRequests, type PeerResponse } from './outbound.js';
 export {
   type ClientInfo,
   type LegacyVersion,

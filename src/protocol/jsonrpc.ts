@@ -54,8 +54,8 @@ export type JsonRpcResponse = JsonRpcResultResponse | JsonRpcErrorResponse;
 export type InboundMessage =
   | { kind: 'request'; message: JsonRpcRequest }
   | { kind: 'notification'; message: JsonRpcNotification }
-  /** A response from the peer; the server sends no requests, so these are ignored. */
-  | { kind: 'response' }
+  /** A response from the peer to a request the server sent (see `outbound.ts`). */
+  | { kind: 'response'; message: { id: unknown; result?: unknown; error?: unknown } }
   | { kind: 'invalid'; response: JsonRpcErrorResponse };
 
 /** True for a non-null, non-array object. */
@@ -155,7 +155,10 @@ function isPeerResponse(value: Record<string, unknown>): boolean {
  * names the first offending member. Never throws.
  */
 export function classifyMessage(value: unknown): InboundMessage {
-  if (isRecord(value) && isPeerResponse(value)) return { kind: 'response' };
+  if (isRecord(value) && isPeerResponse(value)) {
+    const { id, result, error } = value;
+    return { kind: 'response', message: 'error' in value ? { id, error } : { id, result } };
+  }
   const parsed = JsonRpcMessageSchema.safeParse(value);
   if (!parsed.success) {
     const field = parsed.error.issues[0]?.path.join('.') ?? '';

@@ -23,8 +23,12 @@ import { type RunEvent, type RunOutcome, runPipeline } from './pipeline/runner.j
 import { deadline } from './services/deadline.js';
 import { Redactor } from './services/redact.js';
 
-/** What a run writes: checkpoints and results in a store, or nothing that outlives it. */
-export type WorkflowState = { readonly store: Store } | 'ephemeral';
+/**
+ * What a run writes: checkpoints and results in a store, or nothing that outlives it
+ * (`'ephemeral'`). An ephemeral run given a store still writes a pause's checkpoint there, so
+ * its caller can resume it from that point (a synchronous call answered with a question).
+ */
+export type WorkflowState = { readonly store: Store; readonly ephemeral?: boolean } | 'ephemeral';
 
 /**
  * Where agents with `cache: {storage: "disk"}` keep entries: a folder that outlives the run
@@ -82,7 +86,7 @@ const UNUSED_CACHE_DIR = join(tmpdir(), 'mhl-no-agent-cache');
 export async function executeWorkflow(options: ExecuteOptions): Promise<Execution> {
   const definition = options.definition ?? pipelineDefinition(options.program, options.pipeline);
   const redactor = options.redactor ?? new Redactor();
-  const ephemeral = options.state === 'ephemeral';
+  const ephemeral = options.state === 'ephemeral' || options.state.ephemeral === true;
   // A throwaway run writes no state at all: only an agent's disk cache touches the file system.
   const store = options.state === 'ephemeral' ? new MemoryStore() : options.state.store;
   const temporaryCache =

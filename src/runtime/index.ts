@@ -26,4 +26,5 @@ export { type LoadResult, loadProgram, selectPipeline } from './pipeline/program
 export { canResume } from './pipeline/resumable.js';
 export type { FailureKind, RunEvent, RunOutcome, RunStatus } from './pipeline/runner.js';
 export { childEnvironment, DEFAULT_CHILD_ENV } from './services/child-env.js';
+export { type Deadline, deadline } from './services/deadline.js';
 export { REDACTED, Redactor } from './services/redact.js';

@@ -19,6 +19,7 @@ import {
   shortKey,
 } from '../runs/index.js';
 import { type ControlSchema, checkControlArguments } from './arguments.js';
+import { backgroundContext } from './pause.js';
 import { forwardedArgumentsSchema } from './pipelines.js';
 import {
   type PreparedCall,
@@ -136,7 +137,8 @@ function startTool({ tools, jobs }: JobSurfaceOptions): ToolDefinition {
       const forwardedArgs = (args['arguments'] ?? {}) as Record<string, unknown>;
       let call: PreparedCall;
       try {
-        call = await target.prepare(forwardedArgs, ctx);
+        // A job runs after job.start answered: a pause has no one to ask and fails the job.
+        call = await target.prepare(forwardedArgs, backgroundContext(ctx));
       } catch (error) {
         // Named from job.start's side: the target's `name` is job.start's `arguments.name`.
         throw error instanceof ArgumentError ? error.within('arguments') : error;

@@ -5,7 +5,9 @@
  * A synchronous `tools/call` runs the workflow with throwaway state (in memory, gone with the
  * call: no checkpoint, no `context.vars` carry-over). A run's own failure is a tool result
  * with `isError: true` and a diagnostic, and so are invalid arguments (`INVALID_ARGUMENT`, from
- * `checkCall`); only an unknown tool is a JSON-RPC error. Knows nothing of sockets or streams.
+ * `checkCall`); only an unknown tool is a JSON-RPC error. A pause is not a success: the client is
+ * asked for the pause's inputs and the call resumes at the pausing step, or it is a
+ * `WORKFLOW_PAUSED` error (`sync-call.ts`, `pause.ts`). Knows nothing of sockets or streams.
  */
 import {
   type Catalog,
@@ -24,16 +26,10 @@ import {
   type CallDefaults,
   checkWorkflowCall,
 } from '../runs/index.js';
-import {
-  type AgentLimiters,
-  executeWorkflow,
-  fromJson,
-  isObject,
-  type RunOutcome,
-  toPlain,
-} from '../runtime/index.js';
+import type { AgentLimiters } from '../runtime/index.js';
 import type { ResourceProvider } from './resources.js';
-import { type PreparedCall, type ToolDefinition, type ToolResult, toolError } from './tools.js';
+import { runCall } from './sync-call.js';
+import type { PreparedCall, ToolDefinition } from './tools.js';
 
 /**
  * The reserved per-call `context` argument every workflow tool accepts (seed 002), exactly as
@@ -170,8 +166,7 @@ function prepareCall(
   const { inputs, call } = checkCall(workflow, args, options);
   return {
     timeoutMs: call.timeoutMs,
-    run: async (signal) =>
-      toResult(await runOnce(workflow, inputs, call, { ...ctx, signal }, options)),
+    run: (signal) => runCall(workflow, inputs, call, ctx, signal, options),
   };
 }
 
@@ -185,71 +180,4 @@ export function checkCall(
   options: CallDefaults,
 ): { inputs: Readonly<Record<string, unknown>>; call: CallContext } {
   return checkWorkflowCall(workflow, args, options);
-}
-
-/** Runs a workflow once with throwaway state (nothing persisted), bounded by the call's time limit. */
-async function runOnce(
-  workflow: Workflow,
-  inputs: Readonly<Record<string, unknown>>,
-  call: CallContext,
-  ctx: RequestContext,
-  options: PipelineSurfaceOptions,
-): Promise<RunOutcome> {
-  const { logger } = options;
-  const name = workflow.name;
-  // Debug, not info: a synchronous write per call costs a quarter of the throughput of a
-  // trivial workflow over HTTP; /metrics counts calls, MHL_LOG_LEVEL=debug shows each one.
-  logger.debug({ workflow: name, cwd: call.cwd, timeout_ms: call.timeoutMs }, 'call started');
-  const values = fromJson(inputs);
-  // A throwaway run (`ephemeral`): nothing it would checkpoint may outlive the call.
-  const { outcome, timedOut } = await executeWorkflow({
-    program: workflow.program,
-    pipeline: workflow.decl,
-    definition: workflow.definition,
-    inputs: isObject(values) ? values : {},
-    cwd: call.cwd,
-    childEnv: options.childEnv,
-    env: options.env,
-    state: 'ephemeral',
-    ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
-    signal: ctx.signal,
-    timeout: { ms: call.timeoutMs, what: `tools/call ${workflow.name}` },
-    output: (text) => logger.info({ workflow: name, output: text }),
-    agentCache: { root: options.cacheRoot },
-    ...(options.agentLimiters !== undefined ? { agentLimiters: options.agentLimiters } : {}),
-    onEvent: (event) => {
-      if (event.type === 'step_start')
-        ctx.progress?.(event.index + 1, event.total, `step ${event.step}`);
-    },
-  });
-  // The call's own deadline cancels the run; report it as the timeout it was.
-  if (!timedOut || outcome.status !== 'canceled') return outcome;
-  const message = `the call timed out after ${call.timeoutMs} ms (context.timeout_ms or --default-timeout-ms)`;
-  return { ...outcome, status: 'failed', error: { message, kind: 'step_timeout' } };
-}
-
-const RETRYABLE = new Set(['TIMEOUT', 'CANCELLED']);
-
-function toResult(outcome: RunOutcome): ToolResult {
-  if (outcome.status === 'completed' || outcome.status === 'paused') {
-    const vars = toPlain(outcome.vars) as Record<string, unknown>;
-    return {
-      content: [{ type: 'text', text: JSON.stringify(vars, null, 2) }],
-      structuredContent: vars,
-    };
-  }
-  const kind = outcome.error?.kind;
-  const code =
-    kind === 'step_timeout'
-      ? 'TIMEOUT'
-      : kind === 'canceled'
-        ? 'CANCELLED'
-        : kind === 'invalid_inputs'
-          ? 'INVALID_ARGUMENT'
-          : 'WORKFLOW_FAILED';
-  const message = outcome.error?.message ?? 'the workflow failed';
-  const step = outcome.error?.step;
-  // Admission never queues, so a timeout can only have happened while executing (seed 002).
-  const phase = code === 'TIMEOUT' ? { phase: 'execution' } : {};
-  return toolError(code, message, RETRYABLE.has(code), step ? { step, ...phase } : phase);
 }

@@ -4,8 +4,11 @@
  * (`initialize` creates a session and answers its `Mcp-Session-Id`; a request naming a session
  * must name a live one, and one naming none is answered as stdio answers it), dispatch, and the HTTP status of the answer. Modern requests get a fresh
  * session each. A client that disconnects cancels its request. The answer is one JSON body,
- * unless the client accepts `text/event-stream` and the server has notifications for the
- * request before its answer: then it is an event stream (`sse.ts`).
+ * unless the client accepts `text/event-stream` and the server has messages for the request
+ * before its answer (progress notifications, or requests to the client such as
+ * `elicitation/create`): then it is an event stream (`sse.ts`). A POST whose body is the
+ * client's response to such a request goes to the dispatcher like any message (which routes it
+ * to the waiting request by session) and is answered 202.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -186,9 +189,14 @@ async function dispatch(
   // when the client accepts one; without that, notifications have nowhere to go and are dropped.
   // Decided then, not now: most requests never notify, and pay nothing for the choice.
   let stream: EventStream | null | undefined;
-  const send = (notification: unknown) => {
+  const send = (outbound: unknown) => {
     stream ??= acceptsEventStream(header(req, 'accept')) ? new EventStream(res) : null;
-    stream?.send(notification);
+    // A server request (it has an id) needs an answer: fail it at once rather than let the
+    // handler wait for a response that cannot come. A notification is simply dropped.
+    if (stream === null && isRecord(outbound) && 'id' in outbound) {
+      throw new Error('the client does not accept an event stream on this POST');
+    }
+    stream?.send(outbound);
   };
   const conn: Connection = { session, send, principal };
   const onClose = () => {

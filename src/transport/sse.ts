@@ -1,6 +1,7 @@
 /**
  * The streamed form of one `POST /mcp` answer: a `text/event-stream` that carries the
- * notifications the server has for that request (step progress) as SSE `message` events, then
+ * messages the server has for that request (step progress, and requests to the client such as
+ * `elicitation/create`, whose responses come back as POSTs) as SSE `message` events, then
  * the JSON-RPC response(s) as the last event(s), and then ends. A POST is answered this way only
  * when the client listed `text/event-stream` in `Accept` and the server had something to send
  * before the answer; every other POST gets one JSON body (the fast path, in `mcp-post.ts`).
@@ -56,7 +57,7 @@ export class EventStream {
   }
 
   /**
-   * Writes one server message (a notification) as an event, opening the stream first if need
+   * Writes one server message (a notification or request) as an event, opening the stream first if need
    * be. Dropped once the stream ended or the client went away.
    */
   send(message: unknown): void {

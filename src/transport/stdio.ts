@@ -3,7 +3,9 @@
  * stdout. Messages are handled concurrently (so `notifications/cancelled` can reach a running
  * call) and answers are written whole, one line each. EOF on stdin ends the connection.
  *
- * Knows nothing of workflows: it moves lines between the streams and `handle`.
+ * Knows nothing of workflows: it moves lines between the streams and `handle`. A line that is
+ * the client's response to a server request goes to `handle` like any other (the dispatcher
+ * routes it); server requests and notifications go out through `send`.
  */
 import type { Readable, Writable } from 'node:stream';
 
@@ -45,7 +47,7 @@ export class StdioTransport {
     await Promise.allSettled([...this.#inflight]);
   }
 
-  /** Writes a server-initiated message (a notification). */
+  /** Writes a server-initiated message (a notification or a request to the client). */
   send(line: string): void {
     if (this.#closed) return;
     this.#options.output.write(`${line}\n`);

@@ -70,8 +70,9 @@ export interface RunOptions {
   readonly services: RunServices;
   readonly state: CheckpointStore;
   /**
-   * Nothing of this run outlives it (a synchronous `tools/call`): no checkpoint, no result
-   * record and no latest pointer are written. `state` is still read (it holds nothing).
+   * Nothing of this run outlives it (a synchronous `tools/call`): no step checkpoint, no result
+   * record is written. A `pause()` alone still writes its checkpoint (and the latest pointer)
+   * to `state`, so the caller can resume the paused step; give such a run a throwaway store.
    */
   readonly ephemeral?: boolean;
   readonly onEvent?: (event: RunEvent) => void;
@@ -547,7 +548,8 @@ class PipelineRun {
   }
 
   async #checkpoint(next: number, lastStep = '', paused?: Value): Promise<void> {
-    if (this.#options.ephemeral) return;
+    // A pause is written even when ephemeral: it is what the caller needs to resume the run.
+    if (this.#options.ephemeral && paused === undefined) return;
     if (!this.#checkpointEnabled() && paused === undefined) return;
     const ttl = this.#setting('checkpoint');
     const ttlValue = isObject(ttl) ? ttl['ttl'] : undefined;

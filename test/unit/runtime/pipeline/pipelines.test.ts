@@ -97,17 +97,27 @@ describe('pipelines: the result', () => {
 });
 
 describe('pipelines: ephemeral runs', () => {
-  it('write no checkpoint, result or pointer, and still complete, pause and project', async () => {
+  it('write no step checkpoint, result or pointer, and still complete, pause and project', async () => {
     const done = await run('output: { doubled: a * 2 } var a = 1 step S { a = 2 } step T { }', {
       ephemeral: true,
     });
     assert.equal(done.outcome.status, 'completed');
     assert.deepEqual(done.vars, { doubled: 4 });
     assert.equal(await done.state.latest('P'), undefined);
+    assert.equal(await done.state.load(done.outcome.session, 'P'), undefined);
     assert.equal(await done.state.readResult(done.outcome.session), undefined);
-    const paused = await run('var a = 1 step S { a = 2 pause("p") }', { ephemeral: true });
+  });
+
+  it('write the checkpoint of a pause alone: what a caller needs to resume the paused step', async () => {
+    const paused = await run('var a = 1 step S { a = 2 } step T { pause("p") }', {
+      ephemeral: true,
+    });
     assert.equal(paused.outcome.status, 'paused');
-    assert.equal(await paused.state.load(paused.outcome.session, 'P'), undefined);
+    const record = await paused.state.load(paused.outcome.session, 'P');
+    assert.deepEqual(
+      [record?.next_step, record?.completed_steps, record?.paused],
+      ['T', ['S'], { reason: 'p' }],
+    );
     const kept = await run('var a = 1 step S { a = 2 pause("p") }');
     assert.ok(await kept.state.load(kept.outcome.session, 'P'), 'a normal run does checkpoint');
   });

@@ -1,0 +1,124 @@
+/**
+ * The `requestState` of a paused synchronous call (2026-07-28 `input_required`): the pause's
+ * checkpoint, sealed with AES-256-GCM under a key made when the process starts, so the client
+ * that carries it can neither read nor change it. The seal is bound to the workflow's name and
+ * definition digest and to the caller's principal (as additional authenticated data), expires,
+ * and is capped in size. Opening never throws: a tampered, foreign, expired or malformed state
+ * is a plain refusal the caller turns into an `INVALID_ARGUMENT` tool result.
+ *
+ * Knows nothing of workflows or runs beyond the opaque records it carries; a key never leaves
+ * the process and is never logged. A restarted server cannot open states an earlier one sealed.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { z } from 'zod';
+
+/** What one sealed state is bound to: a state sealed for other values does not open. */
+export interface PauseBinding {
+  readonly workflow: string;
+  readonly digest: string;
+  readonly principal: string | undefined;
+}
+
+/** The pause checkpoint of a throwaway run: its session and the store records under it. */
+export interface PauseCheckpoint {
+  readonly session: string;
+  /** The pause's reason, as text. */
+  readonly reason: string;
+  /** `[key, text]` pairs exactly as the run's store held them. */
+  readonly records: readonly (readonly [string, string])[];
+}
+
+/** How long a sealed state opens after it was made. */
+export const PAUSE_STATE_TTL_MS = 15 * 60_000;
+/** Longest sealed state, in characters; a bigger pause is reported instead (see callers). */
+export const MAX_PAUSE_STATE_CHARS = 256 * 1024;
+/** Longest plaintext an opened state may inflate to. */
+const MAX_PLAIN_BYTES = 4 * 1024 * 1024;
+
+const PREFIX = 'mhl1.';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+const SealedSchema = z.object({
+  exp: z.number().describe('Expiry, epoch milliseconds'),
+  session: z.string().describe('The throwaway session the checkpoint was written under'),
+  reason: z.string().describe("The pause's reason"),
+  records: z.array(z.tuple([z.string(), z.string()])).describe('The store records to restore'),
+});
+
+/** The answer to `open`: the checkpoint, or why the state was refused. */
+export type Opened =
+  | { readonly ok: true; readonly checkpoint: PauseCheckpoint }
+  | { readonly ok: false; readonly message: string };
+
+/** Seals and opens pause states with one process-lifetime key. */
+export class PauseSealer {
+  readonly #key: Buffer;
+  readonly #now: () => number;
+  readonly #ttlMs: number;
+
+  constructor(options: { now?: () => number; ttlMs?: number } = {}) {
+    this.#key = randomBytes(32);
+    this.#now = options.now ?? Date.now;
+    this.#ttlMs = options.ttlMs ?? PAUSE_STATE_TTL_MS;
+  }
+
+  /** The sealed text, or undefined when it would exceed `MAX_PAUSE_STATE_CHARS`. */
+  seal(checkpoint: PauseCheckpoint, binding: PauseBinding): string | undefined {
+    const body = { exp: this.#now() + this.#ttlMs, ...checkpoint };
+    const plain = deflateRawSync(Buffer.from(JSON.stringify(body), 'utf8'));
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
+    cipher.setAAD(aad(binding));
+    const sealed = Buffer.concat([cipher.update(plain), cipher.final()]);
+    const text = PREFIX + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url');
+    return text.length > MAX_PAUSE_STATE_CHARS ? undefined : text;
+  }
+
+  /** Opens a state `seal` made for the same binding; never throws. */
+  open(text: string, binding: PauseBinding): Opened {
+    const refused = (message: string): Opened => ({ ok: false, message });
+    if (text.length > MAX_PAUSE_STATE_CHARS || !text.startsWith(PREFIX)) {
+      return refused('requestState is not one this server issued');
+    }
+    const raw = Buffer.from(text.slice(PREFIX.length), 'base64url');
+    if (raw.length <= IV_BYTES + TAG_BYTES) return refused('requestState is truncated');
+    let plain: Buffer;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.#key, raw.subarray(0, IV_BYTES));
+      decipher.setAAD(aad(binding));
+      decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+      const packed = Buffer.concat([
+        decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)),
+        decipher.final(),
+      ]);
+      plain = inflateRawSync(packed, { maxOutputLength: MAX_PLAIN_BYTES });
+    } catch {
+      // A failed tag check: changed, made by another process, or for another workflow or caller.
+      return refused(
+        'requestState does not verify (changed, from another server process, or for another workflow or caller); call the tool again without it',
+      );
+    }
+    let parsed: z.infer<typeof SealedSchema>;
+    try {
+      parsed = SealedSchema.parse(JSON.parse(plain.toString('utf8')));
+    } catch {
+      // Only this process can seal, so this means a bug, not an attack; refuse all the same.
+      return refused('requestState is malformed');
+    }
+    if (parsed.exp <= this.#now()) {
+      return refused('requestState expired; call the tool again without it');
+    }
+    const { session, reason, records } = parsed;
+    return { ok: true, checkpoint: { session, reason, records } };
+  }
+}
+
+/** The additional authenticated data: every binding field, unambiguously separated. */
+function aad(binding: PauseBinding): Buffer {
+  return Buffer.from(
+    JSON.stringify(['mhl-pause', binding.workflow, binding.digest, binding.principal ?? null]),
+    'utf8',
+  );
+}

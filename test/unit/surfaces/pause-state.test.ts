@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  MAX_PAUSE_STATE_CHARS,
+  type PauseCheckpoint,
+  PauseSealer,
+} from '../../../src/surfaces/pause-state.js';
+
+const CHECKPOINT: PauseCheckpoint = {
+  session: 's1',
+  reason: 'waiting',
+  records: [['state/s1/A.json', '{"pipeline":"A"}']],
+};
+const BINDING = { workflow: 'A', digest: 'd1', principal: 'ana' };
+
+describe('PauseSealer', () => {
+  it('opens what it sealed for the same binding, and nothing it can read without the key', () => {
+    const sealer = new PauseSealer();
+    const text = sealer.seal(CHECKPOINT, BINDING);
+    assert.ok(text);
+    assert.equal(text.includes('pipeline'), false, 'the checkpoint is not readable');
+    assert.deepEqual(sealer.open(text, BINDING), { ok: true, checkpoint: CHECKPOINT });
+    assert.equal(new PauseSealer().open(text, BINDING).ok, false, 'another key');
+  });
+
+  it('refuses a state bound to another workflow, definition or principal', () => {
+    const sealer = new PauseSealer();
+    const text = sealer.seal(CHECKPOINT, BINDING) ?? '';
+    for (const other of [
+      { ...BINDING, workflow: 'B' },
+      { ...BINDING, digest: 'd2' },
+      { ...BINDING, principal: 'bob' },
+      { ...BINDING, principal: undefined },
+    ]) {
+      assert.equal(sealer.open(text, other).ok, false, JSON.stringify(other));
+    }
+  });
+
+  it('refuses an expired state', () => {
+    let now = 1_000;
+    const sealer = new PauseSealer({ now: () => now, ttlMs: 50 });
+    const text = sealer.seal(CHECKPOINT, BINDING) ?? '';
+    now = 1_049;
+    assert.equal(sealer.open(text, BINDING).ok, true);
+    now = 1_050;
+    const expired = sealer.open(text, BINDING);
+    assert.equal(expired.ok, false);
+    assert.match(expired.ok ? '' : expired.message, /expired/);
+  });
+
+  it('does not seal, nor try to open, more than the size cap', () => {
+    const sealer = new PauseSealer();
+    // Random text does not compress: the sealed form stays over the cap.
+    const noise = Buffer.from(
+      Array.from({ length: MAX_PAUSE_STATE_CHARS }, () => Math.floor(Math.random() * 256)),
+    ).toString('base64');
+    const big = { ...CHECKPOINT, records: [['state/s1/A.json', noise] as const] };
+    assert.equal(sealer.seal(big, BINDING), undefined);
+    assert.equal(sealer.open(`mhl1.${'A'.repeat(MAX_PAUSE_STATE_CHARS)}`, BINDING).ok, false);
+    for (const junk of ['', 'mhl1.', 'mhl1.AAAA', 'mhl2.AAAA', '\u0000']) {
+      assert.equal(sealer.open(junk, BINDING).ok, false, JSON.stringify(junk));
+    }
+  });
+});

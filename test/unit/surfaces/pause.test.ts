@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { loadCatalog, type Workflow } from '../../../src/catalog/index.js';
+import type { RequestContext } from '../../../src/protocol/index.js';
+import {
+  backgroundContext,
+  elicitationParams,
+  mergeAnswer,
+  pauseMode,
+  readAnswer,
+  requestedSchema,
+} from '../../../src/surfaces/pause.js';
+
+function workflow(): Workflow {
+  const dir = mkdtempSync(join(tmpdir(), 'mhl-pause-unit-'));
+  writeFileSync(
+    join(dir, 'gate.mh'),
+    `enum Level { Low, High }
+pipeline Gate {
+    input who: string
+    input count: number = 2
+    input sure: bool = false
+    input level: Level = Level.Low
+    input tags: string[] = []
+    input spec: { a: number } = { a: 1 }
+    step S { pause("why") }
+}
+`,
+  );
+  const loaded = loadCatalog(dir);
+  assert.ok(loaded.ok, JSON.stringify(loaded));
+  const found = loaded.catalog.workflows.get('Gate');
+  assert.ok(found);
+  return found;
+}
+
+const ctx = (over: Partial<RequestContext>): RequestContext => ({
+  era: 'legacy',
+  protocolVersion: '2025-11-25',
+  session: undefined,
+  clientCapabilities: {},
+  requestId: 1,
+  signal: new AbortController().signal,
+  ...over,
+});
+
+describe('the pause form', () => {
+  it('asks for the primitive inputs only, each with its current value as the default', () => {
+    const schema = requestedSchema(workflow(), { who: 'ana', count: 3, sure: 'not a bool' });
+    assert.deepEqual(schema, {
+      type: 'object',
+      properties: {
+        who: { type: 'string', title: 'who', default: 'ana' },
+        count: { type: 'number', title: 'count', default: 3 },
+        // A current value of the wrong type is no default.
+        sure: { type: 'boolean', title: 'sure' },
+        level: { type: 'string', title: 'level', enum: ['Low', 'High'] },
+      },
+    });
+  });
+
+  it('says form mode from 2025-11-25 on, not before', () => {
+    const gate = workflow();
+    assert.equal(elicitationParams(gate, {}, 'why', '2025-11-25')['mode'], 'form');
+    assert.equal(elicitationParams(gate, {}, 'why', '2026-07-28')['mode'], 'form');
+    assert.equal('mode' in elicitationParams(gate, {}, 'why', '2025-06-18'), false);
+  });
+
+  it('merges an answer over the inputs and refuses undeclared or mistyped fields', () => {
+    const gate = workflow();
+    const ok = mergeAnswer(gate, { who: 'ana' }, { count: 5 });
+    assert.ok(ok.ok);
+    assert.equal(ok.inputs['count'], 5);
+    assert.equal(ok.inputs['who'], 'ana');
+    const bad = mergeAnswer(gate, { who: 'ana' }, { count: 'five', nope: 1 });
+    assert.equal(bad.ok, false);
+  });
+
+  it('reads ElicitResults and nothing else', () => {
+    assert.deepEqual(readAnswer({ action: 'accept', content: { a: 1 } }), {
+      action: 'accept',
+      content: { a: 1 },
+    });
+    assert.deepEqual(readAnswer({ action: 'accept' }), { action: 'accept', content: {} });
+    assert.deepEqual(readAnswer({ action: 'decline', content: { a: 1 } }), { action: 'decline' });
+    for (const junk of [
+      null,
+      'accept',
+      [],
+      { action: 'maybe' },
+      { action: 'accept', content: 1 },
+    ]) {
+      assert.equal(readAnswer(junk), undefined, JSON.stringify(junk));
+    }
+  });
+});
+
+describe('pauseMode', () => {
+  const ask = async () => ({});
+  it('asks only clients that declared form elicitation, and never for a job', () => {
+    const form = { elicitation: {} };
+    assert.equal(pauseMode(ctx({ era: 'modern', clientCapabilities: form })), 'input_required');
+    assert.equal(pauseMode(ctx({ clientCapabilities: form, request: ask })), 'elicit');
+    assert.equal(
+      pauseMode(ctx({ clientCapabilities: { elicitation: { form: {}, url: {} } }, request: ask })),
+      'elicit',
+    );
+    assert.equal(pauseMode(ctx({ clientCapabilities: form })), 'report', 'no way to ask');
+    assert.equal(
+      pauseMode(ctx({ clientCapabilities: { elicitation: { url: {} } }, request: ask })),
+      'report',
+    );
+    assert.equal(pauseMode(ctx({ era: 'modern' })), 'report');
+    const job = backgroundContext(ctx({ era: 'modern', clientCapabilities: form }));
+    assert.equal(pauseMode(job), 'report');
+  });
+});

@@ -55,6 +55,7 @@ export {
   type RequestId,
   RequestIdSchema,
   resultResponse,
+  tooLargeResponse,
 } from './jsonrpc.js';
 export {
   type ClientInfo,

@@ -85,8 +85,12 @@ class EffectWalk {
     }
     if (kind === 'Ident') this.#name((node as { name: string }).name, module);
     if (kind === 'InlineAgent') this.#add(AGENT_EFFECTS);
-    for (const [key, value] of Object.entries(node)) {
-      if (key !== 'span' && typeof value === 'object') this.code(value, module);
+    const fields = node as Record<string, unknown>;
+    for (const key in fields) {
+      // Spans (`span`, `nameSpan`, …) hold positions, never code.
+      if (key.endsWith('pan')) continue;
+      const value = fields[key];
+      if (typeof value === 'object' && value !== null) this.code(value, module);
     }
   }
 

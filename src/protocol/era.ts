@@ -65,7 +65,8 @@ function missingMeta(missing: string[]): RpcError {
   return new RpcError(
     RPC_ERROR_CODES.INVALID_PARAMS,
     `missing required params._meta fields ${missing.join(', ')} ` +
-      '(send them on every request, or send initialize first)',
+      '(send them on every request, or send initialize first and then, over HTTP, its ' +
+      'Mcp-Session-Id header with each request)',
     { missing },
   );
 }

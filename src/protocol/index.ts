@@ -56,6 +56,7 @@ export {
   type RequestId,
   RequestIdSchema,
   resultResponse,
+  tooLargeResponse,
 } from './jsonrpc.js';
 export { MAX_PENDING_PER_SESSION, OutboundRequests, type PeerResponse } from './outbound.js';
 export {

@@ -106,6 +106,17 @@ export function parseErrorResponse(): JsonRpcErrorResponse {
   return errorResponse(null, new RpcError(RPC_ERROR_CODES.PARSE_ERROR, 'parse error'));
 }
 
+/**
+ * The answer to a message over a transport's size limit, read no further: -32600 with
+ * `data.maxBytes`, the same on every transport (an HTTP body, a stdio line).
+ */
+export function tooLargeResponse(maxBytes: number): JsonRpcErrorResponse {
+  const mib = maxBytes / (1024 * 1024);
+  const size = Number.isInteger(mib) ? `${mib} MiB` : `${maxBytes} bytes`;
+  const message = `message exceeds ${size}`;
+  return errorResponse(null, new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, message, { maxBytes }));
+}
+
 /** Parses text as JSON; on failure returns the -32700 response to send. Never throws. */
 export function parseJson(
   text: string,

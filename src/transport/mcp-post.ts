@@ -27,6 +27,7 @@ import {
   type RpcErrorCode,
   type Session,
   type SessionOptions,
+  tooLargeResponse,
 } from '../protocol/index.js';
 import { discardRest, isJsonContentType, MAX_BODY_BYTES, readBody } from './body.js';
 import { sendJson } from './ops.js';
@@ -106,10 +107,7 @@ export async function handleMcpPost(
   if (!body.ok) {
     if (body.reason === 'aborted') return void res.destroy();
     discardRest(req);
-    const error = new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, 'body exceeds 1 MiB', {
-      maxBytes: MAX_BODY_BYTES,
-    });
-    return sendJson(res, 413, errorResponse(null, error));
+    return sendJson(res, 413, tooLargeResponse(MAX_BODY_BYTES));
   }
   const parsed = parseJson(body.text);
   if (!parsed.ok) return sendJson(res, 400, parsed.response);

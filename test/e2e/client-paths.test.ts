@@ -142,5 +142,17 @@ describe('no server path reaches a client', { timeout: 120_000 }, () => {
       assertNoServerPath(method, await request(method, { runId }));
     }
     assertNoServerPath('run/list', await request('run/list', {}));
+    // A refused resume: the run already completed.
+    const typed = await request('run/start', { name: 'Typed', arguments: { n: 1 } });
+    const done = (typed['result'] as { runId: string }).runId;
+    await until(
+      async () =>
+        ((await request('run/status', { runId: done }))['result'] as { state: string }).state ===
+        'completed',
+      { what: 'the Typed run to complete', timeoutMs: 20_000 },
+    );
+    const refused = await request('run/resume', { runId: done });
+    assert.equal((refused['error'] as { code: number }).code, -32602, JSON.stringify(refused));
+    assertNoServerPath('a refused run/resume', refused);
   });
 });

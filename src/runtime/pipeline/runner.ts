@@ -648,7 +648,8 @@ class PipelineRun {
     if (e instanceof PauseSignal && this.#failedStep) {
       const at = this.#steps.findIndex((s) => s.name === this.#failedStep);
       await this.#checkpoint(at, this.#completed.at(-1) ?? '', e.reason ?? '');
-      return this.#outcome('paused', this.#publicVars(), { pauseReason: e.reason ?? null });
+      const reason = typeof e.reason === 'string' ? this.#shown(e.reason) : (e.reason ?? null);
+      return this.#outcome('paused', this.#publicVars(), { pauseReason: reason });
     }
     if (this.#options.signal.aborted) {
       return this.#outcome('canceled', this.#publicVars(), {

@@ -110,4 +110,10 @@ describe('a served run shows paths relative to its folder', () => {
     assert.deepEqual(output, [`wrote ${cwd}/out.txt`]);
     assert.ok(outcome.error?.message.startsWith(`step "S" failed: ${cwd}/main.mh:`));
   });
+
+  it('in a pause reason', async () => {
+    const paused = 'step S {\n  pause("waiting in ${cmd.exec(["pwd"]).stdout.trim()}/inbox")\n}';
+    const { outcome } = await run(paused, { served: true });
+    assert.deepEqual([outcome.status, outcome.pauseReason], ['paused', 'waiting in inbox']);
+  });
 });

@@ -3,8 +3,8 @@
  * out on stdout (logs go to stderr). EOF, SIGINT and SIGTERM enter the one shutdown path:
  * drain, then cancel within the budget; exit status 0, or 1 (`MCP_SHUTDOWN_TIMEOUT`).
  */
-import { parseErrorResponse } from '../protocol/index.js';
-import { StdioTransport } from '../transport/index.js';
+import { tooLargeResponse } from '../protocol/index.js';
+import { MAX_LINE_BYTES, StdioTransport } from '../transport/index.js';
 import type { MhlServer } from './create-server.js';
 import { withinBudget } from './lifecycle.js';
 
@@ -22,7 +22,8 @@ export async function serveStdio(server: MhlServer): Promise<number> {
       });
       return answer === undefined ? undefined : JSON.stringify(answer);
     },
-    tooLong: () => JSON.stringify(parseErrorResponse()),
+    // The same answer HTTP gives an oversized body: -32600 with data.maxBytes.
+    tooLong: () => JSON.stringify(tooLargeResponse(MAX_LINE_BYTES)),
     onError: (error) => logger.error({ err: error }, 'stdio handler failed'),
   });
   const stop = () => {

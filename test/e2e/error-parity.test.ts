@@ -66,6 +66,7 @@ const SESSIONLESS: readonly Case[] = [
   ['a batch without a 2025-03-26 session', [request(9, 'tools/list', withMeta())], -32600],
   ['an empty batch', [], -32600],
   ['not JSON', '{"jsonrpc": "2.0", "id": 1,', -32700],
+  ['a message over 1 MiB', `"${'x'.repeat(1024 * 1024)}"`, -32600],
   ['not a JSON-RPC message', { hello: 'world' }, -32600],
   ['the wrong jsonrpc version', { jsonrpc: '1.0', id: 10, method: 'tools/list' }, -32600],
   ['a method that is not a string', { jsonrpc: '2.0', id: 11, method: 5 }, -32600],

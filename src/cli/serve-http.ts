@@ -41,6 +41,8 @@ export interface HttpParts {
   readonly pipelines: PipelineSurfaceOptions;
   /** `--state-dir` merged with `MHL_SERVE_STATE_DIR`; undefined for a temporary one. */
   readonly stateDir: string | undefined;
+  /** Told each run whose view or log changed (resource subscriptions). */
+  readonly onRunChange?: (runId: string) => void;
 }
 
 /**
@@ -58,6 +60,7 @@ export function prepareHttp(
     admission: parts.admission,
     logger: parts.logger,
     pipelines: parts.pipelines,
+    ...(parts.onRunChange ? { onChange: parts.onRunChange } : {}),
   });
   registerRunMetrics(parts.metrics, runs.registry, parts.admission);
   parts.lifecycle.drain.push(() => runs.registry.drain(http.drainMs));

@@ -35,6 +35,8 @@ export interface RunsConfig {
   readonly admission: Admission;
   readonly logger: Logger;
   readonly pipelines: PipelineSurfaceOptions;
+  /** Told each run whose view or log changed. */
+  readonly onChange?: (runId: string) => void;
 }
 
 export function setupRuns(dispatcher: Dispatcher, tools: ToolTable, config: RunsConfig): RunsSetup {
@@ -67,6 +69,7 @@ export function setupRuns(dispatcher: Dispatcher, tools: ToolTable, config: Runs
       return { inputs, cwd: call.cwd, ...(bounded ? { timeoutMs: call.timeoutMs } : {}) };
     },
     ...(config.terminalTtlMs !== undefined ? { terminalTtlMs: config.terminalTtlMs } : {}),
+    ...(config.onChange ? { onChange: config.onChange } : {}),
   });
   const resources = registerRunSurface(dispatcher, tools, {
     catalog: config.catalog,

@@ -15,9 +15,18 @@ import { Dispatcher, parseErrorResponse, Session } from '../protocol/index.js';
 import { Admission } from '../runs/admission.js';
 import { JobRegistry } from '../runs/jobs.js';
 import { childEnvironment } from '../runtime/child-env.js';
+import {
+  COMPLETIONS_CAPABILITY,
+  completionMethods,
+  workflowTemplates,
+} from '../surfaces/completion.js';
 import { jobTools, logJobEvents, reservedNameProblem } from '../surfaces/jobs.js';
+import { LOGGING_CAPABILITY, loggingMethods } from '../surfaces/logging.js';
+import { registerMethods } from '../surfaces/methods.js';
 import { workflowResources, workflowTools } from '../surfaces/pipelines.js';
+import { PROMPTS_CAPABILITY, promptMethods } from '../surfaces/prompts.js';
 import { registerResourceMethods } from '../surfaces/resources.js';
+import { Subscriptions } from '../surfaces/subscriptions.js';
 import { registerToolMethods, ToolTable } from '../surfaces/tools.js';
 import { Metrics } from '../transport/metrics.js';
 import { StdioTransport } from '../transport/stdio.js';
@@ -121,6 +130,13 @@ export async function runServe(
     capabilities: {
       tools: { listChanged: false },
       resources: { subscribe: false, listChanged: false },
+      ...PROMPTS_CAPABILITY,
+      ...COMPLETIONS_CAPABILITY,
+    },
+    // logging/setLevel and resources/subscribe exist in the 2025 revisions only.
+    legacyCapabilities: {
+      ...LOGGING_CAPABILITY,
+      resources: { subscribe: true, listChanged: false },
     },
     onError: (error, site) => logger.error({ err: error, method: site.method }, 'internal error'),
   });
@@ -151,7 +167,8 @@ export async function runServe(
     jobs.cancelAll('the server is shutting down');
     return jobs.drained();
   });
-  const resources = [workflowResources(loaded.catalog)];
+  const resources = [workflowResources(loaded.catalog), workflowTemplates(loaded.catalog)];
+  const subscriptions = new Subscriptions(dispatcher, resources);
   // HTTP-only parts (async runs, the HTTP transport) load only when serving HTTP.
   const http =
     config.http === undefined
@@ -165,6 +182,7 @@ export async function runServe(
           metrics,
           pipelines: pipelineOptions,
           stateDir: nonEmpty(options.stateDir) ?? nonEmpty(process.env['MHL_SERVE_STATE_DIR']),
+          onRunChange: (runId) => subscriptions.runChanged(runId),
         });
   if (http) resources.push(http.resources);
   registerToolMethods(dispatcher, tools, {
@@ -172,6 +190,13 @@ export async function runServe(
     onCall: (outcome) => metrics.toolCall(outcome),
   });
   registerResourceMethods(dispatcher, resources);
+  registerMethods(dispatcher, [
+    ...promptMethods({ ...pipelineOptions, timeoutMs: timeout }),
+    ...completionMethods(loaded.catalog, resources),
+    ...loggingMethods(),
+    ...subscriptions.methods(),
+  ]);
+  lifecycle.cancel.push(async () => subscriptions.close());
   const workflows = [...loaded.catalog.workflows.keys()];
   const served = { dispatcher, logger, io, version, workflows, root, metrics, lifecycle };
   if (http) return http.serve(served);
@@ -265,6 +290,8 @@ async function runStdio(served: Served): Promise<number> {
     tooLong: () => JSON.stringify(parseErrorResponse()),
     onError: (error) => logger.error({ err: error }, 'stdio handler failed'),
   });
+  // The one connection also carries what the server says outside requests (resource updates).
+  dispatcher.openChannel(session, (n) => transport.send(JSON.stringify(n)));
   const stop = () => {
     process.stdin.destroy();
   };

@@ -28,7 +28,9 @@ import {
 import {
   decideEra,
   decorateModernResult,
+  type Era,
   type EraDecision,
+  META_KEYS,
   metaOf,
   type ServerInfo,
 } from './era.js';
@@ -46,6 +48,7 @@ import {
   type RequestId,
   resultResponse,
 } from './jsonrpc.js';
+import { createLogReporter, isLogLevel, type LogLevel, type LogReporter } from './logging.js';
 import { Session, type SessionOptions } from './session.js';
 
 /** Options for `new Dispatcher()`. */
@@ -56,6 +59,12 @@ export interface DispatcherOptions extends ServerDescription {
   now?: () => number;
   /** Deepest nesting accepted; `MAX_NESTING_DEPTH` by default. */
   maxDepth?: number;
+}
+
+/** Options for `Dispatcher.register`. */
+export interface RegisterOptions {
+  /** The eras the method exists in; all of them by default. */
+  readonly eras?: readonly Era[];
 }
 
 /** What `handle` resolves to: a response, a batch of them, or nothing (notifications, cancels). */
@@ -85,12 +94,18 @@ export class Dispatcher {
   readonly #now: () => number;
   readonly #maxDepth: number;
   readonly #handlers = new Map<string, MethodHandler>();
+  /** Methods that exist only in some eras; a request of another era gets -32601. */
+  readonly #eras = new Map<string, ReadonlySet<Era>>();
+  /** Where each session's unsolicited notifications go (stdio, an HTTP GET stream). */
+  readonly #channels = new Map<Session, (notification: JsonRpcNotification) => void>();
+  readonly #closeListeners = new Set<(session: Session) => void>();
   readonly #inflight = new Map<Session, Map<RequestId, AbortController>>();
 
   constructor(options: DispatcherOptions) {
     this.#server = {
       serverInfo: { ...options.serverInfo },
       capabilities: options.capabilities,
+      legacyCapabilities: options.legacyCapabilities,
       instructions: options.instructions,
     };
     this.#onError = options.onError;
@@ -111,15 +126,51 @@ export class Dispatcher {
   }
 
   /**
-   * Registers the handler of a request method. Throws a plain `Error` (a programming fault) for a
-   * built-in, a `notifications/` name or a method registered twice.
+   * Registers the handler of a request method; with `eras`, requests of any other era are
+   * answered -32601 as for an unknown method (e.g. `logging/setLevel`, removed in 2026-07-28).
+   * Throws a plain `Error` (a programming fault) for a built-in, a `notifications/` name or a
+   * method registered twice.
    */
-  register(method: string, handler: MethodHandler): this {
+  register(method: string, handler: MethodHandler, options: RegisterOptions = {}): this {
     if (BUILT_IN.has(method) || method.startsWith('notifications/') || this.#handlers.has(method)) {
       throw new Error(`cannot register method ${JSON.stringify(method)}`);
     }
     this.#handlers.set(method, handler);
+    if (options.eras !== undefined) this.#eras.set(method, new Set(options.eras));
     return this;
+  }
+
+  /**
+   * Gives `session` a way to receive notifications outside any request (the stdio connection,
+   * or an HTTP session's GET stream). Returns the function that takes it away again; a newer
+   * channel replaces an older one.
+   */
+  openChannel(session: Session, send: (notification: JsonRpcNotification) => void): () => void {
+    this.#channels.set(session, send);
+    return () => {
+      if (this.#channels.get(session) === send) this.#channels.delete(session);
+    };
+  }
+
+  /**
+   * Sends a notification to `session` outside any request; false when it has no open channel
+   * (it is then dropped: there is nowhere to send it). Never throws.
+   */
+  notify(session: Session, notification: JsonRpcNotification): boolean {
+    const send = this.#channels.get(session);
+    if (send === undefined) return false;
+    try {
+      send(notification);
+    } catch (error) {
+      this.#report(error, { method: notification.method });
+      return false;
+    }
+    return true;
+  }
+
+  /** Calls `listener` with each session `closeSession` ends (surfaces drop per-session state). */
+  onSessionClose(listener: (session: Session) => void): void {
+    this.#closeListeners.add(listener);
   }
 
   /** Parses one line or body and handles it; unparseable text answers -32700 with a null id. */
@@ -160,16 +211,28 @@ export class Dispatcher {
     return new Session({ now: this.#now(), ...options });
   }
 
-  /** Aborts every request in flight on `session` (HTTP DELETE, stream or connection closed). */
+  /**
+   * Aborts every request in flight on `session` (HTTP DELETE, stream or connection closed),
+   * drops its channel and tells the `onSessionClose` listeners.
+   */
   closeSession(session: Session, reason = 'session closed'): void {
     for (const controller of this.#inflight.get(session)?.values() ?? []) {
       controller.abort(new DOMException(reason, 'AbortError'));
+    }
+    this.#channels.delete(session);
+    for (const listener of this.#closeListeners) {
+      try {
+        listener(session);
+      } catch (error) {
+        this.#report(error, { method: 'session/close' });
+      }
     }
   }
 
   /** Aborts every request in flight on every session (transport close, shutdown). */
   closeAll(reason = 'connection closed'): void {
-    for (const session of [...this.#inflight.keys()]) this.closeSession(session, reason);
+    const sessions = new Set([...this.#inflight.keys(), ...this.#channels.keys()]);
+    for (const session of sessions) this.closeSession(session, reason);
   }
 
   async #single(
@@ -225,6 +288,7 @@ export class Dispatcher {
       const handler = this.#handlers.get(method);
       if (handler === undefined || BUILT_IN.has(method)) throw methodNotFound(method);
       if (decision.era === 'none') throw decision.error;
+      if (this.#eras.get(method)?.has(decision.era) === false) throw methodNotFound(method);
       return await this.#invoke(request, params, decision, handler, conn);
     } catch (error) {
       return errorResponse(request.id, this.#toRpcError(error, request));
@@ -300,8 +364,35 @@ export class Dispatcher {
             }),
           }
         : {}),
+      ...this.#logReporter(request, params, decision, conn, signal, live),
       ...(conn.principal === undefined ? {} : { principal: conn.principal }),
     };
+  }
+
+  /**
+   * `{log}` for every legacy request (it reads the session's level at each entry, so a
+   * `logging/setLevel` during a long call takes effect), and for a modern request whose `_meta`
+   * names a level; else `{}`.
+   */
+  #logReporter(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    decision: Exclude<EraDecision, { era: 'none' }>,
+    conn: Connection,
+    signal: AbortSignal,
+    live: { settled: boolean },
+  ): { log?: LogReporter } {
+    let threshold: () => LogLevel | undefined;
+    if (decision.era === 'modern') {
+      const asked = metaOf(params)?.[META_KEYS.LOG_LEVEL];
+      if (!isLogLevel(asked)) return {};
+      threshold = () => asked;
+    } else {
+      const session = conn.session;
+      threshold = () => session.logLevel;
+    }
+    const report = (error: unknown, site: ErrorSite) => this.#report(error, site);
+    return { log: createLogReporter({ threshold, request, conn, signal, live, report }) };
   }
 
   #decorate(method: string, result: Record<string, unknown>): Record<string, unknown> {

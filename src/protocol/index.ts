@@ -11,7 +11,12 @@ export type {
   ProgressReporter,
   RequestContext,
 } from './context.js';
-export { Dispatcher, type DispatcherOptions, type DispatchResult } from './dispatcher.js';
+export {
+  Dispatcher,
+  type DispatcherOptions,
+  type DispatchResult,
+  type RegisterOptions,
+} from './dispatcher.js';
 export {
   CACHEABLE_METHODS,
   DEFAULT_TTL_MS,
@@ -56,6 +61,14 @@ export {
   RequestIdSchema,
   resultResponse,
 } from './jsonrpc.js';
+export {
+  createLogReporter,
+  isLogLevel,
+  LOG_LEVELS,
+  type LogBinding,
+  type LogLevel,
+  type LogReporter,
+} from './logging.js';
 export {
   type ClientInfo,
   type LegacyVersion,

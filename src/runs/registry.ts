@@ -62,6 +62,11 @@ export interface RunRegistryOptions {
   /** Validates a call's arguments; throws (an `RpcError`) for bad ones. */
   readonly check: (workflow: Workflow, args: Readonly<Record<string, unknown>>) => CheckedCall;
   readonly terminalTtlMs?: number;
+  /**
+   * Told the id of a run whose view or log changed (resource subscriptions); called
+   * synchronously, so it must be cheap and must not throw.
+   */
+  readonly onChange?: (runId: string) => void;
   /** Most runs held in memory and most waiting for a slot (defaults 10,000 and 1,000). */
   readonly limits?: { readonly runs?: number; readonly queued?: number };
   readonly now?: () => number;
@@ -139,7 +144,7 @@ export class RunRegistry {
       arguments: args,
       digest: pipelineDigest(workflow.program, workflow.decl),
       view: { runId, tool: name, state: 'pending', startedAt: at, updatedAt: at },
-      log: new RunLog(),
+      log: this.#newLog(runId),
       leg: undefined,
       finishedAt: undefined,
     };
@@ -390,7 +395,7 @@ export class RunRegistry {
       arguments: record.arguments,
       digest: record.digest,
       view: bare,
-      log: new RunLog(),
+      log: this.#newLog(record.view.runId),
       leg: undefined,
       finishedAt: this.#now(),
     };
@@ -514,6 +519,7 @@ export class RunRegistry {
       ...(canResume ? { resumable: true as const } : {}),
       updatedAt: this.#iso(),
     };
+    this.#options.onChange?.(run.runId);
     if (run.view.state !== 'paused') run.finishedAt = this.#now();
     const ended = run.view.state;
     if (ended === 'completed' || ended === 'failed' || ended === 'canceled' || ended === 'paused')
@@ -535,6 +541,12 @@ export class RunRegistry {
     fields: Partial<Omit<RunView, 'runId' | 'tool' | 'startedAt'>> & { state?: RunState },
   ): void {
     run.view = { ...run.view, ...fields, updatedAt: this.#iso() };
+    this.#options.onChange?.(run.runId);
+  }
+
+  #newLog(runId: string): RunLog {
+    const onChange = this.#options.onChange;
+    return new RunLog(undefined, onChange && (() => onChange(runId)));
   }
 
   #persist(run: LiveRun): Promise<void> {

@@ -30,6 +30,7 @@ import { Redactor } from '../runtime/redact.js';
 import { type RunOutcome, runPipeline } from '../runtime/runner.js';
 import { fromJson, isObject, toPlain } from '../runtime/values.js';
 import { MemoryStore } from '../store/index.js';
+import { forwardOutput } from './logging.js';
 import type { ResourceProvider } from './resources.js';
 import { type PreparedCall, type ToolDefinition, type ToolResult, toolError } from './tools.js';
 
@@ -250,7 +251,11 @@ async function runOnce(
         childEnv: options.childEnv,
         env: options.env,
         redactor,
-        output: (line) => logger.info({ workflow: name, output: redactor.redact(line) }),
+        output: (line) => {
+          const text = redactor.redact(line);
+          logger.info({ workflow: name, output: text });
+          forwardOutput(ctx.log, name, text);
+        },
         cacheDir: cacheDir ?? UNUSED_CACHE_DIR,
       },
       onEvent: (event) => {

@@ -1,7 +1,7 @@
 /**
  * MCP over Streamable HTTP on `node:http`: `POST /mcp` and `POST /mcp/<method>` carry one
- * JSON-RPC message each (JSON responses), `DELETE /mcp` ends a legacy session, other verbs get
- * 405, and the ops endpoints (`/health/ready`, `/healthz`, `/readyz`, `/control/shutdown`) sit
+ * JSON-RPC message each (JSON responses), `GET /mcp` opens a legacy session's standing event
+ * stream, `DELETE /mcp` ends a legacy session, other verbs get 405, and the ops endpoints (`/health/ready`, `/healthz`, `/readyz`, `/control/shutdown`) sit
  * beside them. Every path passes the Host (DNS rebinding) and Origin guards first; MCP requests
  * also need the bearer token when one is set. Idle legacy sessions are swept on a timer.
  *
@@ -11,6 +11,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Session } from '../protocol/index.js';
+import { openSessionStream } from './get-stream.js';
 import { bearerMatches, hostAllowed, originAllowed } from './guards.js';
 import { handleMcpPost, type McpDispatcher } from './mcp-post.js';
 import type { Metrics } from './metrics.js';
@@ -46,6 +48,8 @@ export class HttpTransport {
   readonly #options: HttpTransportOptions;
   readonly #server: Server;
   readonly #sessions: SessionTable;
+  /** Each legacy session's standing `GET /mcp` stream. */
+  readonly #streams = new Map<Session, ServerResponse>();
   readonly #now: () => number;
   #sweeper: NodeJS.Timeout | undefined;
   /** Responses not yet closed, so shutdown can stop their connections from being kept alive. */
@@ -56,7 +60,10 @@ export class HttpTransport {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#sessions = new SessionTable({
-      onEnd: (session) => options.dispatcher.closeSession(session, 'session ended'),
+      onEnd: (session) => {
+        options.dispatcher.closeSession(session, 'session ended');
+        this.#streams.get(session)?.end();
+      },
     });
     this.#server = createServer((req, res) => {
       this.#open.add(res);
@@ -115,9 +122,11 @@ export class HttpTransport {
     if (this.#options.shuttingDown()) res.setHeader('connection', 'close');
     if (path === '/mcp' || path.startsWith('/mcp/')) {
       const started = performance.now();
-      res.once('finish', () =>
-        this.#options.metrics.observeRequest((performance.now() - started) / 1000),
-      );
+      // A GET stream lasts as long as its session: not a request latency.
+      if (req.method !== 'GET')
+        res.once('finish', () =>
+          this.#options.metrics.observeRequest((performance.now() - started) / 1000),
+        );
       return this.#mcp(req, res, path);
     }
     if (!(await this.#options.ops(req, res, path))) plain(res, 404, 'not found');
@@ -126,7 +135,7 @@ export class HttpTransport {
   async #mcp(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const methodPath = path === '/mcp' ? undefined : methodOfPath(path.slice('/mcp/'.length));
     if (methodPath === null) return plain(res, 400, 'malformed method path');
-    const allowed = methodPath === undefined ? ['POST', 'DELETE'] : ['POST'];
+    const allowed = methodPath === undefined ? ['POST', 'GET', 'DELETE'] : ['POST'];
     if (!allowed.includes(req.method ?? '')) {
       res.setHeader('allow', allowed.join(', '));
       return plain(res, 405, 'method not allowed');
@@ -137,6 +146,14 @@ export class HttpTransport {
       return plain(res, 401, 'unauthorized');
     }
     if (req.method === 'DELETE') return this.#delete(req, res);
+    if (req.method === 'GET') {
+      const { dispatcher } = this.#options;
+      return openSessionStream(req, res, {
+        dispatcher,
+        sessions: this.#sessions,
+        streams: this.#streams,
+      });
+    }
     await handleMcpPost(req, res, methodPath, {
       dispatcher: this.#options.dispatcher,
       sessions: this.#sessions,

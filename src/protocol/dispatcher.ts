@@ -76,6 +76,9 @@ function invalidRequest(message: string, data?: unknown): RpcError {
   return new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, message, data);
 }
 
+/** Most notifications held for one session that has no channel yet; the oldest go first. */
+const MAX_HELD = 64;
+
 /** Longest method name echoed back in a -32601, so hostile names are not reflected in full. */
 const MAX_ECHOED_METHOD = 128;
 
@@ -98,6 +101,8 @@ export class Dispatcher {
   readonly #eras = new Map<string, ReadonlySet<Era>>();
   /** Where each session's unsolicited notifications go (stdio, an HTTP GET stream). */
   readonly #channels = new Map<Session, (notification: JsonRpcNotification) => void>();
+  /** Notifications for sessions without a channel yet, sent once one opens (bounded). */
+  readonly #held = new Map<Session, JsonRpcNotification[]>();
   readonly #closeListeners = new Set<(session: Session) => void>();
   readonly #inflight = new Map<Session, Map<RequestId, AbortController>>();
 
@@ -147,18 +152,26 @@ export class Dispatcher {
    */
   openChannel(session: Session, send: (notification: JsonRpcNotification) => void): () => void {
     this.#channels.set(session, send);
+    const held = this.#held.get(session) ?? [];
+    this.#held.delete(session);
+    for (const notification of held) this.notify(session, notification);
     return () => {
       if (this.#channels.get(session) === send) this.#channels.delete(session);
     };
   }
 
   /**
-   * Sends a notification to `session` outside any request; false when it has no open channel
-   * (it is then dropped: there is nowhere to send it). Never throws.
+   * Sends a notification to `session` outside any request. A session without an open channel
+   * (an HTTP client that has not opened its GET stream yet) has it held, once (an identical one
+   * already held is not held twice) and at most `MAX_HELD` of them, until it opens one or ends.
+   * Returns true when it was sent now. Never throws.
    */
   notify(session: Session, notification: JsonRpcNotification): boolean {
     const send = this.#channels.get(session);
-    if (send === undefined) return false;
+    if (send === undefined) {
+      this.#hold(session, notification);
+      return false;
+    }
     try {
       send(notification);
     } catch (error) {
@@ -166,6 +179,15 @@ export class Dispatcher {
       return false;
     }
     return true;
+  }
+
+  #hold(session: Session, notification: JsonRpcNotification): void {
+    const held = this.#held.get(session) ?? [];
+    const text = JSON.stringify(notification);
+    if (held.some((n) => JSON.stringify(n) === text)) return;
+    held.push(notification);
+    if (held.length > MAX_HELD) held.shift();
+    this.#held.set(session, held);
   }
 
   /** Calls `listener` with each session `closeSession` ends (surfaces drop per-session state). */
@@ -220,6 +242,7 @@ export class Dispatcher {
       controller.abort(new DOMException(reason, 'AbortError'));
     }
     this.#channels.delete(session);
+    this.#held.delete(session);
     for (const listener of this.#closeListeners) {
       try {
         listener(session);

@@ -94,7 +94,6 @@ export class Subscriptions {
       this.#pending.delete(uri);
       this.#send(uri);
     }, UPDATE_INTERVAL_MS);
-    timer.unref();
     this.#pending.set(uri, timer);
   }
 

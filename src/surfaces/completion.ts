@@ -2,7 +2,8 @@
  * `completion/complete`: argument suggestions for prompts (`ref/prompt`: an enum parameter's
  * variants, `true`/`false` for a bool, nothing for free text) and for resource templates
  * (`ref/resource`: whatever the template's provider offers; the workflow templates complete
- * workflow names, run templates nothing, so no run id reaches anyone but its owner). Matching is
+ * workflow names, run templates the caller's own run ids, so no run id reaches anyone but its
+ * owner). Matching is
  * by case-insensitive prefix; at most 100 values, with `total` and `hasMore`.
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion

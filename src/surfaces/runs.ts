@@ -287,6 +287,9 @@ function runResources(registry: RunRegistry): ResourceProvider {
         mimeType: 'application/json',
       },
     ],
+    // A caller's own run ids only: anyone else's must not leak through completion.
+    complete: (_template, argument, _prefix, ctx) =>
+      argument === 'runId' ? registry.list(callerOf(ctx)).map((run) => run.runId) : [],
     read: async (uri, ctx) => {
       const match = RUN_URI.exec(uri);
       if (!match) return undefined;

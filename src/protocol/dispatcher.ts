@@ -1,10 +1,11 @@
 /**
  * The JSON-RPC core shared by every transport: validates each inbound message, decides its era,
  * answers the built-ins (`initialize`, `notifications/initialized`, `ping`, `server/discover`,
- * `notifications/cancelled`), routes everything else to the handler a surface registered, and
- * maps handler outcomes to responses. It owns cancellation: one AbortController per inbound
- * request id and session, aborted by `notifications/cancelled` or by closing; a cancelled request
- * gets no response. It never touches a socket or a stream: a transport hands in decoded messages
+ * `notifications/cancelled`), routes everything else to the handler a surface registered (in
+ * the eras it exists in), maps handler outcomes to responses, and sends notifications outside
+ * requests through the channel a transport opened for a session (`openChannel`, `notify`). It
+ * owns cancellation: one AbortController per inbound request id and session, aborted by
+ * `notifications/cancelled` or by closing; a cancelled request gets no response. It never touches a socket or a stream: a transport hands in decoded messages
  * plus a `Connection`, sends back what `handle` returns, and forwards notifications from `send`.
  *
  * Transports must not serialise `handle` calls on one connection: a `notifications/cancelled`
@@ -18,6 +19,7 @@ import {
   cancelTarget,
   type ServerDescription,
 } from './builtins.js';
+import { type ChannelSend, SessionChannels } from './channels.js';
 import {
   type Connection,
   createProgressReporter,
@@ -76,9 +78,6 @@ function invalidRequest(message: string, data?: unknown): RpcError {
   return new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, message, data);
 }
 
-/** Most notifications held for one session that has no channel yet; the oldest go first. */
-const MAX_HELD = 64;
-
 /** Longest method name echoed back in a -32601, so hostile names are not reflected in full. */
 const MAX_ECHOED_METHOD = 128;
 
@@ -99,10 +98,8 @@ export class Dispatcher {
   readonly #handlers = new Map<string, MethodHandler>();
   /** Methods that exist only in some eras; a request of another era gets -32601. */
   readonly #eras = new Map<string, ReadonlySet<Era>>();
-  /** Where each session's unsolicited notifications go (stdio, an HTTP GET stream). */
-  readonly #channels = new Map<Session, (notification: JsonRpcNotification) => void>();
-  /** Notifications for sessions without a channel yet, sent once one opens (bounded). */
-  readonly #held = new Map<Session, JsonRpcNotification[]>();
+  /** Where each session's notifications outside requests go (stdio, an HTTP GET stream). */
+  readonly #channels = new SessionChannels((error, method) => this.#report(error, { method }));
   readonly #closeListeners = new Set<(session: Session) => void>();
   readonly #inflight = new Map<Session, Map<RequestId, AbortController>>();
 
@@ -150,14 +147,8 @@ export class Dispatcher {
    * or an HTTP session's GET stream). Returns the function that takes it away again; a newer
    * channel replaces an older one.
    */
-  openChannel(session: Session, send: (notification: JsonRpcNotification) => void): () => void {
-    this.#channels.set(session, send);
-    const held = this.#held.get(session) ?? [];
-    this.#held.delete(session);
-    for (const notification of held) this.notify(session, notification);
-    return () => {
-      if (this.#channels.get(session) === send) this.#channels.delete(session);
-    };
+  openChannel(session: Session, send: ChannelSend): () => void {
+    return this.#channels.open(session, send);
   }
 
   /**
@@ -167,27 +158,7 @@ export class Dispatcher {
    * Returns true when it was sent now. Never throws.
    */
   notify(session: Session, notification: JsonRpcNotification): boolean {
-    const send = this.#channels.get(session);
-    if (send === undefined) {
-      this.#hold(session, notification);
-      return false;
-    }
-    try {
-      send(notification);
-    } catch (error) {
-      this.#report(error, { method: notification.method });
-      return false;
-    }
-    return true;
-  }
-
-  #hold(session: Session, notification: JsonRpcNotification): void {
-    const held = this.#held.get(session) ?? [];
-    const text = JSON.stringify(notification);
-    if (held.some((n) => JSON.stringify(n) === text)) return;
-    held.push(notification);
-    if (held.length > MAX_HELD) held.shift();
-    this.#held.set(session, held);
+    return this.#channels.notify(session, notification);
   }
 
   /** Calls `listener` with each session `closeSession` ends (surfaces drop per-session state). */
@@ -241,8 +212,7 @@ export class Dispatcher {
     for (const controller of this.#inflight.get(session)?.values() ?? []) {
       controller.abort(new DOMException(reason, 'AbortError'));
     }
-    this.#channels.delete(session);
-    this.#held.delete(session);
+    this.#channels.drop(session);
     for (const listener of this.#closeListeners) {
       try {
         listener(session);
@@ -254,7 +224,7 @@ export class Dispatcher {
 
   /** Aborts every request in flight on every session (transport close, shutdown). */
   closeAll(reason = 'connection closed'): void {
-    const sessions = new Set([...this.#inflight.keys(), ...this.#channels.keys()]);
+    const sessions = new Set([...this.#inflight.keys(), ...this.#channels.sessions()]);
     for (const session of sessions) this.closeSession(session, reason);
   }
 

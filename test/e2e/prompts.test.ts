@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -131,7 +132,7 @@ async function exercise(client: Client): Promise<void> {
   assert.equal(await codeOf(client.setLoggingLevel('loud' as 'info')), -32602);
 }
 
-describe('prompts, completion and logging with the SDK v1 client', () => {
+describe('prompts, completion, logging and subscriptions over the wire', () => {
   it('works over stdio', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
@@ -223,6 +224,31 @@ describe('prompts, completion and logging with the SDK v1 client', () => {
     };
     assert.equal(discover.capabilities['logging'], undefined);
     assert.deepEqual(discover.capabilities['prompts'], { listChanged: false });
+    assert.equal(await server.stop(), 0);
+  });
+
+  it('gives a legacy session one standing GET stream, ended with the session', async () => {
+    const server = start();
+    const port = await server.ready;
+    const init = await send(port, {
+      headers: { accept: 'application/json, text/event-stream' },
+      body: rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {} }),
+    });
+    const session = init.headers['mcp-session-id'] as string;
+    const headers = { accept: 'text/event-stream', 'mcp-session-id': session };
+    const opened = new Promise<IncomingMessage>((done, fail) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', headers, agent: false });
+      req.on('response', done).on('error', fail).end();
+    });
+    const stream = await opened;
+    assert.deepEqual(
+      [stream.statusCode, stream.headers['content-type']],
+      [200, 'text/event-stream'],
+    );
+    const ended = new Promise((done) => stream.on('end', done).resume());
+    assert.equal((await send(port, { method: 'GET', headers })).status, 409);
+    assert.equal((await send(port, { method: 'DELETE', headers })).status, 204);
+    await ended;
     assert.equal(await server.stop(), 0);
   });
 

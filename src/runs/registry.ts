@@ -492,6 +492,9 @@ export class RunRegistry {
           });
         },
       });
+      // The work has ended: free its slot before the run says so, so that a caller who sees
+      // the terminal state never finds the slot still held.
+      slot.release();
       await this.#finish(run, update);
     } finally {
       slot.release();

@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Catalog, CatalogPrompt } from '../catalog/index.js';
 import type { Logger } from '../log/logger.js';
-import { isRecord, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
+import { isRecord, type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
 import { Redactor } from '../runtime/redact.js';
 import { renderServedPrompt } from '../runtime/served-prompt.js';
+import { forwardOutput } from './logging.js';
 import type { MethodEntry } from './methods.js';
 import { convertArguments, PromptArgumentError, promptArguments } from './prompt-arguments.js';
 import { rejectCursor } from './tools.js';
@@ -55,7 +56,7 @@ export function promptMethods(options: PromptSurfaceOptions): MethodEntry[] {
       method: 'prompts/get',
       handler: async (params, ctx) => {
         const prompt = promptOf(options.catalog, params);
-        const text = await render(prompt, params, ctx.signal, options);
+        const text = await render(prompt, params, ctx, options);
         return {
           description: prompt.description,
           messages: [{ role: 'user', content: { type: 'text', text } }],
@@ -84,7 +85,7 @@ const UNUSED_CACHE_DIR = join(tmpdir(), 'mhl-no-agent-cache');
 async function render(
   prompt: CatalogPrompt,
   params: Record<string, unknown>,
-  signal: AbortSignal,
+  ctx: RequestContext,
   options: PromptSurfaceOptions,
 ): Promise<string> {
   const sent = params['arguments'] ?? {};
@@ -112,10 +113,14 @@ async function render(
       childEnv: options.childEnv,
       env: options.env,
       redactor,
-      output: (line) => logger.info({ prompt: prompt.name, output: redactor.redact(line) }),
+      output: (line) => {
+        const text = redactor.redact(line);
+        logger.info({ prompt: prompt.name, output: text });
+        forwardOutput(ctx.log, prompt.name, text);
+      },
       cacheDir: UNUSED_CACHE_DIR,
     },
-    AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]),
+    AbortSignal.any([ctx.signal, AbortSignal.timeout(options.timeoutMs)]),
   );
   return redactor.redact(text);
 }

@@ -24,6 +24,7 @@ export {
   workflowDescription,
   workflowManifest,
 } from './manifest.js';
+export { type CatalogPrompt, collectPrompts, type PromptClash } from './prompts.js';
 export {
   listResources,
   MANIFEST_MIME_TYPE,

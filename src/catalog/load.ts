@@ -21,6 +21,7 @@ import {
 } from '../lang/index.js';
 import { projectInputSchema } from './input-schema.js';
 import { workflowDescription } from './manifest.js';
+import { collectPrompts } from './prompts.js';
 import { listMhFiles } from './sources.js';
 import type { Catalog, Workflow } from './types.js';
 import { createValidatorCompiler, type ValidatorCompiler } from './validate.js';
@@ -35,6 +36,8 @@ export const CATALOG_ERROR_CODES = {
   INVALID_SOURCE: 'INVALID_SOURCE',
   /** Two files declare a workflow of the same name. */
   DUPLICATE_WORKFLOW: 'DUPLICATE_WORKFLOW',
+  /** Two files declare a prompt of the same name (prompt names become MCP prompt names). */
+  DUPLICATE_PROMPT: 'DUPLICATE_PROMPT',
   /** Nothing to serve: no pipeline or workflow is declared under the folder. */
   NO_WORKFLOWS: 'NO_WORKFLOWS',
 } as const;
@@ -105,6 +108,12 @@ export function buildCatalog(sources: CatalogSources): CatalogResult {
   const problems = sourceProblems(checked);
   if (problems.length > 0) return fail(problems);
   const registered = register(files, checked.graph.texts, (f) => checked.graph.get(f), root);
+  const { prompts, clashes } = collectPrompts(registered.programs, root);
+  registered.problems.push(
+    ...clashes.map(
+      (c): CatalogProblem => ({ code: 'DUPLICATE_PROMPT', message: c.message, files: c.files }),
+    ),
+  );
   if (registered.problems.length > 0) return fail(registered.problems);
   if (registered.workflows.length === 0) {
     const message = `no pipeline or workflow declared under ${sources.root}`;
@@ -112,7 +121,7 @@ export function buildCatalog(sources: CatalogSources): CatalogResult {
   }
   const sorted = registered.workflows.sort((a, b) => (a.name < b.name ? -1 : 1));
   const workflows: ReadonlyMap<string, Workflow> = new Map(sorted.map((w) => [w.name, w]));
-  const catalog: Catalog = Object.freeze({ workflows, root, source: sources.source });
+  const catalog: Catalog = Object.freeze({ workflows, prompts, root, source: sources.source });
   return { ok: true, catalog, warnings };
 }
 
@@ -140,6 +149,8 @@ function sourceProblems(checked: CheckResult): CatalogProblem[] {
 
 interface Registered {
   readonly workflows: Workflow[];
+  /** One program per file, rooted at it, in file order. */
+  readonly programs: LoadedProgram[];
   readonly problems: CatalogProblem[];
 }
 
@@ -153,6 +164,7 @@ function register(
   const compile = createValidatorCompiler();
   const byName = new Map<string, Workflow>();
   const problems: CatalogProblem[] = [];
+  const programs: LoadedProgram[] = [];
   for (const file of files) {
     const module = moduleOf(file);
     if (!module) continue;
@@ -162,6 +174,7 @@ function register(
       texts,
       displayRoot: root,
     };
+    programs.push(program);
     for (const decl of module.program.decls) {
       if (decl.kind !== 'Pipeline' || decl.partial) continue;
       const earlier = byName.get(decl.name);
@@ -172,7 +185,7 @@ function register(
       byName.set(decl.name, makeWorkflow(decl, program, compile));
     }
   }
-  return { workflows: [...byName.values()], problems };
+  return { workflows: [...byName.values()], programs, problems };
 }
 
 function makeWorkflow(

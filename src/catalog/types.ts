@@ -4,6 +4,7 @@
  * them is `load.ts`'s job, projecting them `manifest.ts`'s and `resources.ts`'s.
  */
 import type { LoadedProgram, PipelineDecl, PipelineDefinition } from '../lang/index.js';
+import type { CatalogPrompt } from './prompts.js';
 
 /** Any JSON value, as projections hand it to a serialiser. */
 export type JsonValue =
@@ -83,6 +84,8 @@ export interface Workflow {
 export interface Catalog {
   /** Keyed and ordered by name. */
   readonly workflows: ReadonlyMap<string, Workflow>;
+  /** Every prompt declared in a served file, keyed by its (unique) name. */
+  readonly prompts: ReadonlyMap<string, CatalogPrompt>;
   /** Absolute path of the folder (or the pack's root). */
   readonly root: string;
   readonly source: 'dir' | 'pack';

@@ -12,6 +12,7 @@ export type {
   InputDecl,
   NamedDecl,
   ParallelGroup,
+  Param,
   PipelineDecl,
   Program,
   Property,

@@ -22,7 +22,13 @@ import type { ClientInfo, Session } from './session.js';
 /** What the server says about itself in `initialize` and `server/discover`. */
 export interface ServerDescription {
   serverInfo: ServerInfo;
+  /** Said in both eras (`initialize` and `server/discover`). */
   capabilities: Record<string, unknown>;
+  /**
+   * Said only in `initialize`, over `capabilities` (shallow merge): what exists only in the
+   * 2025 revisions, such as `logging` and `resources.subscribe`.
+   */
+  legacyCapabilities?: Record<string, unknown> | undefined;
   instructions?: string | undefined;
 }
 
@@ -76,7 +82,7 @@ export function answerInitialize(
   });
   return {
     protocolVersion,
-    capabilities: server.capabilities,
+    capabilities: { ...server.capabilities, ...server.legacyCapabilities },
     serverInfo: { ...server.serverInfo },
     ...(server.instructions === undefined ? {} : { instructions: server.instructions }),
   };

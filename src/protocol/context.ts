@@ -8,6 +8,7 @@
  */
 import type { Era } from './era.js';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from './jsonrpc.js';
+import type { LogReporter } from './logging.js';
 import type { Session } from './session.js';
 
 /**
@@ -40,6 +41,12 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** Present only when the request carried `params._meta.progressToken`. */
   readonly progress?: ProgressReporter;
+  /**
+   * Sends log entries as `notifications/message`, filtered by the level the client asked for: a
+   * legacy session's `logging/setLevel` (nothing until it is called), or a modern request's
+   * `_meta["io.modelcontextprotocol/logLevel"]` (absent without one).
+   */
+  readonly log?: LogReporter;
   /** The verified caller identity the transport supplied, if any. */
   readonly principal?: string;
   /** Legacy requests only: asks the client something while this request runs. */

@@ -1,10 +1,11 @@
 /**
  * The JSON-RPC core shared by every transport: validates each inbound message, decides its era,
  * answers the built-ins (`initialize`, `notifications/initialized`, `ping`, `server/discover`,
- * `notifications/cancelled`), routes everything else to the handler a surface registered, and
- * maps handler outcomes to responses. It owns cancellation: one AbortController per inbound
- * request id and session, aborted by `notifications/cancelled` or by closing; a cancelled request
- * gets no response. It never touches a socket or a stream: a transport hands in decoded messages
+ * `notifications/cancelled`), routes everything else to the handler a surface registered (in
+ * the eras it exists in), maps handler outcomes to responses, and sends notifications outside
+ * requests through the channel a transport opened for a session (`openChannel`, `notify`). It
+ * owns cancellation: one AbortController per inbound request id and session, aborted by
+ * `notifications/cancelled` or by closing; a cancelled request gets no response. It never touches a socket or a stream: a transport hands in decoded messages
  * plus a `Connection`, sends back what `handle` returns, and forwards notifications from `send`.
  *
  * Transports must not serialise `handle` calls on one connection: a `notifications/cancelled`
@@ -19,6 +20,7 @@ import {
   cancelTarget,
   type ServerDescription,
 } from './builtins.js';
+import { type ChannelSend, SessionChannels } from './channels.js';
 import {
   type Connection,
   createProgressReporter,
@@ -29,7 +31,9 @@ import {
 import {
   decideEra,
   decorateModernResult,
+  type Era,
   type EraDecision,
+  META_KEYS,
   metaOf,
   type ServerInfo,
 } from './era.js';
@@ -47,6 +51,7 @@ import {
   type RequestId,
   resultResponse,
 } from './jsonrpc.js';
+import { createLogReporter, isLogLevel, type LogLevel, type LogReporter } from './logging.js';
 import { OutboundRequests } from './outbound.js';
 import { Session, type SessionOptions } from './session.js';
 
@@ -58,6 +63,12 @@ export interface DispatcherOptions extends ServerDescription {
   now?: () => number;
   /** Deepest nesting accepted; `MAX_NESTING_DEPTH` by default. */
   maxDepth?: number;
+}
+
+/** Options for `Dispatcher.register`. */
+export interface RegisterOptions {
+  /** The eras the method exists in; all of them by default. */
+  readonly eras?: readonly Era[];
 }
 
 /** What `handle` resolves to: a response, a batch of them, or nothing (notifications, cancels). */
@@ -116,6 +127,11 @@ export class Dispatcher {
   readonly #now: () => number;
   readonly #maxDepth: number;
   readonly #handlers = new Map<string, MethodHandler>();
+  /** Methods that exist only in some eras; a request of another era gets -32601. */
+  readonly #eras = new Map<string, ReadonlySet<Era>>();
+  /** Where each session's notifications outside requests go (stdio, an HTTP GET stream). */
+  readonly #channels = new SessionChannels((error, method) => this.#report(error, { method }));
+  readonly #closeListeners = new Set<(session: Session) => void>();
   readonly #inflight = new Map<Session, Map<RequestId, AbortController>>();
   readonly #outbound = new OutboundRequests();
 
@@ -123,6 +139,7 @@ export class Dispatcher {
     this.#server = {
       serverInfo: { ...options.serverInfo },
       capabilities: options.capabilities,
+      legacyCapabilities: options.legacyCapabilities,
       instructions: options.instructions,
     };
     this.#onError = options.onError;
@@ -143,15 +160,42 @@ export class Dispatcher {
   }
 
   /**
-   * Registers the handler of a request method. Throws a plain `Error` (a programming fault) for a
-   * built-in, a `notifications/` name or a method registered twice.
+   * Registers the handler of a request method; with `eras`, requests of any other era are
+   * answered -32601 as for an unknown method (e.g. `logging/setLevel`, removed in 2026-07-28).
+   * Throws a plain `Error` (a programming fault) for a built-in, a `notifications/` name or a
+   * method registered twice.
    */
-  register(method: string, handler: MethodHandler): this {
+  register(method: string, handler: MethodHandler, options: RegisterOptions = {}): this {
     if (BUILT_IN.has(method) || method.startsWith('notifications/') || this.#handlers.has(method)) {
       throw new Error(`cannot register method ${JSON.stringify(method)}`);
     }
     this.#handlers.set(method, handler);
+    if (options.eras !== undefined) this.#eras.set(method, new Set(options.eras));
     return this;
+  }
+
+  /**
+   * Gives `session` a way to receive notifications outside any request (the stdio connection,
+   * or an HTTP session's GET stream). Returns the function that takes it away again; a newer
+   * channel replaces an older one.
+   */
+  openChannel(session: Session, send: ChannelSend): () => void {
+    return this.#channels.open(session, send);
+  }
+
+  /**
+   * Sends a notification to `session` outside any request. A session without an open channel
+   * (an HTTP client that has not opened its GET stream yet) has it held, once (an identical one
+   * already held is not held twice) and at most `MAX_HELD` of them, until it opens one or ends.
+   * Returns true when it was sent now. Never throws.
+   */
+  notify(session: Session, notification: JsonRpcNotification): boolean {
+    return this.#channels.notify(session, notification);
+  }
+
+  /** Calls `listener` with each session `closeSession` ends (surfaces drop per-session state). */
+  onSessionClose(listener: (session: Session) => void): void {
+    this.#closeListeners.add(listener);
   }
 
   /** Parses one line or body and handles it; unparseable text answers -32700 with a null id. */
@@ -199,18 +243,28 @@ export class Dispatcher {
 
   /**
    * Aborts every request in flight on `session` and every server request waiting for its
-   * client (HTTP DELETE, stream or connection closed).
+   * client (HTTP DELETE, stream or connection closed), drops its channel and tells the
+   * `onSessionClose` listeners.
    */
   closeSession(session: Session, reason = 'session closed'): void {
     for (const controller of this.#inflight.get(session)?.values() ?? []) {
       controller.abort(new DOMException(reason, 'AbortError'));
     }
     this.#outbound.closeSession(session, reason);
+    this.#channels.drop(session);
+    for (const listener of this.#closeListeners) {
+      try {
+        listener(session);
+      } catch (error) {
+        this.#report(error, { method: 'session/close' });
+      }
+    }
   }
 
   /** Aborts every request in flight on every session (transport close, shutdown). */
   closeAll(reason = 'connection closed'): void {
-    for (const session of [...this.#inflight.keys()]) this.closeSession(session, reason);
+    const sessions = new Set([...this.#inflight.keys(), ...this.#channels.sessions()]);
+    for (const session of sessions) this.closeSession(session, reason);
   }
 
   async #single(
@@ -268,6 +322,7 @@ export class Dispatcher {
       const handler = this.#handlers.get(method);
       if (handler === undefined || BUILT_IN.has(method)) throw methodNotFound(method);
       if (decision.era === 'none') throw decision.error;
+      if (this.#eras.get(method)?.has(decision.era) === false) throw methodNotFound(method);
       return await this.#invoke(request, params, decision, handler, conn);
     } catch (error) {
       return errorResponse(request.id, this.#toRpcError(error, request));
@@ -343,6 +398,7 @@ export class Dispatcher {
             }),
           }
         : {}),
+      ...this.#logReporter(request, params, decision, conn, signal, live),
       ...(conn.principal === undefined ? {} : { principal: conn.principal }),
       ...(modern ? retryMaterial(params) : { request: this.#requester(conn, signal, live) }),
     };
@@ -359,6 +415,32 @@ export class Dispatcher {
       const bound = own === undefined ? signal : AbortSignal.any([signal, own]);
       return this.#outbound.request(conn, method, params, bound);
     };
+  }
+
+  /**
+   * `{log}` for every legacy request (it reads the session's level at each entry, so a
+   * `logging/setLevel` during a long call takes effect), and for a modern request whose `_meta`
+   * names a level; else `{}`.
+   */
+  #logReporter(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    decision: Exclude<EraDecision, { era: 'none' }>,
+    conn: Connection,
+    signal: AbortSignal,
+    live: { settled: boolean },
+  ): { log?: LogReporter } {
+    let threshold: () => LogLevel | undefined;
+    if (decision.era === 'modern') {
+      const asked = metaOf(params)?.[META_KEYS.LOG_LEVEL];
+      if (!isLogLevel(asked)) return {};
+      threshold = () => asked;
+    } else {
+      const session = conn.session;
+      threshold = () => session.logLevel;
+    }
+    const report = (error: unknown, site: ErrorSite) => this.#report(error, site);
+    return { log: createLogReporter({ threshold, request, conn, signal, live, report }) };
   }
 
   #decorate(method: string, result: Record<string, unknown>): Record<string, unknown> {

@@ -12,7 +12,12 @@ export type {
   ProgressReporter,
   RequestContext,
 } from './context.js';
-export { Dispatcher, type DispatcherOptions, type DispatchResult } from './dispatcher.js';
+export {
+  Dispatcher,
+  type DispatcherOptions,
+  type DispatchResult,
+  type RegisterOptions,
+} from './dispatcher.js';
 export {
   CACHEABLE_METHODS,
   DEFAULT_TTL_MS,
@@ -58,6 +63,14 @@ export {
   resultResponse,
   tooLargeResponse,
 } from './jsonrpc.js';
+export {
+  createLogReporter,
+  isLogLevel,
+  LOG_LEVELS,
+  type LogBinding,
+  type LogLevel,
+  type LogReporter,
+} from './logging.js';
 export { MAX_PENDING_PER_SESSION, OutboundRequests, type PeerResponse } from './outbound.js';
 export {
   type ClientInfo,

@@ -1,13 +1,14 @@
 /**
  * Legacy (2025 revisions) session state for one stdio connection or one HTTP `Mcp-Session-Id`:
  * the version `initialize` negotiated, the client's declared info and capabilities, whether
- * `notifications/initialized` arrived, and when the session was created and last seen so a
+ * `notifications/initialized` arrived, the log level `logging/setLevel` chose, and when the session was created and last seen so a
  * transport can sweep idle ones. Pure state: it holds no timers, sockets or requests in flight
  * (the dispatcher owns cancellation), and it reads no clock itself — callers pass `now`.
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle
  */
 import { randomUUID } from 'node:crypto';
+import type { LogLevel } from './logging.js';
 
 /** A legacy protocol revision that `initialize` can negotiate. */
 export type LegacyVersion = '2025-11-25' | '2025-06-18' | '2025-03-26';
@@ -48,6 +49,7 @@ export class Session {
   #clientInfo: ClientInfo | undefined;
   #clientCapabilities: Record<string, unknown> | undefined;
   #initialized = false;
+  #logLevel: LogLevel | undefined;
 
   constructor(options: SessionOptions = {}) {
     this.id = options.id ?? randomUUID();
@@ -95,6 +97,16 @@ export class Session {
     this.#protocolVersion = negotiation.protocolVersion;
     this.#clientInfo = negotiation.clientInfo;
     this.#clientCapabilities = negotiation.clientCapabilities;
+  }
+
+  /** The level `logging/setLevel` asked for; undefined (nothing sent) until it is called. */
+  get logLevel(): LogLevel | undefined {
+    return this.#logLevel;
+  }
+
+  /** Records `logging/setLevel`: log entries at or above `level` go to this client from now on. */
+  setLogLevel(level: LogLevel): void {
+    this.#logLevel = level;
   }
 
   /** Records `notifications/initialized`. */

@@ -116,7 +116,7 @@ export class RunRegistry {
       arguments: args,
       digest: workflow.definition.digest,
       view: { runId, tool: name, state: 'pending', startedAt: at, updatedAt: at },
-      log: new RunLog(),
+      log: this.#newLog(runId),
       leg: undefined,
       finishedAt: undefined,
     };
@@ -345,7 +345,7 @@ export class RunRegistry {
       arguments: record.arguments,
       digest: record.digest,
       view,
-      log: new RunLog(),
+      log: this.#newLog(record.view.runId),
       leg: undefined,
       finishedAt: this.#now(),
     };
@@ -472,6 +472,7 @@ export class RunRegistry {
       ...(canResume ? { resumable: true as const } : {}),
       updatedAt: this.#iso(),
     };
+    this.#options.onChange?.(run.runId);
     if (run.view.state !== 'paused') run.finishedAt = this.#now();
     const ended = run.view.state;
     if (ended === 'completed' || ended === 'failed' || ended === 'canceled' || ended === 'paused')
@@ -493,6 +494,12 @@ export class RunRegistry {
     fields: Partial<Omit<RunView, 'runId' | 'tool' | 'startedAt'>> & { state?: RunState },
   ): void {
     run.view = { ...run.view, ...fields, updatedAt: this.#iso() };
+    this.#options.onChange?.(run.runId);
+  }
+
+  #newLog(runId: string): RunLog {
+    const onChange = this.#options.onChange;
+    return new RunLog(undefined, onChange && (() => onChange(runId)));
   }
 
   #persist(run: LiveRun): Promise<void> {

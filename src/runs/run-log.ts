@@ -27,8 +27,12 @@ export class RunLog {
   /** Byte offset (since the run began) of the first byte still held. */
   #start = 0;
 
-  constructor(limit = RUN_LOG_BYTES) {
+  readonly #onAppend: (() => void) | undefined;
+
+  /** `onAppend` is told after each line is held (a subscriber may want to re-read the log). */
+  constructor(limit = RUN_LOG_BYTES, onAppend?: () => void) {
     this.#limit = limit;
+    this.#onAppend = onAppend;
   }
 
   /** Total bytes ever written: the cursor at the end of the log. */
@@ -37,6 +41,11 @@ export class RunLog {
   }
 
   append(line: string): void {
+    this.#hold(line);
+    this.#onAppend?.();
+  }
+
+  #hold(line: string): void {
     const bytes: Buffer = Buffer.from(`${line}\n`, 'utf8');
     if (bytes.length > this.#limit) {
       // A line longer than the whole buffer replaces everything and keeps only its tail.

@@ -109,6 +109,11 @@ export interface RunRegistryOptions {
   /** Validates a call's arguments; throws `ArgumentError` (fields relative to them) for bad ones. */
   readonly check: (workflow: Workflow, args: Readonly<Record<string, unknown>>) => CheckedCall;
   readonly terminalTtlMs?: number;
+  /**
+   * Told the id of a run whose view or log changed (resource subscriptions); called
+   * synchronously, so it must be cheap and must not throw.
+   */
+  readonly onChange?: (runId: string) => void;
   /** Most runs held in memory and most waiting for a slot (defaults 10,000 and 1,000). */
   readonly limits?: { readonly runs?: number; readonly queued?: number };
   readonly now?: () => number;

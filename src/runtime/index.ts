@@ -13,7 +13,9 @@ export {
   executeWorkflow,
   type WorkflowState,
 } from './execute.js';
+export { type PromptSource, renderServedPrompt } from './interpreter/served-prompt.js';
 export {
+  EnumValue,
   formatValue,
   fromJson,
   isObject,
@@ -21,7 +23,7 @@ export {
   toPlain,
   type Value,
 } from './interpreter/values.js';
-export { coerceInput, typeText } from './pipeline/inputs.js';
+export { coerceInput, matchesType, typeText } from './pipeline/inputs.js';
 export { type LoadResult, loadProgram, selectPipeline } from './pipeline/program.js';
 export { canResume } from './pipeline/resumable.js';
 export type { FailureKind, RunEvent, RunOutcome, RunStatus } from './pipeline/runner.js';

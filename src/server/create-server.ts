@@ -9,8 +9,14 @@ import { createLogger, type Logger } from '../log/index.js';
 import { Dispatcher } from '../protocol/index.js';
 import { Admission } from '../runs/index.js';
 import {
+  COMPLETIONS_CAPABILITY,
+  completionMethods,
+  LOGGING_CAPABILITY,
+  loggingMethods,
+  registerMethods,
   registerResourceMethods,
   registerToolMethods,
+  Subscriptions,
   type Surface,
   ToolTable,
 } from '../surfaces/index.js';
@@ -54,6 +60,13 @@ export type CreateServerResult =
 const BASE_CAPABILITIES = {
   tools: { listChanged: false },
   resources: { subscribe: false, listChanged: false },
+  ...COMPLETIONS_CAPABILITY,
+} as const;
+
+/** What only `initialize` declares: `logging/setLevel` and `resources/subscribe` are 2025-only. */
+const LEGACY_CAPABILITIES = {
+  ...LOGGING_CAPABILITY,
+  resources: { subscribe: true, listChanged: false },
 } as const;
 
 /**
@@ -65,6 +78,8 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
   const metrics = new Metrics();
   const admission = new Admission(config.maxActive);
   const tools = new ToolTable();
+  // Made once the dispatcher is; runs report their changes from the start, so through this.
+  let subscriptions: Subscriptions | undefined;
   const built = PROFILE_TABLE[config.profile]({
     config,
     catalog: parts.catalog,
@@ -72,6 +87,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     admission,
     metrics,
     env: parts.env,
+    onRunChange: (runId) => subscriptions?.runChanged(runId),
   });
   if ('problem' in built) return { ok: false, problem: built.problem };
   const { surfaces } = built;
@@ -86,22 +102,24 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
   }
   const dispatcher = new Dispatcher({
     serverInfo: { name: 'mhl', version: parts.version },
-    capabilities: capabilitiesOf(surfaces),
+    capabilities: capabilitiesOf(BASE_CAPABILITIES, surfaces, (s) => s.capabilities),
+    legacyCapabilities: capabilitiesOf(LEGACY_CAPABILITIES, surfaces, (s) => s.legacyCapabilities),
     onError: (error, site) => logger.error({ err: error, method: site.method }, 'internal error'),
   });
   registerToolMethods(dispatcher, tools, {
     admission,
     onCall: (outcome) => metrics.toolCall(outcome),
   });
-  registerResourceMethods(
-    dispatcher,
-    surfaces.flatMap((s) => (s.resources ? [s.resources] : [])),
-  );
-  for (const surface of surfaces) {
-    for (const [method, handler] of Object.entries(surface.methods ?? {})) {
-      dispatcher.register(method, handler);
-    }
-  }
+  const providers = surfaces.flatMap((s) => s.resources ?? []);
+  registerResourceMethods(dispatcher, providers);
+  subscriptions = new Subscriptions(dispatcher, providers);
+  registerMethods(dispatcher, [
+    ...surfaces.flatMap((s) => s.methods ?? []),
+    // Over every surface's prompts and resources.
+    ...completionMethods(parts.catalog, providers),
+    ...loggingMethods(),
+    ...subscriptions.methods(),
+  ]);
   const server: MhlServer = {
     config,
     dispatcher,
@@ -118,6 +136,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     },
     stop: async () => {
       dispatcher.closeAll('shutting down');
+      subscriptions?.close();
       await Promise.all(surfaces.map((s) => s.stop?.()));
     },
     close: () => {
@@ -127,12 +146,16 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
   return { ok: true, server };
 }
 
-/** The base capabilities with each surface's merged in, one level deep. */
-function capabilitiesOf(surfaces: readonly Surface[]): Record<string, unknown> {
+/** `base` with each surface's capabilities (as `pick` reads them) merged in, one level deep. */
+function capabilitiesOf(
+  base: Readonly<Record<string, unknown>>,
+  surfaces: readonly Surface[],
+  pick: (surface: Surface) => Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> {
   const merged: Record<string, Record<string, unknown>> = {};
-  for (const [key, value] of Object.entries(BASE_CAPABILITIES)) merged[key] = { ...value };
+  for (const [key, value] of Object.entries(base)) merged[key] = { ...(value as object) };
   for (const surface of surfaces) {
-    for (const [key, value] of Object.entries(surface.capabilities ?? {})) {
+    for (const [key, value] of Object.entries(pick(surface) ?? {})) {
       merged[key] = { ...merged[key], ...(value as Record<string, unknown>) };
     }
   }

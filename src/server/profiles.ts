@@ -14,10 +14,13 @@ import {
   jobTools,
   logJobEvents,
   type PipelineSurfaceOptions,
+  PROMPTS_CAPABILITY,
+  promptMethods,
   reservedNameProblem,
   type Surface,
   ToolTable,
   workflowResources,
+  workflowTemplates,
   workflowTools,
 } from '../surfaces/index.js';
 import type { Metrics } from '../transport/index.js';
@@ -33,6 +36,8 @@ export interface ProfileParts {
   readonly metrics: Metrics;
   /** The environment `env()` reads (the process's, less the pack key). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Told each async run whose view or log changed (resource subscriptions). */
+  readonly onRunChange: (runId: string) => void;
 }
 
 /** A profile's surfaces, or the start-up problem that stops it. */
@@ -40,7 +45,7 @@ export type ProfileResult = { readonly surfaces: Surface[] } | { readonly proble
 
 export type Profile = (parts: ProfileParts) => ProfileResult;
 
-/** The default profile: workflows as tools and resources, jobs, and async runs. */
+/** The default profile: workflows as tools, resources and prompts, jobs, and async runs. */
 export function pipelinesProfile(parts: ProfileParts): ProfileResult {
   const { config, catalog, logger } = parts;
   // Agents' disk caches of calls and runs, a folder per run inside: private (mkdtemp), owned by
@@ -61,7 +66,9 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
   const workflows: Surface = {
     name: 'pipelines',
     tools: workflowTools(pipelines),
-    resources: workflowResources(catalog),
+    resources: [workflowResources(catalog), workflowTemplates(catalog)],
+    methods: promptMethods({ ...pipelines, timeoutMs: config.defaultTimeoutMs }),
+    capabilities: PROMPTS_CAPABILITY,
     close: () => rmSync(cacheRoot, { recursive: true, force: true }),
   };
   const names = new Set(workflows.tools?.map((tool) => tool.entry.name));
@@ -93,6 +100,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     pipelines,
     published: (name) => names.has(name),
     target: workflows.tools?.[0],
+    onChange: parts.onRunChange,
   });
   return { surfaces: [workflows, jobs, runs] };
 }

@@ -38,6 +38,8 @@ export interface RunsOptions {
   readonly published: (name: string) => boolean;
   /** A workflow tool, whose `context` schema the run tools' `arguments` describe. */
   readonly target: ToolDefinition | undefined;
+  /** Told each run whose view or log changed. */
+  readonly onChange: (runId: string) => void;
 }
 
 /** The run surface; `stop` cancels what still runs, `close` removes temporary state. */
@@ -73,6 +75,7 @@ export function runsSurface(options: RunsOptions): Surface {
       return { inputs, cwd: call.cwd, ...(bounded ? { timeoutMs: call.timeoutMs } : {}) };
     },
     ...(options.terminalTtlMs !== undefined ? { terminalTtlMs: options.terminalTtlMs } : {}),
+    onChange: options.onChange,
   });
   registerRunMetrics(options.metrics, registry, options.admission);
   const surface = runSurface({

@@ -26,6 +26,8 @@ export async function serveStdio(server: MhlServer): Promise<number> {
     tooLong: () => JSON.stringify(tooLargeResponse(MAX_LINE_BYTES)),
     onError: (error) => logger.error({ err: error }, 'stdio handler failed'),
   });
+  // The one connection also carries what the server says outside requests (resource updates).
+  dispatcher.openChannel(session, (n) => transport.send(JSON.stringify(n)));
   const stop = () => {
     process.stdin.destroy();
   };

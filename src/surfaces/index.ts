@@ -5,24 +5,33 @@
  * never touch sockets.
  */
 export {
+  COMPLETIONS_CAPABILITY,
+  completionMethods,
+  workflowTemplates,
+} from './completion.js';
+export {
   isReservedJobName,
   type JobSurfaceOptions,
   jobTools,
   logJobEvents,
   reservedNameProblem,
 } from './jobs.js';
+export { LOGGING_CAPABILITY, loggingMethods } from './logging.js';
+export { type MethodEntry, registerMethods } from './methods.js';
 export {
   checkCall,
   type PipelineSurfaceOptions,
   workflowResources,
   workflowTools,
 } from './pipelines.js';
+export { PROMPTS_CAPABILITY, promptMethods } from './prompts.js';
 export {
   type ResourceProvider,
   type ResourceTemplate,
   registerResourceMethods,
 } from './resources.js';
 export { type RunSurface, type RunSurfaceOptions, runSurface } from './runs.js';
+export { Subscriptions } from './subscriptions.js';
 export type { Surface } from './surface.js';
 export {
   type PreparedCall,

@@ -1,5 +1,6 @@
 /**
- * The one `resources/list`, `resources/read` and `resources/templates/list` the surfaces share.
+ * The one `resources/list`, `resources/read` and `resources/templates/list` the surfaces share
+ * (`resources/subscribe` lives in `subscriptions.ts`).
  * The catalog provides the workflow resources; the run registry (HTTP only) provides
  * `mhl://run/<id>/…`. A URI no provider serves is "resource not found": `-32002` on legacy
  * requests and `-32602` on 2026-07-28 ones, where the former code was dropped.
@@ -30,6 +31,17 @@ export interface ResourceProvider {
     uri: string,
     ctx: RequestContext,
   ): ResourceContents | undefined | Promise<ResourceContents | undefined>;
+  /**
+   * `completion/complete` for one of this provider's `templates`: the values of its variable
+   * `argument` that start with `prefix`, for this caller. Without it, a template completes to
+   * nothing (run ids, say, which must not leak to anyone but their owner).
+   */
+  readonly complete?: (
+    uriTemplate: string,
+    argument: string,
+    prefix: string,
+    ctx: RequestContext,
+  ) => readonly string[];
 }
 
 /** Registers the resource methods over `providers`, asked in order. */
@@ -51,16 +63,27 @@ export function registerResourceMethods(
     const uri = params['uri'];
     if (typeof uri !== 'string')
       throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'resources/read needs a string uri');
-    for (const provider of providers) {
-      const found = await provider.read(uri, ctx);
-      if (found) return { ...found };
-    }
+    const found = await findResource(providers, uri, ctx);
+    if (found) return { ...found };
     throw resourceNotFound(uri, ctx);
   });
 }
 
+/** The contents of `uri` for this caller from the first provider that serves it, if any. */
+export async function findResource(
+  providers: readonly ResourceProvider[],
+  uri: string,
+  ctx: RequestContext,
+): Promise<ResourceContents | undefined> {
+  for (const provider of providers) {
+    const found = await provider.read(uri, ctx);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** The one answer for a URI nobody serves, whether it never existed or belongs to someone else. */
-function resourceNotFound(uri: string, ctx: RequestContext): RpcError {
+export function resourceNotFound(uri: string, ctx: RequestContext): RpcError {
   const code =
     ctx.era === 'modern' ? RPC_ERROR_CODES.INVALID_PARAMS : RPC_ERROR_CODES.RESOURCE_NOT_FOUND;
   return new RpcError(code, `resource not found: ${uri}`, { uri });

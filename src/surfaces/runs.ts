@@ -10,13 +10,7 @@
  */
 import { type Catalog, type CONTROL_RISK, controlToolRisk } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
-import {
-  isRecord,
-  type MethodHandler,
-  type RequestContext,
-  RPC_ERROR_CODES,
-  RpcError,
-} from '../protocol/index.js';
+import { isRecord, type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
 import {
   ArgumentError,
   type Caller,
@@ -26,6 +20,7 @@ import {
   type RunRegistry,
 } from '../runs/index.js';
 import { type ControlSchema, checkControlArguments, type PropertySchema } from './arguments.js';
+import type { MethodEntry } from './methods.js';
 import { forwardedArgumentsSchema } from './pipelines.js';
 import type { ResourceProvider } from './resources.js';
 import { invalidArgumentResult, type ToolDefinition, type ToolResult, toolError } from './tools.js';
@@ -78,9 +73,9 @@ export interface RunSurfaceOptions {
 
 /** The run surface: the `run/*` methods, the `mhl_run_*` tools and the run resources. */
 export interface RunSurface {
-  readonly methods: Readonly<Record<string, MethodHandler>>;
+  readonly methods: readonly MethodEntry[];
   readonly tools: readonly ToolDefinition[];
-  readonly resources: ResourceProvider;
+  readonly resources: readonly ResourceProvider[];
 }
 
 /**
@@ -89,10 +84,12 @@ export interface RunSurface {
  */
 export function runSurface(options: RunSurfaceOptions): RunSurface {
   const methods = runMethods(options.registry);
-  const handlers: Record<string, MethodHandler> = {};
-  for (const [method, run] of Object.entries(methods)) {
-    handlers[method] = (params, ctx) => mapErrors(() => run(params, callerOf(ctx)));
-  }
+  const handlers = Object.entries(methods).map(
+    ([method, run]): MethodEntry => ({
+      method,
+      handler: (params, ctx) => mapErrors(() => run(params, callerOf(ctx))),
+    }),
+  );
   const workflows = [...options.catalog.workflows.keys()];
   const tools = bridgeTools(workflows, options.target, methods).filter((tool) => {
     if (!options.published(tool.entry.name)) return true;
@@ -102,7 +99,7 @@ export function runSurface(options: RunSurfaceOptions): RunSurface {
     );
     return false;
   });
-  return { methods: handlers, tools, resources: runResources(options.registry) };
+  return { methods: handlers, tools, resources: [runResources(options.registry)] };
 }
 
 function callerOf(ctx: RequestContext): Caller {
@@ -364,6 +361,9 @@ function runResources(registry: RunRegistry): ResourceProvider {
         mimeType: 'application/json',
       },
     ],
+    // A caller's own run ids only: anyone else's must not leak through completion.
+    complete: (_template, argument, _prefix, ctx) =>
+      argument === 'runId' ? registry.list(callerOf(ctx)).map((run) => run.runId) : [],
     read: async (uri, ctx) => {
       const match = RUN_URI.exec(uri);
       if (!match) return undefined;

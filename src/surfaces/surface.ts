@@ -4,7 +4,7 @@
  * server and stops with it. `createServer` (src/server) collects the surfaces a profile
  * chooses and registers them on one dispatcher; a surface never touches a socket or a stream.
  */
-import type { MethodHandler } from '../protocol/index.js';
+import type { MethodEntry } from './methods.js';
 import type { ResourceProvider } from './resources.js';
 import type { ToolDefinition } from './tools.js';
 
@@ -13,12 +13,14 @@ export interface Surface {
   readonly name: string;
   /** Tools to publish, in order; a name another surface took first is a start-up error. */
   readonly tools?: readonly ToolDefinition[];
-  /** Resources this surface serves (asked in the order surfaces were added). */
-  readonly resources?: ResourceProvider;
-  /** JSON-RPC methods this surface answers, by method name. */
-  readonly methods?: Readonly<Record<string, MethodHandler>>;
+  /** Resource providers this surface serves (asked in the order surfaces were added). */
+  readonly resources?: readonly ResourceProvider[];
+  /** JSON-RPC methods this surface answers (a method may exist in some eras only). */
+  readonly methods?: readonly MethodEntry[];
   /** Merged into the capabilities the server declares (both eras). */
   readonly capabilities?: Readonly<Record<string, unknown>>;
+  /** Merged into what `initialize` declares only (features the 2025 revisions alone have). */
+  readonly legacyCapabilities?: Readonly<Record<string, unknown>>;
   /** Starts background work (sweepers); called once, before the server accepts requests. */
   start?(): void;
   /** Shutdown's first phase: stop taking new work and let work finish (bounded). */

@@ -19,6 +19,7 @@ import {
   toPlain,
 } from '../runtime/index.js';
 import { MemoryStore } from '../store/index.js';
+import { forwardOutput } from './logging.js';
 import {
   elicitationParams,
   inputRequiredResult,
@@ -170,7 +171,10 @@ async function runOnce(
     ...(resume !== undefined ? { resume: true, session: resume.session } : {}),
     ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
     signal,
-    output: (text) => logger.info({ workflow: name, output: text }),
+    output: (text) => {
+      logger.info({ workflow: name, output: text });
+      forwardOutput(ctx.log, name, text);
+    },
     agentCache: { root: options.cacheRoot },
     ...(options.agentLimiters !== undefined ? { agentLimiters: options.agentLimiters } : {}),
     onEvent: (event) => {

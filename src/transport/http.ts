@@ -7,7 +7,7 @@
  * Knows nothing of MCP or workflows: the rows do (`mcp-endpoint.ts`, `ops.ts`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { bearerMatches, hostAllowed, originAllowed } from './guards.js';
 import { plain } from './respond.js';
 import { checkRoutes, findRoute, type Route } from './routes.js';
@@ -32,6 +32,12 @@ export class HttpTransport {
   readonly #server: Server;
   /** Responses not yet closed, so shutdown can stop their connections from being kept alive. */
   readonly #open = new Set<ServerResponse>();
+  /**
+   * Connections that have not carried a request yet. `closeIdleConnections` leaves them open
+   * (Node 20), and a client pool opens them ahead of use (undici does after an aborted
+   * stream), so shutdown closes them itself.
+   */
+  readonly #unused = new Set<Socket>();
   #closing = false;
 
   constructor(options: HttpTransportOptions) {
@@ -45,7 +51,13 @@ export class HttpTransport {
         // shutdown its connection is idle and must be closed, or close() would wait for it.
         if (this.#closing) setImmediate(() => this.#server.closeIdleConnections());
       });
+      this.#unused.delete(req.socket);
       this.#route(req, res).catch((error: unknown) => this.#fail(error, res));
+    });
+    this.#server.on('connection', (socket: Socket) => {
+      if (this.#closing) return void socket.destroy();
+      this.#unused.add(socket);
+      socket.once('close', () => this.#unused.delete(socket));
     });
   }
 
@@ -70,6 +82,7 @@ export class HttpTransport {
     const closed = new Promise<void>((done) => this.#server.close(() => done()));
     for (const res of this.#open) if (!res.headersSent) res.setHeader('connection', 'close');
     this.#server.closeIdleConnections();
+    for (const socket of this.#unused) socket.destroy();
     return closed;
   }
 

@@ -1,12 +1,15 @@
 /**
  * The MCP endpoint's rows of the route table: `POST /mcp` and `POST /mcp/<method>` carry one
- * JSON-RPC message each, `DELETE /mcp` ends a legacy session. Holds the legacy session table
+ * JSON-RPC message each, `GET /mcp` opens a legacy session's standing event stream (what the
+ * server says outside any request, such as resource updates), `DELETE /mcp` ends a session. Holds the legacy session table
  * (`Mcp-Session-Id` → session, idle ones swept on a timer) and records each request's duration.
  * Knows nothing of workflows: it moves messages between requests and the dispatcher.
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Session } from '../protocol/index.js';
+import { openSessionStream } from './get-stream.js';
 import { handleMcpPost, type McpDispatcher } from './mcp-post.js';
 import type { Metrics } from './metrics.js';
 import { plain } from './respond.js';
@@ -31,6 +34,8 @@ export interface McpEndpointOptions {
 export class McpEndpoint {
   readonly #options: McpEndpointOptions;
   readonly #sessions: SessionTable;
+  /** Each legacy session's standing `GET /mcp` stream. */
+  readonly #streams = new Map<Session, ServerResponse>();
   readonly #now: () => number;
   #sweeper: NodeJS.Timeout | undefined;
 
@@ -38,7 +43,10 @@ export class McpEndpoint {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#sessions = new SessionTable({
-      onEnd: (session) => options.dispatcher.closeSession(session, 'session ended'),
+      onEnd: (session) => {
+        options.dispatcher.closeSession(session, 'session ended');
+        this.#streams.get(session)?.end();
+      },
     });
   }
 
@@ -47,12 +55,12 @@ export class McpEndpoint {
     return this.#sessions.size;
   }
 
-  /** The rows: `/mcp` (POST, DELETE) and `/mcp/<method>` (POST), both behind the bearer token. */
+  /** The rows: `/mcp` (POST, GET, DELETE) and `/mcp/<method>` (POST), behind the bearer token. */
   routes(): Route[] {
     return [
       {
         path: '/mcp',
-        methods: ['POST', 'DELETE'],
+        methods: ['POST', 'GET', 'DELETE'],
         auth: 'bearer',
         handle: (req, res) => this.#handle(req, res, undefined),
       },
@@ -83,6 +91,14 @@ export class McpEndpoint {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse, method: string | undefined) {
+    if (req.method === 'GET') {
+      // A standing stream lasts as long as its session: not a request latency.
+      return openSessionStream(req, res, {
+        dispatcher: this.#options.dispatcher,
+        sessions: this.#sessions,
+        streams: this.#streams,
+      });
+    }
     const started = performance.now();
     res.once('finish', () =>
       this.#options.metrics.observeRequest((performance.now() - started) / 1000),

@@ -17,6 +17,7 @@ import {
   errorResponse,
   isRecord,
   type JsonRpcErrorResponse,
+  type JsonRpcNotification,
   LEGACY_VERSIONS,
   META_KEYS,
   MODERN_VERSION,
@@ -40,6 +41,8 @@ export interface McpDispatcher {
   newSession(options?: SessionOptions): Session;
   closeSession(session: Session, reason?: string): void;
   closeAll(reason?: string): void;
+  /** Routes a session's notifications outside any request to `send`; returns the undo. */
+  openChannel(session: Session, send: (notification: JsonRpcNotification) => void): () => void;
 }
 
 /** What one POST exchange needs from the transport. */

@@ -14,7 +14,8 @@
  */
 import type { ServerResponse } from 'node:http';
 
-const STREAM_HEADERS = {
+/** The headers of every event stream the server opens. */
+export const STREAM_HEADERS = {
   'content-type': 'text/event-stream',
   // Proxies must pass each event on at once, not buffer or transform the stream.
   'cache-control': 'no-cache, no-transform',
@@ -37,7 +38,7 @@ export function acceptsEventStream(accept: string | undefined): boolean {
 }
 
 /** One SSE `message` event holding a JSON-RPC message (JSON text has no raw line breaks). */
-function messageEvent(message: unknown): string {
+export function messageEvent(message: unknown): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 

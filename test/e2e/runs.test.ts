@@ -486,7 +486,12 @@ describe('async runs over HTTP', () => {
     const templates = await call(port, 'resources/templates/list');
     assert.deepEqual(
       (templates['resourceTemplates'] as { uriTemplate: string }[]).map((t) => t.uriTemplate),
-      ['mhl://run/{runId}/logs', 'mhl://run/{runId}/result'],
+      [
+        'mhl://workflow/{name}',
+        'mhl://workflow/{name}/source',
+        'mhl://run/{runId}/logs',
+        'mhl://run/{runId}/result',
+      ],
     );
     const reply = await send(port, {
       path: '/mcp/run/list',

@@ -119,8 +119,14 @@ describe('mhl serve mcp --http', () => {
     const server = start(['--port', '0']);
     const port = await server.ready;
     const list = rpc(1, 'tools/list', { _meta: MODERN_META });
-    const get = await send(port, { method: 'GET' });
-    assert.deepEqual([get.status, get.headers['allow']], [405, 'POST, DELETE']);
+    const put = await send(port, { method: 'PUT' });
+    assert.deepEqual([put.status, put.headers['allow']], [405, 'POST, GET, DELETE']);
+    // GET opens a legacy session's standing stream: it must ask for one, and name a live session.
+    assert.equal((await send(port, { method: 'GET' })).status, 406);
+    const stream = { accept: 'text/event-stream' };
+    assert.equal((await send(port, { method: 'GET', headers: stream })).status, 400);
+    const unknown = { ...stream, 'mcp-session-id': 'no-such-session' };
+    assert.equal((await send(port, { method: 'GET', headers: unknown })).status, 404);
     const tooBig = await send(port, { body: Buffer.alloc(1024 * 1024 + 1, 0x20) });
     assert.equal(tooBig.status, 413);
     const chunked = await send(port, {

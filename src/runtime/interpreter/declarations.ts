@@ -364,12 +364,34 @@ export class RunScope implements Callables {
         );
       args.set(arg.name, await this.interpreter.evaluate(arg.value, env, signal));
     }
-    const asset = found.module.assets.get(decl);
+    return this.renderPrompt(
+      decl,
+      found.module,
+      args,
+      { callerScope: env, span: call.span },
+      signal,
+    );
+  }
+
+  /**
+   * Renders a prompt declared in `module` with named `args`: the one template path a step's
+   * `Name(…)` and the MCP `prompts/get` share. Defaults are evaluated in `at.callerScope` (the
+   * declaring module's own scope when no step calls it). Raises `CALL` for a missing or unknown
+   * argument; honours `signal` while a body evaluates.
+   */
+  renderPrompt(
+    decl: DeclOf<'Prompt'>,
+    module: Module,
+    args: ReadonlyMap<string, Value>,
+    at: { readonly callerScope?: Environment; readonly span: Span },
+    signal: AbortSignal,
+  ): Promise<string> {
+    const asset = module.assets.get(decl);
     return renderPrompt(decl, asset?.kind === 'prompt' ? asset.body : undefined, args, {
       evaluate: (e, scope) => this.interpreter.evaluate(e, scope, signal),
-      scope: () => this.moduleEnv(found.module).child(),
-      callerScope: env,
-      span: call.span,
+      scope: () => this.moduleEnv(module).child(),
+      callerScope: at.callerScope ?? this.moduleEnv(module),
+      span: at.span,
     });
   }
 

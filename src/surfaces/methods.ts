@@ -1,0 +1,21 @@
+/**
+ * The methods a surface answers, as data: each method name with its handler and, when it exists
+ * only in some eras, those eras. A server registers them with its dispatcher in one place, so a
+ * surface never needs the dispatcher itself.
+ */
+import type { Dispatcher, Era, MethodHandler } from '../protocol/index.js';
+
+/** One method a surface answers. */
+export interface MethodEntry {
+  readonly method: string;
+  readonly handler: MethodHandler;
+  /** The eras the method exists in; all of them when absent. */
+  readonly eras?: readonly Era[];
+}
+
+/** Registers every entry with `dispatcher` (a name taken twice throws, as `register` does). */
+export function registerMethods(dispatcher: Dispatcher, entries: readonly MethodEntry[]): void {
+  for (const { method, handler, eras } of entries) {
+    dispatcher.register(method, handler, eras === undefined ? {} : { eras });
+  }
+}

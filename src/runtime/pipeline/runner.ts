@@ -34,9 +34,9 @@ import {
 import { formatDuration } from '../natives/args.js';
 import { deadline } from '../services/deadline.js';
 import { checkInputs, InvalidInputsError } from './inputs.js';
+import { MemVariables } from './mem.js';
 import {
   literalValue,
-  mentionedNames,
   nullExpr,
   numberSetting,
   persisted,
@@ -134,10 +134,7 @@ class PipelineRun {
   #completed: string[] = [];
   #iteration = 0;
   #vars: Environment | undefined;
-  readonly #mem: MhlObject = newObject();
-  readonly #memNames: ReadonlySet<string>;
-  /** `mem` variables that hold a value: initialised, reset, or restored from a checkpoint. */
-  readonly #memReady = new Set<string>();
+  readonly #mem: MemVariables;
   readonly #scope: RunScope;
   readonly #startedAt = new Date().toISOString();
 
@@ -147,7 +144,7 @@ class PipelineRun {
     this.#options = options;
     this.#steps = decl.steps;
     this.#definition = options.definition ?? pipelineDefinition(program, decl);
-    this.#memNames = new Set(decl.vars.filter((v) => v.storage === 'mem').map((v) => v.name));
+    this.#mem = new MemVariables(decl);
     const spawn = this.#setting('spawn');
     const limit =
       isObject(spawn) && typeof spawn['max_concurrency'] === 'number'
@@ -159,7 +156,8 @@ class PipelineRun {
       () => this.#context(),
       new SpawnLimiter(limit),
     );
-    this.#scope.memReset = (name, signal) => this.#resetMem(name, signal);
+    this.#scope.memReset = (name, signal) =>
+      this.#vars && this.#mem.reset(name, this.#vars, this.#scope.interpreter, signal);
   }
 
   /** A pipeline property that is a literal setting (evaluated without a scope). */
@@ -291,37 +289,13 @@ class PipelineRun {
         v.storage === 'const',
       );
     }
-    this.#vars = this.#withMem(env);
-  }
-
-  /** `m.reset()`: forgets a `mem` variable's value and runs its initializer again. */
-  #resetMem(name: string, signal: AbortSignal): Promise<Value> | undefined {
-    const decl = this.#decl.vars.find((v) => v.storage === 'mem' && v.name === name);
-    if (!decl || !this.#vars) return undefined;
-    const env = this.#vars;
-    return this.#scope.interpreter.evaluate(decl.value, env, signal).then((value) => {
-      env.assign(name, value, decl.span);
-      this.#mem[name] = value;
-      this.#memReady.add(name);
-      return null;
-    });
-  }
-
-  /** `mem` variables live in their own store, beside the pipeline scope. */
-  #withMem(env: Environment): Environment {
-    for (const v of this.#decl.vars)
-      if (v.storage === 'mem') env.declare(v.name, this.#mem[v.name] ?? null);
-    return env;
+    this.#vars = this.#mem.declareIn(env);
   }
 
   #restore(record: Checkpoint, inputs: Readonly<Record<string, Value>>): void {
     const env = new Environment(this.#scope.moduleEnv(this.#program.root));
     const vars = restored(record.variables) as MhlObject;
-    const mem = vars['__mem'];
-    if (isObject(mem)) {
-      Object.assign(this.#mem, mem);
-      for (const name of Object.keys(mem)) if (this.#memNames.has(name)) this.#memReady.add(name);
-    }
+    this.#mem.restore(vars['__mem']);
     const consts = new Set(this.#decl.vars.filter((v) => v.storage === 'const').map((v) => v.name));
     for (const input of this.#decl.inputs)
       env.declare(
@@ -330,7 +304,7 @@ class PipelineRun {
       );
     for (const v of this.#decl.vars)
       if (v.storage !== 'mem') env.declare(v.name, vars[v.name] ?? null, consts.has(v.name));
-    this.#vars = this.#withMem(env);
+    this.#vars = this.#mem.declareIn(env);
   }
 
   async #runLoop(start: number): Promise<void> {
@@ -369,7 +343,7 @@ class PipelineRun {
       if (this.#iteration >= max) continue;
       // A new iteration: fresh pipeline variables, the same mem and inputs.
       this.#completed = [];
-      this.#saveMem();
+      this.#mem.save(this.#env());
       await this.#initVars(this.#currentInputs());
       await this.#checkpoint(0);
       first = 0;
@@ -498,23 +472,9 @@ class PipelineRun {
     return i;
   }
 
-  /** Copies the values of initialised `mem` variables out of the scope (for checkpoints). */
-  #saveMem(): void {
-    for (const name of this.#memReady) this.#mem[name] = this.#env().lookup(name) ?? null;
-  }
-
   /** Runs the initializer of each `mem` variable `node` mentions that holds no value yet. */
-  async #initMemFor(node: object): Promise<void> {
-    if (this.#memReady.size === this.#memNames.size) return;
-    const names = mentionedNames(node);
-    for (const v of this.#decl.vars) {
-      if (v.storage !== 'mem' || this.#memReady.has(v.name) || !names.has(v.name)) continue;
-      const env = this.#env();
-      const value = await this.#scope.interpreter.evaluate(v.value, env, this.#options.signal);
-      env.assign(v.name, value, v.span);
-      this.#mem[v.name] = value;
-      this.#memReady.add(v.name);
-    }
+  #initMemFor(node: object): Promise<void> {
+    return this.#mem.initFor(node, this.#env(), this.#scope.interpreter, this.#options.signal);
   }
 
   /**
@@ -522,10 +482,10 @@ class PipelineRun {
    * function or task handle (a checkpoint cannot hold it); otherwise such values are left out.
    */
   #snapshot(strict = true): MhlObject {
-    this.#saveMem();
+    const mem = this.#mem.save(this.#env());
     const out = newObject();
     for (const [k, v] of this.#env().own()) {
-      if (this.#memNames.has(k)) continue;
+      if (this.#mem.has(k)) continue;
       if (!isJsonValue(v)) {
         if (!strict) continue;
         throw new RunFailure(
@@ -535,7 +495,7 @@ class PipelineRun {
       }
       out[k] = persisted(v);
     }
-    out['__mem'] = persisted(this.#mem);
+    out['__mem'] = persisted(mem);
     return out;
   }
 
@@ -615,7 +575,7 @@ class PipelineRun {
     if (!this.#vars) return newObject();
     const out = newObject();
     for (const [k, v] of this.#vars.own()) {
-      if (k.startsWith('__') || this.#memNames.has(k) || !isJsonValue(v)) continue;
+      if (k.startsWith('__') || this.#mem.has(k) || !isJsonValue(v)) continue;
       out[k] = fromJson(toPlain(v));
     }
     return this.#options.services.redactor.redactValue(out) as MhlObject;

@@ -7,9 +7,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const { loadCatalog } = await import('../dist/catalog/index.js');
-const { collectPackFiles, decodePack, encodePack, loadPackCatalog, newWorkflowsKey, readPackFile } =
-  await import('../dist/pack/index.js');
+const { loadCatalog, loadPackCatalog } = await import('../dist/catalog/index.js');
+const { collectPackFiles, decodePack, encodePack, newWorkflowsKey, readPackFile } = await import(
+  '../dist/pack/index.js'
+);
 
 const WORKFLOWS = 500; // each with its schema file: 1,000 files
 const RUNS = 15;

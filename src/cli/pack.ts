@@ -7,13 +7,12 @@
  * written (bad folder, bad workflows, bad key, write failure), 2 usage error.
  */
 import { resolve } from 'node:path';
-import type { CatalogResult } from '../catalog/index.js';
+import { type CatalogResult, loadPackCatalog } from '../catalog/index.js';
 import { formatDiagnostic } from '../lang/index.js';
 import {
   collectPackFiles,
   encodePack,
   formatWorkflowsKey,
-  loadPackCatalog,
   newWorkflowsKey,
   PackError,
   parseWorkflowsKey,

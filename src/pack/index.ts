@@ -1,7 +1,8 @@
 /**
  * Confidential workflows: the DMPK v2 pack format, its key, the packer's file walk, and a pack
- * as a catalog read from memory. Sits beside the catalog and the language front end; knows
- * nothing of serving, processes' environments beyond the key variable, or the CLI.
+ * as a `SourceHost` read from memory (the catalog builds workflows from it: catalog/pack.ts).
+ * Below the catalog, above the language front end; knows nothing of serving, processes'
+ * environments beyond the key variable, or the CLI.
  */
 export { type CollectedFiles, collectPackFiles, type SkippedFile } from './collect.js';
 export {
@@ -24,5 +25,5 @@ export {
   takeWorkflowsKey,
   WORKFLOWS_KEY_ENV,
 } from './key.js';
-export { loadPackCatalog, packCatalog, packHost, readPackFile } from './load.js';
+export { packHost, readPackFile } from './load.js';
 export { comparePackPaths, MAX_PATH_BYTES, packPathProblem } from './paths.js';

@@ -1,5 +1,6 @@
 /**
- * A pack as a catalog. Its entries become a `SourceHost` rooted at `<dir>`, so every `.mh`,
+ * A pack as a source of files (the catalog builds it into workflows: catalog/pack.ts). Its
+ * entries become a `SourceHost` rooted at `<dir>`, so every `.mh`,
  * `prompt … from`, `skill … from` and `schema … from` file is read from memory, and each file's
  * path is `<dir>/<its path in the pack>`: that is the path a schema's `.path` hands an agent,
  * composed and never materialised. Nothing here writes a file or reads a workflow from disk;
@@ -7,9 +8,8 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { buildCatalog, type CatalogResult } from '../catalog/index.js';
 import type { SourceHost } from '../lang/index.js';
-import { decodePack, MAX_PACK_BYTES, type PackEntry } from './dmpk.js';
+import { MAX_PACK_BYTES, type PackEntry } from './dmpk.js';
 import { PACK_ERROR_CODES, PackError } from './errors.js';
 
 /** Serves `entries` as files under `root`; anything else (the disk included) does not exist. */
@@ -23,30 +23,6 @@ export function packHost(root: string, entries: readonly PackEntry[]): SourceHos
       return Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('utf8');
     },
   };
-}
-
-/**
- * Builds the catalog of a decoded pack, exactly as `loadCatalog` would for the same folder:
- * the `.mh` files outside hidden and `node_modules` segments, checked together. Never throws
- * for bad workflows: problems come back in the result.
- */
-export function packCatalog(root: string, entries: readonly PackEntry[]): CatalogResult {
-  const files = entries
-    .filter((e) => e.path.endsWith('.mh') && !e.path.split('/').some(isSkippedSegment))
-    .map((e) => e.path);
-  return buildCatalog({ root, files, host: packHost(root, entries), source: 'pack' });
-}
-
-function isSkippedSegment(segment: string): boolean {
-  return segment.startsWith('.') || segment === 'node_modules';
-}
-
-/**
- * Decrypts and checks `bytes` under `key`, then builds its catalog rooted at `root`. Throws
- * `PackError` for any failed pack check (see `decodePack`); workflow problems are returned.
- */
-export function loadPackCatalog(bytes: Uint8Array, key: Uint8Array, root: string): CatalogResult {
-  return packCatalog(root, decodePack(bytes, key));
 }
 
 /**

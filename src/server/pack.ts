@@ -5,14 +5,8 @@
  * check, so the server exits 1 before it listens. Nothing here writes a file.
  */
 import { resolve } from 'node:path';
-import type { CatalogResult } from '../catalog/index.js';
-import {
-  loadPackCatalog,
-  PackError,
-  parseWorkflowsKey,
-  readPackFile,
-  takeWorkflowsKey,
-} from '../pack/index.js';
+import { type CatalogResult, loadPackCatalog } from '../catalog/index.js';
+import { PackError, parseWorkflowsKey, readPackFile, takeWorkflowsKey } from '../pack/index.js';
 
 /**
  * Removes `MHL_SERVE_WORKFLOWS_KEY` from `process.env` (so no child process inherits it and

@@ -41,10 +41,6 @@ const UPWARD_EXCEPTIONS: Readonly<Record<string, string>> = {
     'RequestContext. The dispatcher reaches surfaces only through that registration (protocol ' +
     'imports nothing of surfaces), so calls flow protocol -> surfaces while the types point up; ' +
     'turning it round needs a Surface interface owned below protocol (createServer, src/server).',
-  'pack -> catalog':
-    'pack/load.ts builds a catalog from a decoded pack (packCatalog, loadPackCatalog); ' +
-    'design.md counts pack in the catalog tier. Moving those two functions into catalog/ ' +
-    'changes the pack API that server/pack.ts and the pack tests use.',
 };
 
 /**

@@ -7,7 +7,7 @@
  * The runner owns the step loop and persistence; the interpreter owns the language. One
  * `AbortSignal` cancels the run anywhere; a cancelled or failed run keeps its last checkpoint.
  */
-import type { DeclOf, Expr, ParallelGroup, PipelineDecl, Step } from '../../lang/index.js';
+import type { ParallelGroup, PipelineDecl, Step } from '../../lang/index.js';
 import {
   LangError,
   type LoadedProgram,
@@ -22,7 +22,6 @@ import { PauseSignal } from '../interpreter/signals.js';
 import { SpawnLimiter } from '../interpreter/tasks.js';
 import {
   DurationValue,
-  EnumValue,
   formatValue,
   fromJson,
   isJsonValue,
@@ -37,6 +36,15 @@ import { formatDuration } from '../natives/args.js';
 import { clientPathsFor } from '../services/client-paths.js';
 import { deadline } from '../services/deadline.js';
 import { checkInputs, InvalidInputsError } from './inputs.js';
+import { MemVariables } from './mem.js';
+import {
+  literalValue,
+  nullExpr,
+  numberSetting,
+  persisted,
+  repeatStopWhen,
+  restored,
+} from './settings.js';
 
 /** How many times one step may be entered in a run (a `goto` loop guard). */
 export const MAX_STEP_VISITS = 10_000;
@@ -129,10 +137,7 @@ class PipelineRun {
   #completed: string[] = [];
   #iteration = 0;
   #vars: Environment | undefined;
-  readonly #mem: MhlObject = newObject();
-  readonly #memNames: ReadonlySet<string>;
-  /** `mem` variables that hold a value: initialised, reset, or restored from a checkpoint. */
-  readonly #memReady = new Set<string>();
+  readonly #mem: MemVariables;
   readonly #scope: RunScope;
   readonly #startedAt = new Date().toISOString();
   /** Makes server paths in what a client sees relative to the served folder. */
@@ -144,7 +149,7 @@ class PipelineRun {
     this.#options = options;
     this.#steps = decl.steps;
     this.#definition = options.definition ?? pipelineDefinition(program, decl);
-    this.#memNames = new Set(decl.vars.filter((v) => v.storage === 'mem').map((v) => v.name));
+    this.#mem = new MemVariables(decl);
     const spawn = this.#setting('spawn');
     const limit =
       isObject(spawn) && typeof spawn['max_concurrency'] === 'number'
@@ -161,7 +166,8 @@ class PipelineRun {
       () => this.#context(),
       new SpawnLimiter(limit),
     );
-    this.#scope.memReset = (name, signal) => this.#resetMem(name, signal);
+    this.#scope.memReset = (name, signal) =>
+      this.#vars && this.#mem.reset(name, this.#vars, this.#scope.interpreter, signal);
   }
 
   /** A pipeline property that is a literal setting (evaluated without a scope). */
@@ -293,37 +299,13 @@ class PipelineRun {
         v.storage === 'const',
       );
     }
-    this.#vars = this.#withMem(env);
-  }
-
-  /** `m.reset()`: forgets a `mem` variable's value and runs its initializer again. */
-  #resetMem(name: string, signal: AbortSignal): Promise<Value> | undefined {
-    const decl = this.#decl.vars.find((v) => v.storage === 'mem' && v.name === name);
-    if (!decl || !this.#vars) return undefined;
-    const env = this.#vars;
-    return this.#scope.interpreter.evaluate(decl.value, env, signal).then((value) => {
-      env.assign(name, value, decl.span);
-      this.#mem[name] = value;
-      this.#memReady.add(name);
-      return null;
-    });
-  }
-
-  /** `mem` variables live in their own store, beside the pipeline scope. */
-  #withMem(env: Environment): Environment {
-    for (const v of this.#decl.vars)
-      if (v.storage === 'mem') env.declare(v.name, this.#mem[v.name] ?? null);
-    return env;
+    this.#vars = this.#mem.declareIn(env);
   }
 
   #restore(record: Checkpoint, inputs: Readonly<Record<string, Value>>): void {
     const env = new Environment(this.#scope.moduleEnv(this.#program.root));
     const vars = restored(record.variables) as MhlObject;
-    const mem = vars['__mem'];
-    if (isObject(mem)) {
-      Object.assign(this.#mem, mem);
-      for (const name of Object.keys(mem)) if (this.#memNames.has(name)) this.#memReady.add(name);
-    }
+    this.#mem.restore(vars['__mem']);
     const consts = new Set(this.#decl.vars.filter((v) => v.storage === 'const').map((v) => v.name));
     for (const input of this.#decl.inputs)
       env.declare(
@@ -332,7 +314,7 @@ class PipelineRun {
       );
     for (const v of this.#decl.vars)
       if (v.storage !== 'mem') env.declare(v.name, vars[v.name] ?? null, consts.has(v.name));
-    this.#vars = this.#withMem(env);
+    this.#vars = this.#mem.declareIn(env);
   }
 
   async #runLoop(start: number): Promise<void> {
@@ -371,7 +353,7 @@ class PipelineRun {
       if (this.#iteration >= max) continue;
       // A new iteration: fresh pipeline variables, the same mem and inputs.
       this.#completed = [];
-      this.#saveMem();
+      this.#mem.save(this.#env());
       await this.#initVars(this.#currentInputs());
       await this.#checkpoint(0);
       first = 0;
@@ -502,23 +484,9 @@ class PipelineRun {
     return i;
   }
 
-  /** Copies the values of initialised `mem` variables out of the scope (for checkpoints). */
-  #saveMem(): void {
-    for (const name of this.#memReady) this.#mem[name] = this.#env().lookup(name) ?? null;
-  }
-
   /** Runs the initializer of each `mem` variable `node` mentions that holds no value yet. */
-  async #initMemFor(node: object): Promise<void> {
-    if (this.#memReady.size === this.#memNames.size) return;
-    const names = mentionedNames(node);
-    for (const v of this.#decl.vars) {
-      if (v.storage !== 'mem' || this.#memReady.has(v.name) || !names.has(v.name)) continue;
-      const env = this.#env();
-      const value = await this.#scope.interpreter.evaluate(v.value, env, this.#options.signal);
-      env.assign(v.name, value, v.span);
-      this.#mem[v.name] = value;
-      this.#memReady.add(v.name);
-    }
+  #initMemFor(node: object): Promise<void> {
+    return this.#mem.initFor(node, this.#env(), this.#scope.interpreter, this.#options.signal);
   }
 
   /**
@@ -526,10 +494,10 @@ class PipelineRun {
    * function or task handle (a checkpoint cannot hold it); otherwise such values are left out.
    */
   #snapshot(strict = true): MhlObject {
-    this.#saveMem();
+    const mem = this.#mem.save(this.#env());
     const out = newObject();
     for (const [k, v] of this.#env().own()) {
-      if (this.#memNames.has(k)) continue;
+      if (this.#mem.has(k)) continue;
       if (!isJsonValue(v)) {
         if (!strict) continue;
         throw new RunFailure(
@@ -539,7 +507,7 @@ class PipelineRun {
       }
       out[k] = persisted(v);
     }
-    out['__mem'] = persisted(this.#mem);
+    out['__mem'] = persisted(mem);
     return out;
   }
 
@@ -620,7 +588,7 @@ class PipelineRun {
     if (!this.#vars) return newObject();
     const out = newObject();
     for (const [k, v] of this.#vars.own()) {
-      if (k.startsWith('__') || this.#memNames.has(k) || !isJsonValue(v)) continue;
+      if (k.startsWith('__') || this.#mem.has(k) || !isJsonValue(v)) continue;
       out[k] = fromJson(toPlain(v));
     }
     return this.#options.services.redactor.redactValue(out) as MhlObject;
@@ -683,55 +651,6 @@ class PipelineRun {
   }
 }
 
-/** Marks an enum value in a checkpoint, so a resumed run gets `Status.Draft` back, not "Draft". */
-const ENUM_KEY = '$enum';
-
-/** A checkpoint-ready copy: JSON data, with enum values as `{"$enum": "Status.Draft"}`. */
-function persisted(v: Value): Value {
-  if (v instanceof EnumValue) return newObject([[ENUM_KEY, `${v.enumName}.${v.variant}`]]);
-  if (Array.isArray(v)) return v.map(persisted);
-  if (isObject(v)) return newObject(Object.entries(v).map(([k, x]) => [k, persisted(x)]));
-  return v;
-}
-
-/** The inverse of `persisted`, applied to variables read back from a checkpoint. */
-function restored(v: Value): Value {
-  if (Array.isArray(v)) return v.map(restored);
-  if (!isObject(v)) return v;
-  const keys = Object.keys(v);
-  const tag = v[ENUM_KEY];
-  if (keys.length === 1 && typeof tag === 'string' && tag.includes('.')) {
-    const dot = tag.indexOf('.');
-    return new EnumValue(tag.slice(0, dot), tag.slice(dot + 1));
-  }
-  return newObject(keys.map((k) => [k, restored(v[k] as Value)]));
-}
-
-const mentions = new WeakMap<object, ReadonlySet<string>>();
-
-/** Every name an AST node mentions (its identifiers, at any depth), found once per node. */
-function mentionedNames(node: object): ReadonlySet<string> {
-  let names = mentions.get(node);
-  if (names === undefined) {
-    const found = new Set<string>();
-    collectIdents(node, found);
-    names = found;
-    mentions.set(node, names);
-  }
-  return names;
-}
-
-function collectIdents(value: unknown, into: Set<string>): void {
-  if (Array.isArray(value)) {
-    for (const item of value) collectIdents(item, into);
-    return;
-  }
-  if (value === null || typeof value !== 'object') return;
-  const node = value as Record<string, unknown>;
-  if (node['kind'] === 'Ident' && typeof node['name'] === 'string') into.add(node['name']);
-  for (const key of Object.keys(node)) if (key !== 'span') collectIdents(node[key], into);
-}
-
 /** A run-level failure with the kind the JSON output reports. */
 class RunFailure extends Error {
   readonly kind: FailureKind;
@@ -745,44 +664,4 @@ class RunFailure extends Error {
 
 function stepOf(step: string | undefined): { step?: string } {
   return step === undefined ? {} : { step };
-}
-
-function nullExpr(i: { span: Expr['span'] }): Expr {
-  return { kind: 'Null', span: i.span };
-}
-
-/** Literal settings (`checkpoint: {enabled: false}`) read without running code. */
-function literalValue(e: Expr): Value | undefined {
-  switch (e.kind) {
-    case 'Null':
-      return null;
-    case 'Bool':
-    case 'Number':
-      return e.value;
-    case 'Duration':
-      return new DurationValue(e.ms);
-    case 'String':
-      return e.segments.every((s) => typeof s === 'string') ? e.segments.join('') : undefined;
-    case 'Object': {
-      const o = newObject();
-      for (const f of e.fields) {
-        const v = literalValue(f.value);
-        if (v !== undefined) o[f.key] = v;
-      }
-      return o;
-    }
-    default:
-      return undefined;
-  }
-}
-
-function numberSetting(v: Value | undefined, key: string): number | undefined {
-  return isObject(v) && typeof v[key] === 'number' ? (v[key] as number) : undefined;
-}
-
-function repeatStopWhen(decl: DeclOf<'Pipeline'>): Expr | undefined {
-  const repeat = decl.props.find((p) => p.name === 'repeat')?.value;
-  return repeat?.kind === 'Object'
-    ? repeat.fields.find((f) => f.key === 'stop_when')?.value
-    : undefined;
 }

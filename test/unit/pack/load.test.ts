@@ -11,12 +11,16 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { listResources, loadCatalog, readResource } from '../../../src/catalog/index.js';
+import {
+  listResources,
+  loadCatalog,
+  loadPackCatalog,
+  readResource,
+} from '../../../src/catalog/index.js';
 import {
   collectPackFiles,
   comparePackPaths,
   encodePack,
-  loadPackCatalog,
   MAX_PACK_BYTES,
   PACK_ERROR_CODES,
   PackError,

@@ -3,10 +3,10 @@
 // (test/e2e/pack.test.ts) spawns the real server for a sample of these.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { loadPackCatalog } from '../../../src/catalog/index.js';
 import {
   encodePack,
   HEADER_BYTES,
-  loadPackCatalog,
   NONCE_BYTES,
   PACK_ERROR_CODES,
   PackError,

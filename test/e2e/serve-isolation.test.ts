@@ -1,11 +1,14 @@
 /**
- * `kv` memories belong to one run (issue 10): two callers of one served workflow that reads,
- * writes and reads back a kv memory never see each other's values, whether they are two
- * principals (`--token` + `--principal-header`, stateless requests) or two legacy sessions,
- * and whether the calls are synchronous or async runs. The built CLI over real HTTP.
+ * What a served process does not share (issue 10): `kv` memories belong to one run, so two
+ * callers of one served workflow that reads, writes and reads back a kv memory never see each
+ * other's values, whether they are two principals (`--token` + `--principal-header`, stateless
+ * requests) or two legacy sessions, by synchronous calls or async runs; and the folders the
+ * server makes for itself in $TMPDIR are gone when it stops. The built CLI over real HTTP.
  */
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { REPO_ROOT } from '../helpers/cli.js';
@@ -128,5 +131,23 @@ describe('kv memories are scoped to one run', () => {
     assert.deepEqual(await remember(one, 'first'), { before: 'none', after: 'first' });
     assert.deepEqual(await remember(two, 'second'), { before: 'none', after: 'second' });
     assert.deepEqual(await remember(one, 'third'), { before: 'none', after: 'third' });
+  });
+
+  it('removes the folders it made in $TMPDIR (agent caches, temporary run state) when it stops', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'mhl-iso-tmp-'));
+    const server = start([], { TMPDIR: tmp });
+    const port = await server.ready;
+    const reply = await modern(port, 'tools/call', {
+      name: 'Remember',
+      arguments: { secret: 's' },
+    });
+    seenIn(resultOf(reply));
+    const made = readdirSync(tmp).sort();
+    assert.ok(
+      made.some((name) => name.startsWith('mhl-cache-')),
+      `the server owns a cache root: ${made}`,
+    );
+    assert.equal(await server.stop('SIGTERM'), 0);
+    assert.deepEqual(readdirSync(tmp), []);
   });
 });

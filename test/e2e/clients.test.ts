@@ -1,0 +1,229 @@
+/**
+ * Acceptance (issue 10): the official MCP SDK clients use `mhl serve mcp examples` as any
+ * user would. SDK v1 (`@modelcontextprotocol/sdk`) and v2 (`@modelcontextprotocol/client`, in
+ * auto mode and pinned to 2026-07-28), each over stdio and Streamable HTTP: list the tools,
+ * call every example workflow with only the inputs its schema declares required, start one
+ * async run and poll it to completion, and read the prompts if the server offers any. The
+ * server is the built CLI started with `--cwd` at a throwaway git repository, so the calls
+ * carry no `context` at all.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import * as v2 from '@modelcontextprotocol/client';
+import { StdioClientTransport as V2StdioTransport } from '@modelcontextprotocol/client/stdio';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as V1StdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CLI, REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { serverStarter } from '../helpers/http-server.js';
+
+const EXAMPLES = resolve(REPO_ROOT, 'examples');
+/** The workflows under examples/: every one is called, and the listing must hold exactly these. */
+const EXAMPLE_WORKFLOWS = ['RepoReport', 'TodoScan'];
+/** The server's own tools, beside the workflows: jobs and (where served) async runs. */
+const CONTROL_TOOL = /^(job\.|mhl_run_)/;
+
+/** A git repository with two commits and a TODO, the working directory of every server. */
+function exampleRepo(): string {
+  const dir = tempDir('mhl-clients-repo-');
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=e2e', '-c', 'user.email=e2e@example.com', ...args], {
+      cwd: dir,
+      stdio: 'pipe',
+    });
+  git('init', '-q');
+  mkdirSync(join(dir, 'src'));
+  writeFileSync(join(dir, 'src', 'app.js'), '// TODO: greet properly\nconsole.log("hi");\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'first');
+  writeFileSync(join(dir, 'README.md'), '# demo\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'second');
+  return dir;
+}
+
+const REPO = exampleRepo();
+const SERVE_ARGS = ['--cwd', REPO];
+const startHttp = serverStarter(EXAMPLES);
+
+interface Tool {
+  readonly name: string;
+  readonly inputSchema: { properties?: Record<string, { type?: unknown }>; required?: string[] };
+}
+interface CallResult {
+  readonly isError?: boolean;
+  readonly structuredContent?: Record<string, unknown>;
+  readonly content?: unknown[];
+}
+
+/** What the test needs from either SDK's client. */
+interface AnyClient {
+  listTools(): Promise<{ tools: Tool[] }>;
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+  getServerCapabilities(): Record<string, unknown> | undefined;
+  listPrompts(): Promise<{ prompts: { name: string; arguments?: { name: string }[] }[] }>;
+  getPrompt(params: {
+    name: string;
+    arguments: Record<string, string>;
+  }): Promise<{ messages: unknown[] }>;
+  close(): Promise<void>;
+}
+
+type Transport = 'stdio' | 'http';
+type Sdk = 'v1' | 'v2 auto' | 'v2 pinned 2026-07-28';
+
+/**
+ * Connects `sdk` to a fresh server on `transport`. A stdio server ends with its client; the
+ * HTTP ones are stopped when this file's tests end.
+ */
+async function connect(sdk: Sdk, transport: Transport): Promise<AnyClient> {
+  const info = { name: `mhl-e2e-${sdk.replaceAll(' ', '-')}`, version: '1.0.0' };
+  const stdio = {
+    command: process.execPath,
+    args: [CLI, 'serve', 'mcp', EXAMPLES, ...SERVE_ARGS],
+    stderr: 'ignore' as const,
+  };
+  let url: URL | undefined;
+  if (transport === 'http') {
+    const port = await startHttp(SERVE_ARGS).ready;
+    url = new URL(`http://127.0.0.1:${port}/mcp`);
+  }
+  if (sdk === 'v1') {
+    const client = new V1Client(info);
+    await client.connect(url ? new V1HttpTransport(url) : new V1StdioTransport(stdio));
+    return client as unknown as AnyClient;
+  }
+  const mode = sdk === 'v2 auto' ? 'auto' : { pin: '2026-07-28' };
+  const client = new v2.Client(info, { versionNegotiation: { mode } });
+  await client.connect(
+    url ? new v2.StreamableHTTPClientTransport(url) : new V2StdioTransport(stdio),
+  );
+  if (typeof mode === 'object') assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+  return client as unknown as AnyClient;
+}
+
+/** A sensible value for each input the schema requires, and nothing for the optional ones. */
+function requiredArguments(tool: Tool): Record<string, unknown> {
+  const props = tool.inputSchema.properties ?? {};
+  const value = (type: unknown): unknown =>
+    type === 'number' || type === 'integer'
+      ? 1
+      : type === 'boolean'
+        ? true
+        : type === 'array'
+          ? []
+          : type === 'object'
+            ? {}
+            : '.';
+  return Object.fromEntries(
+    (tool.inputSchema.required ?? []).map((name) => [name, value(props[name]?.type)]),
+  );
+}
+
+function assertSuccess(name: string, raw: unknown): Record<string, unknown> {
+  const result = raw as CallResult;
+  assert.notEqual(result.isError, true, `${name} failed: ${JSON.stringify(result.content)}`);
+  assert.ok(result.structuredContent, `${name} answered without structuredContent`);
+  return result.structuredContent;
+}
+
+/** Polls mhl_run_status (one call at a time) until the run is completed or failed. */
+async function runToEnd(client: AnyClient, runId: string): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const raw = await client.callTool({ name: 'mhl_run_status', arguments: { runId } });
+    const view = assertSuccess('mhl_run_status', raw);
+    if (view['state'] === 'completed' || view['state'] === 'failed') return view;
+    if (Date.now() > deadline) throw new Error(`run ${runId} still ${String(view['state'])}`);
+    await delay(25);
+  }
+}
+
+const MATRIX: [Sdk, Transport][] = (['v1', 'v2 auto', 'v2 pinned 2026-07-28'] as const).flatMap(
+  (sdk) => (['stdio', 'http'] as const).map((t): [Sdk, Transport] => [sdk, t]),
+);
+
+describe('official SDK clients against mhl serve mcp examples', () => {
+  for (const [sdk, transport] of MATRIX) {
+    describe(`SDK ${sdk} over ${transport}`, () => {
+      it('lists the tools and calls every example with only its required inputs', async () => {
+        const client = await connect(sdk, transport);
+        try {
+          const { tools } = await client.listTools();
+          const workflows = tools.filter((t) => !CONTROL_TOOL.test(t.name));
+          assert.deepEqual(workflows.map((t) => t.name).sort(), EXAMPLE_WORKFLOWS);
+          for (const tool of workflows) {
+            const name = tool.name;
+            const raw = await client.callTool({ name, arguments: requiredArguments(tool) });
+            const vars = assertSuccess(name, raw);
+            if (name === 'RepoReport') {
+              // Ran in the --cwd repository: its two commits, the TODO file among the largest.
+              assert.equal((vars['recent'] as unknown[]).length, 2);
+              assert.match(JSON.stringify(vars['largest']), /src\/app\.js/);
+            }
+            if (name === 'TodoScan') assert.equal(vars['count'], 1);
+          }
+        } finally {
+          await client.close();
+        }
+      });
+
+      it('starts an async run with mhl_run_start and polls mhl_run_status to completion', async () => {
+        const client = await connect(sdk, transport);
+        try {
+          const { tools } = await client.listTools();
+          assert.ok(
+            tools.some((t) => t.name === 'mhl_run_start'),
+            `mhl_run_start not listed over ${transport}`,
+          );
+          const started = assertSuccess(
+            'mhl_run_start',
+            await client.callTool({
+              name: 'mhl_run_start',
+              arguments: { workflow: 'TodoScan', arguments: {} },
+            }),
+          );
+          const runId = started['runId'];
+          assert.equal(typeof runId, 'string');
+          const view = await runToEnd(client, runId as string);
+          assert.equal(view['state'], 'completed', JSON.stringify(view));
+          assert.equal((view['vars'] as Record<string, unknown>)['count'], 1);
+        } finally {
+          await client.close();
+        }
+      });
+
+      it('reads the prompts the server offers', async () => {
+        const client = await connect(sdk, transport);
+        try {
+          const capabilities = client.getServerCapabilities() ?? {};
+          if (capabilities['prompts'] === undefined) {
+            // No prompts capability: SDK v1 sends prompts/list and the server has no such
+            // method; SDK v2 answers an empty list itself without asking.
+            const listed = await client.listPrompts().then(
+              (r) => r.prompts,
+              (e: { code?: unknown }) => {
+                assert.equal(e.code, -32601);
+                return [];
+              },
+            );
+            assert.deepEqual(listed, []);
+            return;
+          }
+          const { prompts } = await client.listPrompts();
+          for (const prompt of prompts) {
+            const args = Object.fromEntries((prompt.arguments ?? []).map((a) => [a.name, 'x']));
+            const got = await client.getPrompt({ name: prompt.name, arguments: args });
+            assert.ok(got.messages.length > 0, prompt.name);
+          }
+        } finally {
+          await client.close();
+        }
+      });
+    });
+  }
+});

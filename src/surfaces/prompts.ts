@@ -10,24 +10,25 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Catalog, CatalogPrompt } from '../catalog/index.js';
-import type { Logger } from '../log/index.js';
 import { isRecord, type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
 import { deadline, Redactor, renderServedPrompt } from '../runtime/index.js';
 import { forwardOutput } from './logging.js';
 import type { MethodEntry } from './methods.js';
+import type { PipelineSurfaceOptions } from './pipelines.js';
 import { convertArguments, PromptArgumentError, promptArguments } from './prompt-arguments.js';
 import { rejectCursor } from './tools.js';
 
-export interface PromptSurfaceOptions {
-  readonly catalog: Catalog;
-  readonly logger: Logger;
-  /** Where a prompt body that reads files or runs commands runs (the server's `--cwd`). */
-  readonly defaultCwd: string;
-  readonly childEnv: Readonly<Record<string, string>>;
-  readonly env: Readonly<Record<string, string | undefined>>;
+/**
+ * What rendering needs: the pipelines surface's catalog, log and child environment; a prompt
+ * body that reads files or runs commands runs in `defaultCwd` (the server's `--cwd`).
+ */
+export type PromptSurfaceOptions = Pick<
+  PipelineSurfaceOptions,
+  'catalog' | 'logger' | 'defaultCwd' | 'childEnv' | 'env'
+> & {
   /** Bounds one rendering. */
   readonly timeoutMs: number;
-}
+};
 
 /** The `prompts` capability: the list is fixed once the catalog is loaded. */
 export const PROMPTS_CAPABILITY = { prompts: { listChanged: false } } as const;

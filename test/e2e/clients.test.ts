@@ -1,9 +1,9 @@
 /**
- * Acceptance (issue 10): the official MCP SDK clients use `mhl serve mcp examples` as any
+ * Acceptance: the official MCP SDK clients use `mhl serve mcp examples` as any
  * user would. SDK v1 (`@modelcontextprotocol/sdk`) and v2 (`@modelcontextprotocol/client`, in
  * auto mode and pinned to 2026-07-28), each over stdio and Streamable HTTP: list the tools,
  * call every example workflow with only the inputs its schema declares required, start one
- * async run and poll it to completion, and read the prompts if the server offers any. The
+ * async run and poll it to completion, and list and get the example prompts. The
  * server is the built CLI started with `--cwd` at a throwaway git repository, so the calls
  * carry no `context` at all.
  */
@@ -65,7 +65,9 @@ interface AnyClient {
   listTools(): Promise<{ tools: Tool[] }>;
   callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
   getServerCapabilities(): Record<string, unknown> | undefined;
-  listPrompts(): Promise<{ prompts: { name: string; arguments?: { name: string }[] }[] }>;
+  listPrompts(): Promise<{
+    prompts: { name: string; arguments?: { name: string; required?: boolean }[] }[];
+  }>;
   getPrompt(params: {
     name: string;
     arguments: Record<string, string>;
@@ -201,24 +203,20 @@ describe('official SDK clients against mhl serve mcp examples', () => {
         const client = await connect(sdk, transport);
         try {
           const capabilities = client.getServerCapabilities() ?? {};
-          if (capabilities['prompts'] === undefined) {
-            // No prompts capability: SDK v1 sends prompts/list and the server has no such
-            // method; SDK v2 answers an empty list itself without asking.
-            const listed = await client.listPrompts().then(
-              (r) => r.prompts,
-              (e: { code?: unknown }) => {
-                assert.equal(e.code, -32601);
-                return [];
-              },
-            );
-            assert.deepEqual(listed, []);
-            return;
-          }
+          assert.ok(capabilities['prompts'], 'the prompts capability is declared');
           const { prompts } = await client.listPrompts();
+          assert.deepEqual(
+            prompts.map((p) => p.name),
+            ['ReviewChange', 'TriageTodos'],
+          );
           for (const prompt of prompts) {
-            const args = Object.fromEntries((prompt.arguments ?? []).map((a) => [a.name, 'x']));
+            // Only the required arguments, as text, as a client that fills a slash command would.
+            const required = (prompt.arguments ?? []).filter((a) => a.required === true);
+            const args = Object.fromEntries(required.map((a) => [a.name, 'the cache is gone']));
             const got = await client.getPrompt({ name: prompt.name, arguments: args });
-            assert.ok(got.messages.length > 0, prompt.name);
+            const first = got.messages[0] as { role: string; content: { text: string } };
+            assert.equal(first.role, 'user', prompt.name);
+            assert.ok(first.content.text.length > 0, prompt.name);
           }
         } finally {
           await client.close();

@@ -12,7 +12,6 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import * as v2 from '@modelcontextprotocol/client';
 import { StdioClientTransport as V2StdioTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -20,6 +19,7 @@ import { StdioClientTransport as V1StdioTransport } from '@modelcontextprotocol/
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI, REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { serverStarter } from '../helpers/http-server.js';
+import { until } from '../helpers/poll.js';
 
 const EXAMPLES = resolve(REPO_ROOT, 'examples');
 /** The workflows under examples/: every one is called, and the listing must hold exactly these. */
@@ -134,15 +134,15 @@ function assertSuccess(name: string, raw: unknown): Record<string, unknown> {
 }
 
 /** Polls mhl_run_status (one call at a time) until the run is completed or failed. */
-async function runToEnd(client: AnyClient, runId: string): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const raw = await client.callTool({ name: 'mhl_run_status', arguments: { runId } });
-    const view = assertSuccess('mhl_run_status', raw);
-    if (view['state'] === 'completed' || view['state'] === 'failed') return view;
-    if (Date.now() > deadline) throw new Error(`run ${runId} still ${String(view['state'])}`);
-    await delay(25);
-  }
+function runToEnd(client: AnyClient, runId: string): Promise<Record<string, unknown>> {
+  return until(
+    async () => {
+      const raw = await client.callTool({ name: 'mhl_run_status', arguments: { runId } });
+      const view = assertSuccess('mhl_run_status', raw);
+      return (view['state'] === 'completed' || view['state'] === 'failed') && view;
+    },
+    { what: `run ${runId} to end`, timeoutMs: 20_000 },
+  );
 }
 
 const MATRIX: [Sdk, Transport][] = (['v1', 'v2 auto', 'v2 pinned 2026-07-28'] as const).flatMap(

@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { z } from 'zod';
 import { CLI, REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { until } from '../helpers/poll.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/runs');
 const AnyResult = z.object({}).passthrough();
@@ -38,14 +38,14 @@ async function runTool(
 }
 
 /** Polls `mhl_run_status` until the run leaves queued/working, for up to 30 s. */
-async function settle(client: Client, runId: string): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const view = await runTool(client, 'mhl_run_status', { runId });
-    if (view['state'] !== 'working' && view['state'] !== 'queued') return view;
-    if (Date.now() > deadline) throw new Error(`run ${runId} did not settle`);
-    await delay(20);
-  }
+function settle(client: Client, runId: string): Promise<Record<string, unknown>> {
+  return until(
+    async () => {
+      const view = await runTool(client, 'mhl_run_status', { runId });
+      return view['state'] !== 'working' && view['state'] !== 'queued' && view;
+    },
+    { what: `run ${runId} to settle`, timeoutMs: 30_000 },
+  );
 }
 
 describe('async runs on stdio', () => {

@@ -10,9 +10,9 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { modern, type Reply, rpc, send, serverStarter } from '../helpers/http-server.js';
+import { until } from '../helpers/poll.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/kv');
 const start = serverStarter(FOLDER);
@@ -100,16 +100,17 @@ describe('kv memories are scoped to one run', () => {
         await modern(port, 'run/start', { name: 'Remember', arguments: { secret } }, as(who)),
       );
       const runId = started['runId'] as string;
-      for (const limit = Date.now() + 30_000; ; ) {
-        const view = resultOf(await modern(port, 'run/status', { runId }, as(who)));
-        if (view['state'] === 'completed') {
-          const vars = view['vars'] as Record<string, unknown>;
-          return { before: vars['before'], after: vars['after'] };
-        }
-        assert.ok(view['state'] === 'working' || view['state'] === 'queued', JSON.stringify(view));
-        assert.ok(Date.now() < limit, 'the run did not finish');
-        await delay(20);
-      }
+      const done = await until(
+        async () => {
+          const view = resultOf(await modern(port, 'run/status', { runId }, as(who)));
+          if (view['state'] === 'completed') return view;
+          assert.ok(['working', 'queued'].includes(String(view['state'])), JSON.stringify(view));
+          return undefined;
+        },
+        { what: `${who}'s run to complete`, timeoutMs: 30_000 },
+      );
+      const vars = done['vars'] as Record<string, unknown>;
+      return { before: vars['before'], after: vars['after'] };
     };
     assert.deepEqual(await runOf('ann', 'run-a'), { before: 'none', after: 'run-a' });
     assert.deepEqual(await runOf('bob', 'run-b'), { before: 'none', after: 'run-b' });

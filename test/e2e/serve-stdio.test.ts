@@ -164,14 +164,8 @@ describe('mhl serve mcp (stdio)', () => {
   it('answers every protocol error with its code, and bad arguments as results', async () => {
     const server = new RawServer();
     const code = (m: Record<string, unknown>) => (m['error'] as { code: number }).code;
-    const waitParse = new Promise<Record<string, unknown>>((done) => {
-      const poll = setInterval(() => {
-        const m = server.lines.find((l) => l['id'] === null);
-        if (m) {
-          clearInterval(poll);
-          done(m);
-        }
-      }, 5);
+    const waitParse = until(() => server.lines.find((l) => l['id'] === null), {
+      what: 'the parse error answer',
     });
     server.send('{not json');
     assert.equal(code(await waitParse), -32700);

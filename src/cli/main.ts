@@ -118,7 +118,9 @@ function buildProgram(): Command {
     .addOption(new Option('--max-queued <n>').hideHelp())
     .action(async (dir: string, options: ServeOptions) => {
       const { runServe } = await import('./serve.js');
-      process.exitCode = await runServe(dir, options, io, version());
+      // Exit at once: once serving has ended, whatever still holds the event loop is work that
+      // ignored cancellation past the shutdown budget (MCP_SHUTDOWN_TIMEOUT), not ours to wait for.
+      process.exit(await runServe(dir, options, io, version()));
     });
 
   program

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CLI, REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { HttpServer } from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
+import { stdioStarter } from '../helpers/stdio-server.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/jobs');
 const HOLD_SCRIPT = join(FOLDER, 'hold.mjs');
@@ -512,5 +513,29 @@ describe('job tools over stdio', { timeout: 60_000 }, () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('shutdown budget', { timeout: 60_000 }, () => {
+  const startStdio = stdioStarter();
+
+  it('exits 1 with MCP_SHUTDOWN_TIMEOUT once the budget runs out, though a job ignores cancellation', async () => {
+    const server = startStdio(FOLDER);
+    await server.initialize();
+    const g = gate();
+    const started = await server.request('tools/call', {
+      name: 'job.start',
+      arguments: { tool: 'Hold', arguments: holdArgs(g, 'escape') },
+    });
+    assert.equal((started['result'] as ToolReply).isError, undefined, JSON.stringify(started));
+    // The escaped holder keeps the step's pipes open: cancelling the job cannot settle it.
+    await until(() => existsSync(`${g}.ready`), { what: 'the escaped holder' });
+    const began = Date.now();
+    const code = await server.end();
+    assert.equal(code, 1);
+    assert.match(server.stderr, /"code":"MCP_SHUTDOWN_TIMEOUT"/);
+    // The budget is 5 s; the holder would keep the process for up to 120 s.
+    assert.ok(Date.now() - began < 30_000, 'the process exits when the budget ends');
+    open(g);
   });
 });

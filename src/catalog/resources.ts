@@ -26,6 +26,11 @@ export interface ResourceContents {
     readonly mimeType: string;
     readonly text: string;
   }[];
+  /**
+   * Set when the contents belong to one caller or change (a run's): a 2026-07-28 answer then
+   * says `cacheScope: "private"` and `ttlMs: 0` instead of the public default.
+   */
+  readonly private?: boolean;
 }
 
 /**

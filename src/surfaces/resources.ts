@@ -1,8 +1,8 @@
 /**
  * The one `resources/list`, `resources/read` and `resources/templates/list` the surfaces share
  * (`resources/subscribe` lives in `subscriptions.ts`).
- * The catalog provides the workflow resources; the run registry (HTTP only) provides
- * `mhl://run/<id>/…`. A URI no provider serves is "resource not found": `-32002` on legacy
+ * The catalog provides the workflow resources; the run registry provides `mhl://run/<id>/…`,
+ * answered with a private, uncached scope on 2026-07-28 (they are one caller's, and change). A URI no provider serves is "resource not found": `-32002` on legacy
  * requests and `-32602` on 2026-07-28 ones, where the former code was dropped.
  */
 import type { ResourceContents, ResourceEntry } from '../catalog/index.js';
@@ -64,7 +64,11 @@ export function registerResourceMethods(
     if (typeof uri !== 'string')
       throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'resources/read needs a string uri');
     const found = await findResource(providers, uri, ctx);
-    if (found) return { ...found };
+    if (found) {
+      const { private: owned, ...contents } = found;
+      if (owned !== true || ctx.era !== 'modern') return contents;
+      return { ...contents, ttlMs: 0, cacheScope: 'private' };
+    }
     throw resourceNotFound(uri, ctx);
   });
 }

@@ -376,6 +376,8 @@ function runResources(registry: RunRegistry): ResourceProvider {
             : JSON.stringify(await registry.status(runId, caller), null, 2);
         return {
           contents: [{ uri, mimeType: kind === 'logs' ? 'text/plain' : 'application/json', text }],
+          // One owner's, and it changes as the run goes on: no shared cache may keep it.
+          private: true,
         };
       } catch (error) {
         if (error instanceof RunError && error.code === 'RUN_NOT_FOUND') return undefined;

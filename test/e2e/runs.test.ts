@@ -505,4 +505,19 @@ describe('async runs over HTTP', () => {
     });
     assert.deepEqual((reply.json()['result'] as { runs: unknown[] }).runs, []);
   });
+
+  it('marks a run resource private and uncached, a workflow manifest public', async () => {
+    const server = start();
+    const port = await server.ready;
+    const started = await call(port, 'run/start', { name: 'Count', arguments: CWD });
+    const runId = started['runId'] as string;
+    await settle(port, runId);
+    for (const kind of ['result', 'logs']) {
+      const read = await call(port, 'resources/read', { uri: `mhl://run/${runId}/${kind}` });
+      assert.deepEqual([read['cacheScope'], read['ttlMs']], ['private', 0], kind);
+      assert.equal(read['private'], undefined, 'the provider flag stays inside');
+    }
+    const manifest = await call(port, 'resources/read', { uri: 'mhl://workflow/Count' });
+    assert.equal(manifest['cacheScope'], 'public');
+  });
 });

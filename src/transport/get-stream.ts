@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Session } from '../protocol/index.js';
 import type { McpDispatcher } from './mcp-post.js';
+import { plain } from './respond.js';
 import type { SessionTable } from './sessions.js';
 import { acceptsEventStream, messageEvent, STREAM_HEADERS } from './sse.js';
 
@@ -22,6 +23,8 @@ export interface GetStreamContext {
   readonly sessions: SessionTable;
   /** The open stream of each session; the transport ends them when their session ends. */
   readonly streams: Map<Session, ServerResponse>;
+  /** The session table's clock: a client listening on its stream is not idle. */
+  readonly now: () => number;
 }
 
 /** Answers one `GET /mcp`: 406, 400, 404 or 409 when refused, else a standing event stream. */
@@ -43,16 +46,16 @@ export function openSessionStream(
     if (!res.destroyed && !res.writableEnded) res.write(text);
   };
   const detach = ctx.dispatcher.openChannel(session, (n) => write(messageEvent(n)));
-  const keepalive = setInterval(() => write(': keepalive\n\n'), KEEPALIVE_MS);
+  const keepalive = setInterval(() => {
+    // A client that only listens (waiting for resource updates) is still there: keep its
+    // session from the idle sweep while the stream is open.
+    session.touch(ctx.now());
+    write(': keepalive\n\n');
+  }, KEEPALIVE_MS);
   keepalive.unref();
   res.once('close', () => {
     clearInterval(keepalive);
     detach();
     if (ctx.streams.get(session) === res) ctx.streams.delete(session);
   });
-}
-
-function plain(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
-  res.end(text);
 }

@@ -99,7 +99,7 @@ export class HttpTransport {
     const route = findRoute(this.#options.routes, path);
     if (route === undefined) return plain(res, 404, 'not found');
     const verb = req.method ?? '';
-    if (!route.methods.includes(verb) && !(verb === 'HEAD' && route.methods.includes('GET'))) {
+    if (!route.methods.includes(verb)) {
       res.setHeader('allow', route.methods.join(', '));
       return plain(res, 405, 'method not allowed');
     }

@@ -97,6 +97,7 @@ export class McpEndpoint {
         dispatcher: this.#options.dispatcher,
         sessions: this.#sessions,
         streams: this.#streams,
+        now: this.#now,
       });
     }
     const started = performance.now();

@@ -39,7 +39,7 @@ export interface OpsOptions {
 export function opsRoutes(options: OpsOptions): Route[] {
   const probe = (path: string, answer: (res: ServerResponse) => void): Route => ({
     path,
-    methods: ['GET'],
+    methods: ['GET', 'HEAD'],
     auth: 'public',
     handle: (_req, res) => answer(res),
   });

@@ -121,6 +121,9 @@ describe('mhl serve mcp --http', () => {
     const list = rpc(1, 'tools/list', { _meta: MODERN_META });
     const put = await send(port, { method: 'PUT' });
     assert.deepEqual([put.status, put.headers['allow']], [405, 'POST, GET, DELETE']);
+    // HEAD is no GET here: it would open no stream, so it is refused like any other verb.
+    const head = await send(port, { method: 'HEAD' });
+    assert.deepEqual([head.status, head.headers['allow']], [405, 'POST, GET, DELETE']);
     // GET opens a legacy session's standing stream: it must ask for one, and name a live session.
     assert.equal((await send(port, { method: 'GET' })).status, 406);
     const stream = { accept: 'text/event-stream' };
@@ -232,7 +235,8 @@ describe('mhl serve mcp --http', () => {
     assert.equal(shutdown.status, 400);
     assert.equal((await send(port, { method: 'GET', path: '/nope' })).status, 404);
     const wrongVerb = await send(port, { path: '/healthz', body: '{}' });
-    assert.deepEqual([wrongVerb.status, wrongVerb.headers['allow']], [405, 'GET']);
+    assert.deepEqual([wrongVerb.status, wrongVerb.headers['allow']], [405, 'GET, HEAD']);
+    assert.equal((await send(port, { method: 'HEAD', path: '/healthz' })).status, 200);
     assert.equal(await server.stop(), 0);
   });
 

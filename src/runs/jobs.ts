@@ -72,6 +72,8 @@ export interface JobRegistryOptions {
   readonly now?: () => number;
   /** Told when a job turns terminal (`ended`) and when its handler exits (`exited`). */
   readonly onEvent?: (event: 'started' | 'ended' | 'exited', view: JobView) => void;
+  /** Told a handler's unexpected throw (a server fault), which the caller sees only as a code. */
+  readonly onFault?: (error: unknown, view: JobView) => void;
 }
 
 interface JobRecord {
@@ -95,6 +97,7 @@ export class JobRegistry {
   readonly #ttl: number;
   readonly #now: () => number;
   readonly #onEvent: JobRegistryOptions['onEvent'];
+  readonly #onFault: JobRegistryOptions['onFault'];
   readonly #jobs = new Map<string, JobRecord>();
   readonly #drained = new Set<() => void>();
 
@@ -104,6 +107,7 @@ export class JobRegistry {
     this.#ttl = options.ttlMs ?? JOB_TTL_MS;
     this.#now = options.now ?? Date.now;
     this.#onEvent = options.onEvent;
+    this.#onFault = options.onFault;
   }
 
   /** Records kept right now, of every state. */
@@ -152,10 +156,13 @@ export class JobRegistry {
       .then(() => (signal.aborted ? {} : task.run(signal)))
       .then(
         (response) => settle({ response, durationMs: performance.now() - started }),
-        (error: unknown) =>
+        (error: unknown) => {
+          // The error's text may name server paths: it goes to the log, the caller gets a code.
+          this.#onFault?.(error, view(record));
           settle({
-            failure: { code: 'INTERNAL_ERROR', message: `the job failed: ${messageOf(error)}` },
-          }),
+            failure: { code: 'INTERNAL_ERROR', message: 'the job failed inside the server' },
+          });
+        },
       );
     return view(record);
   }

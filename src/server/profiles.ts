@@ -60,7 +60,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     defaultTimeoutMs: config.defaultTimeoutMs,
     defaultCwd: config.cwd,
     requireCwd: config.requireCwd,
-    childEnv: childEnvironment(config.passEnv),
+    childEnv: childEnvironment(config.passEnv, parts.env),
     env: parts.env,
   };
   const workflows: Surface = {
@@ -80,7 +80,11 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
   // job.start runs workflow tools only: their table is its list of targets.
   const targets = new ToolTable();
   for (const tool of workflows.tools ?? []) targets.add(tool);
-  const registry = new JobRegistry({ admission: parts.admission, onEvent: logJobEvents(logger) });
+  const registry = new JobRegistry({
+    admission: parts.admission,
+    onEvent: logJobEvents(logger),
+    onFault: (error, job) => logger.error({ err: error, job_id: job.job_id }, 'job handler threw'),
+  });
   const jobs: Surface = {
     name: 'jobs',
     tools: jobTools({ tools: targets, jobs: registry }),

@@ -148,8 +148,11 @@ export function callArguments(value: unknown): Record<string, unknown> {
 
 export interface ToolMethodsOptions {
   readonly admission: Admission;
-  /** Told how each call ended: a result, a result with `isError`, or a refused call. */
-  readonly onCall?: (outcome: 'success' | 'error' | 'invalid') => void;
+  /**
+   * Told how each call ended: a result, a result with `isError`, a refused call, or a question
+   * for the client (a paused workflow's `input_required`), which is no success yet.
+   */
+  readonly onCall?: (outcome: 'success' | 'error' | 'invalid' | 'input_required') => void;
 }
 
 /** Registers `tools/list` and `tools/call` over the table. */
@@ -171,7 +174,13 @@ export function registerToolMethods(
       options.onCall?.('invalid');
       throw e;
     }
-    const outcome = refusedArguments(result) ? 'invalid' : result['isError'] ? 'error' : 'success';
+    const outcome = refusedArguments(result)
+      ? 'invalid'
+      : result['resultType'] === 'input_required'
+        ? 'input_required'
+        : result['isError']
+          ? 'error'
+          : 'success';
     options.onCall?.(outcome);
     return result;
   });

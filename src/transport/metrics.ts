@@ -7,7 +7,8 @@
 /** Upper bounds (seconds) of the latency buckets. */
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
-export type CallOutcome = 'success' | 'error' | 'invalid';
+/** How a tool call ended: `input_required` is a paused workflow asking the client for inputs. */
+export type CallOutcome = 'success' | 'error' | 'invalid' | 'input_required';
 
 /**
  * A metric another part of the server owns, read when `/metrics` is scraped: one value, or one
@@ -30,6 +31,7 @@ export class Metrics {
     ['success', 0],
     ['error', 0],
     ['invalid', 0],
+    ['input_required', 0],
   ]);
 
   /** Adds a metric read at each scrape (the run registry's gauges and counters, say). */

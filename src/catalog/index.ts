@@ -3,7 +3,12 @@
  * workflows a server serves, with their projections (tool entries, manifests, resources) and
  * compiled argument checks. Knows nothing of transports, protocols or runs.
  */
-export { projectInputSchema, projectType, typeText } from './input-schema.js';
+export {
+  JSON_SCHEMA_DIALECT,
+  projectInputSchema,
+  projectTypeSchema,
+  typeText,
+} from './input-schema.js';
 export {
   buildCatalog,
   CATALOG_ERROR_CODES,
@@ -42,6 +47,7 @@ export {
   type WorkflowRisk,
   workflowRisk,
 } from './risk.js';
+export { resolveSchemaRef } from './schema-refs.js';
 export { listMhFiles } from './sources.js';
 export type {
   Catalog,

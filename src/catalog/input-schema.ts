@@ -1,6 +1,8 @@
 /**
- * Projects MHL types to JSON Schema, and a pipeline's `input` members to the `inputSchema`
- * clients see (spec/mhl-serve.md §1, spec/mhl-language.md §3, "JSON-Schema projection").
+ * Projects MHL types to JSON Schema 2020-12, and a pipeline's `input` members to the
+ * `inputSchema` clients see (spec/mhl-serve.md §1, spec/mhl-language.md §3, "JSON-Schema
+ * projection"). Each declared type (`type`, `enum`) the inputs use is projected once, under
+ * `$defs` by its declared name, and referred to with `$ref`, so recursive types stay exact.
  * Pure: reads declarations and the program's namespace, never evaluates code, so a default
  * reaches the schema only when it is a literal.
  */
@@ -8,44 +10,74 @@ import type { Expr, Namespace, PipelineDecl, TypeNode } from '../lang/index.js';
 import { BUILTIN_TYPES } from '../lang/index.js';
 import type { JsonObject, JsonValue } from './types.js';
 
+/** The dialect every projected schema declares in `$schema`. */
+export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+
 /**
- * `{"type":"object","properties":…,"additionalProperties":false,"required":[…]}`: one property
- * per input in declaration order; `required` lists the inputs without a default, sorted, and
- * is omitted when empty. A literal default becomes the property's JSON `default`.
+ * `{"$schema":…,"type":"object","properties":…,"additionalProperties":false,"required":[…],
+ * "$defs":…}`: one property per input in declaration order; `required` lists the inputs
+ * without a default, sorted, and is omitted when empty; `$defs` holds the declared types the
+ * inputs use, sorted by name, and is omitted when there are none. A literal default becomes
+ * the property's JSON `default` (beside a `$ref`, for an input of a declared type).
  */
 export function projectInputSchema(decl: PipelineDecl, namespace: Namespace): JsonObject {
+  const defs = new Map<string, JsonObject>();
   const properties = decl.inputs.map((input): [string, JsonValue] => {
-    const schema = projectType(input.type, namespace);
+    const schema = project(input.type, namespace, defs, new Set());
     const fallback = input.default && literalJson(input.default);
     return [input.name, fallback === undefined ? schema : { ...schema, default: fallback }];
   });
   const required = decl.inputs.filter((i) => !i.default).map((i) => i.name);
   return {
+    $schema: JSON_SCHEMA_DIALECT,
     type: 'object',
     properties: Object.fromEntries(properties),
     additionalProperties: false,
     ...(required.length > 0 ? { required: required.sort() } : {}),
+    ...defsMember(defs),
   };
 }
 
 /**
- * One type's schema: `string`, `number` (also `int`, `integer`, `float`), `boolean`, `{}` for
- * `any`, arrays with `items`, shapes with their non-optional fields required and extra fields
- * allowed, enums as `{"type":"string","enum":[variants]}`; aliases are resolved through the
- * program's namespace. A name it cannot resolve projects to `{}` (the checker reports those).
+ * One type as a schema of its own (`$schema`, and `$defs` for the declared types it uses), as
+ * `projectInputSchema` projects an input's type: `string`, `number` (also `float`), `integer`
+ * (`int`, `integer`), `boolean`, `{}` for `any`, arrays with `items`, shapes with their
+ * non-optional fields required and extra fields allowed, enums as
+ * `{"type":"string","enum":[variants]}`, and a declared type as `{"$ref":"#/$defs/<Name>"}`.
+ * A name it cannot resolve, or an alias that only leads back to itself, projects to `{}` (the
+ * checker reports those).
  */
-export function projectType(
+export function projectTypeSchema(type: TypeNode, namespace: Namespace): JsonObject {
+  const defs = new Map<string, JsonObject>();
+  const schema = project(type, namespace, defs, new Set());
+  return { $schema: JSON_SCHEMA_DIALECT, ...schema, ...defsMember(defs) };
+}
+
+function defsMember(defs: ReadonlyMap<string, JsonObject>): JsonObject {
+  if (defs.size === 0) return {};
+  const sorted = [...defs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { $defs: Object.fromEntries(sorted) };
+}
+
+/**
+ * `defs` collects each declared type once (a placeholder first, so a type that refers to
+ * itself through a shape or an array gets a `$ref` to its own entry). `chain` holds the aliases
+ * being followed with nothing between them: meeting one again is a cycle no value can satisfy
+ * (`type A = B`, `type B = A`), projected as `{}` rather than a `$ref` loop.
+ */
+function project(
   type: TypeNode,
   namespace: Namespace,
-  resolving: ReadonlySet<string> = new Set(),
+  defs: Map<string, JsonObject>,
+  chain: ReadonlySet<string>,
 ): JsonObject {
   switch (type.kind) {
     case 'ArrayType':
-      return { type: 'array', items: projectType(type.element, namespace, resolving) };
+      return { type: 'array', items: project(type.element, namespace, defs, new Set()) };
     case 'ShapeType': {
       const fields = type.fields.map((f): [string, JsonValue] => [
         f.name,
-        projectType(f.type, namespace, resolving),
+        project(f.type, namespace, defs, new Set()),
       ]);
       const required = type.fields.filter((f) => !f.optional).map((f) => f.name);
       return {
@@ -56,15 +88,17 @@ export function projectType(
       };
     }
     case 'NamedType':
-      return projectNamed(type.name, namespace, resolving);
+      return projectNamed(type.name, namespace, defs, chain);
   }
 }
 
 function projectNamed(
   name: string,
   namespace: Namespace,
-  resolving: ReadonlySet<string>,
+  defs: Map<string, JsonObject>,
+  chain: ReadonlySet<string>,
 ): JsonObject {
+  if (name === 'int' || name === 'integer') return { type: 'integer' };
   switch (BUILTIN_TYPES[name]) {
     case 'string':
       return { type: 'string' };
@@ -80,12 +114,19 @@ function projectNamed(
       return {};
   }
   const binding = namespace.bindings.get(name);
-  if (binding?.kind !== 'decl' || resolving.has(name)) return {};
+  if (binding?.kind !== 'decl' || chain.has(name)) return {};
   const decl = binding.decl;
-  if (decl.kind === 'Enum') return { type: 'string', enum: decl.variants.map((v) => v.name) };
-  if (decl.kind === 'TypeAlias')
-    return projectType(decl.type, namespace, new Set([...resolving, name]));
-  return {};
+  if (decl.kind !== 'Enum' && decl.kind !== 'TypeAlias') return {};
+  if (!defs.has(name)) {
+    defs.set(name, {});
+    const schema =
+      decl.kind === 'Enum'
+        ? { type: 'string', enum: decl.variants.map((v) => v.name) }
+        : project(decl.type, namespace, defs, new Set([...chain, name]));
+    defs.set(name, schema);
+  }
+  // Declared names are identifiers: nothing in them needs JSON Pointer escaping.
+  return { $ref: `#/$defs/${name}` };
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { relative, sep } from 'node:path';
 import type { Expr, NamedDecl, PipelineDecl } from '../lang/index.js';
-import { projectType, typeText } from './input-schema.js';
+import { projectTypeSchema, typeText } from './input-schema.js';
 import type { JsonObject, JsonValue, ToolAnnotations, Workflow } from './types.js';
 
 /** The control tool that starts a workflow asynchronously (the `_meta.mhl.run.tool` hint). */
@@ -129,7 +129,7 @@ function signature(workflow: Workflow): JsonObject {
   const { param, returns } = sig;
   const input = { name: param.name, type: param.type ? typeText(param.type) : 'any' };
   if (!returns) return { input };
-  const outputSchema = projectType(returns, workflow.program.namespace);
+  const outputSchema = projectTypeSchema(returns, workflow.program.namespace);
   return { input, output: typeText(returns), outputSchema };
 }
 

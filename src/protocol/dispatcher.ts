@@ -35,6 +35,7 @@ import {
   type EraDecision,
   META_KEYS,
   metaOf,
+  missingModernMeta,
   type ServerInfo,
 } from './era.js';
 import { internalError, RPC_ERROR_CODES, RpcError } from './errors.js';
@@ -313,6 +314,9 @@ export class Dispatcher {
       const decision = decideEra(params, conn.session);
       const modern = decision.era === 'modern';
       if (method === 'server/discover') {
+        // A 2026-07-28 method: a probe without the modern `_meta` is refused as any modern
+        // request missing it is (-32602, HTTP 400), even on a legacy session.
+        if (!modern) throw missingModernMeta(params);
         return resultResponse(request.id, answerDiscover(this.#server));
       }
       if (method === 'initialize' && !modern) {

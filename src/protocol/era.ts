@@ -120,11 +120,20 @@ export function decideEra(params: Params | undefined, session: Session): EraDeci
   if (meta !== undefined) return { era: 'modern', meta };
   const version = session.protocolVersion;
   if (version !== undefined) return { era: 'legacy', protocolVersion: version };
+  return { era: 'none', error: missingModernMeta(params) };
+}
+
+/**
+ * The -32602 for a request that needs the modern `_meta` and lacks some of it (`data.missing`
+ * lists the absent keys): every era-bound method without a session, and `server/discover`
+ * (modern only) always.
+ */
+export function missingModernMeta(params: Params | undefined): RpcError {
   const present = metaOf(params) ?? {};
   const missing = [META_KEYS.PROTOCOL_VERSION, META_KEYS.CLIENT_CAPABILITIES].filter(
     (key) => !Object.hasOwn(present, key),
   );
-  return { era: 'none', error: missingMeta(missing) };
+  return missingMeta(missing);
 }
 
 /**

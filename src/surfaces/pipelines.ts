@@ -146,6 +146,8 @@ export function forwardedArgumentsSchema(
     properties?: Record<string, unknown>;
     required?: readonly string[];
   };
+  // Only `context` is copied: it holds no `$ref`, so the target's `$defs` need not come along
+  // (the declared inputs, which may refer to them, are described, not repeated).
   const context = input.properties?.['context'];
   const required = !partial && (input.required ?? []).includes('context');
   const schema: ForwardedSchema = {

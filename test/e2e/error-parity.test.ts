@@ -23,6 +23,12 @@ const request = (id: number | null, method: string, params?: unknown) => ({
 });
 const withMeta = (params: Record<string, unknown> = {}) => ({ ...params, _meta: MODERN_META });
 
+/** A modern `_meta` without its protocol version: not modern, whatever else it carries. */
+const WITHOUT_VERSION = {
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'e2e', version: '1.0.0' },
+};
+
 /**
  * A mistake: its name, what is sent (an object, or raw text) and the code both must answer: a
  * JSON-RPC error code, or the diagnostic code of a tool result with `isError`.
@@ -54,6 +60,20 @@ const SESSIONLESS: readonly Case[] = [
     }),
     -32022,
   ],
+  ['server/discover without _meta', request(33, 'server/discover'), -32602],
+  ['server/discover with empty params', request(34, 'server/discover', {}), -32602],
+  [
+    'server/discover with _meta but no protocol version',
+    request(35, 'server/discover', { _meta: WITHOUT_VERSION }),
+    -32602,
+  ],
+  [
+    'server/discover with _meta but no clientCapabilities',
+    request(36, 'server/discover', {
+      _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION },
+    }),
+    -32602,
+  ],
   ['an unknown method', request(4, 'no/such', withMeta()), -32601],
   ['params as an array', request(5, 'tools/list', [1]), -32602],
   ['a tool name that is not a string', request(6, 'tools/call', withMeta({ name: 7 })), -32602],
@@ -75,6 +95,8 @@ const SESSIONLESS: readonly Case[] = [
 /** Mistakes made on a negotiated 2025-11-25 session. */
 const IN_SESSION: readonly Case[] = [
   ['an unknown method', request(21, 'no/such'), -32601],
+  // server/discover is a 2026-07-28 method: a legacy session does not stand in for its _meta.
+  ['server/discover on a session, without _meta', request(27, 'server/discover'), -32602],
   ['a batch on a 2025-11-25 session', [request(22, 'tools/list')], -32600],
   ['initialize in a batch', [request(23, 'initialize', {})], -32600],
   ['a tool call without a name', request(24, 'tools/call', {}), -32602],
@@ -161,5 +183,31 @@ describe('one error code per mistake on stdio and HTTP', { timeout: 60_000 }, ()
     assert.deepEqual(errorOf(reply.json()), overStdio);
     assert.equal(overStdio.code, -32602);
     assert.match(String(overStdio.message), /initialize/);
+  });
+
+  it('refuses server/discover lacking the modern _meta with HTTP 400, as the suite probes it', async () => {
+    const http = startHttp();
+    const port = await http.ready;
+    // The 2026-07-28 headers, as a stateless client sends them, with a body that lacks _meta.
+    const headers = { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'server/discover' };
+    for (const params of [{}, { _meta: WITHOUT_VERSION }]) {
+      const sent = request(101, 'server/discover', params);
+      const reply = await send(port, { headers, body: sent });
+      assert.equal(reply.status, 400, reply.text);
+      const answer = reply.json() as { id: unknown; error: { code: number; data: unknown } };
+      assert.equal(answer.id, 101);
+      assert.equal(answer.error.code, -32602);
+      assert.deepEqual(answer.error.data, {
+        missing:
+          Object.keys(params).length === 0
+            ? [
+                'io.modelcontextprotocol/protocolVersion',
+                'io.modelcontextprotocol/clientCapabilities',
+              ]
+            : ['io.modelcontextprotocol/protocolVersion'],
+      });
+    }
+    const ok = await send(port, { headers, body: request(102, 'server/discover', withMeta()) });
+    assert.equal(ok.status, 200);
   });
 });

@@ -32,8 +32,38 @@ type Schema = {
   properties?: Record<string, Schema>;
   required?: string[];
   additionalProperties?: boolean;
+  /** Set by `inlined` where a declared type recurs: not walked into (the level above was). */
+  recurs?: string;
 };
 type Json = Record<string, unknown>;
+
+/**
+ * `schema` with each `$ref` into `root`'s `$defs` replaced by what it names (where a type
+ * recurs, a `recurs` marker instead), so walking it sees every declared type's keywords.
+ * Ajv checks the advertised schema itself; this copy is only walked.
+ */
+function inlined(schema: unknown, root: Json, seen: ReadonlySet<string> = new Set()): Schema {
+  if (Array.isArray(schema) || typeof schema !== 'object' || schema === null) return {};
+  const { $ref, $defs: _defs, $schema: _dialect, ...rest } = schema as Json;
+  if (typeof $ref === 'string') {
+    const name = $ref.replace(/^#\/\$defs\//, '');
+    const target = (root['$defs'] as Json | undefined)?.[name];
+    assert.ok(target !== undefined, `dangling ${$ref}`);
+    if (seen.has(name)) return { recurs: name };
+    return { ...inlined(target, root, new Set([...seen, name])), ...inlined(rest, root, seen) };
+  }
+  const out: Json = { ...rest };
+  if (isJson(rest['properties']))
+    out['properties'] = Object.fromEntries(
+      Object.entries(rest['properties']).map(([k, v]) => [k, inlined(v, root, seen)]),
+    );
+  if (isJson(rest['items'])) out['items'] = inlined(rest['items'], root, seen);
+  return out as Schema;
+}
+
+function isJson(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
 interface Tool {
   readonly name: string;
   readonly inputSchema: Schema;
@@ -153,6 +183,11 @@ function violations(schema: Schema): unknown[] {
   return bad;
 }
 
+/** The minimal arguments of the `Typed` fixture's schema, `$ref`s followed. */
+function minimalTyped(schema: Json, cwd: string): Json {
+  return minimal(inlined(schema, schema), cwd) as Json;
+}
+
 /** A tool and what it is called with: the target it forwards `arguments` to, if any. */
 interface Case {
   readonly tool: Tool;
@@ -162,30 +197,33 @@ interface Case {
   readonly label: string;
   /** The property naming the target (`tool`, `workflow`); each of its values is a case. */
   readonly selector?: string;
+  /** True when `arguments` was replaced by the target's schema (so it is walked into). */
+  readonly forwards: boolean;
   /** Checks a value against the advertised schema(s); returns Ajv's verdict. */
   valid(args: Json): boolean;
 }
 
 /** The cases of one tool: one, or one per target when it forwards `arguments` to a named one. */
 function casesOf(tool: Tool, tools: readonly Tool[], cwd: string): Case[] {
-  const schema = tool.inputSchema;
-  const check = ajv.compile(schema);
+  const schema = inlined(tool.inputSchema, tool.inputSchema as Json);
+  const check = ajv.compile(tool.inputSchema);
   const props = schema.properties ?? {};
   const selector = Object.keys(props).find(
     (key) => key !== 'arguments' && props[key]?.enum !== undefined && 'arguments' in props,
   );
   if (selector === undefined) {
     const args = minimal(schema, cwd) as Json;
-    return [{ tool, schema, args, label: tool.name, valid: (a) => check(a) }];
+    return [{ tool, schema, args, label: tool.name, forwards: false, valid: (a) => check(a) }];
   }
   return ((props[selector]?.enum ?? []) as string[]).map((name) => {
     const target = tools.find((t) => t.name === name);
     assert.ok(target, `${tool.name} names ${name}, which tools/list does not list`);
     const checkTarget = ajv.compile(target.inputSchema);
-    const walked = { ...schema, properties: { ...props, arguments: target.inputSchema } };
+    const targetSchema = inlined(target.inputSchema, target.inputSchema as Json);
+    const walked = { ...schema, properties: { ...props, arguments: targetSchema } };
     const args = minimal(schema, cwd) as Json;
     args[selector] = name;
-    const inner = minimal(target.inputSchema, cwd) as Json;
+    const inner = minimal(targetSchema, cwd) as Json;
     if (Object.keys(inner).length > 0 || 'arguments' in args) args['arguments'] = inner;
     return {
       tool,
@@ -193,6 +231,7 @@ function casesOf(tool: Tool, tools: readonly Tool[], cwd: string): Case[] {
       args,
       label: `${tool.name} → ${name}`,
       selector,
+      forwards: true,
       valid: (a) => check(a) && (a['arguments'] === undefined || checkTarget(a['arguments'])),
     };
   });
@@ -202,6 +241,7 @@ function casesOf(tool: Tool, tools: readonly Tool[], cwd: string): Case[] {
 function paths(schema: Schema, prefix: string[] = []): [string[], Schema][] {
   const out: [string[], Schema][] = [];
   for (const [key, prop] of Object.entries(schema.properties ?? {})) {
+    if (prop.recurs !== undefined) continue;
     out.push([[...prefix, key], prop]);
     if (prop.type === 'object') out.push(...paths(prop, [...prefix, key]));
   }
@@ -262,7 +302,7 @@ async function checkCase(wire: Wire, c: Case, cwd: string): Promise<void> {
     `${c.label}: refused minimal arguments ${JSON.stringify(c.args)}: ${JSON.stringify(accepted.result)}`,
   );
   // Forwarded arguments are walked only when the tool names its target.
-  const forwards = c.schema !== c.tool.inputSchema;
+  const { forwards } = c;
   const walked = paths(c.schema).filter(
     ([path]) => path.length === 1 || path[0] !== 'arguments' || forwards,
   );
@@ -345,12 +385,29 @@ describe('every tool schema agrees with the server', { timeout: 120_000 }, () =>
           assert.doesNotThrow(() => ajv.compile(tool.inputSchema), tool.name);
           const context = tool.inputSchema.properties?.['context'];
           if (context !== undefined) {
+            // A workflow tool: a 2020-12 schema of its own, declared types under $defs.
+            const declared = tool.inputSchema as Json;
+            assert.equal(declared['$schema'], 'https://json-schema.org/draft/2020-12/schema');
             assert.equal(context.properties?.['limit'], undefined, `${tool.name} offers limit`);
             assert.equal(tool.inputSchema.required?.includes('context') ?? false, requireCwd);
             assert.deepEqual(context.required ?? [], requireCwd ? ['cwd'] : []);
           }
           for (const c of casesOf(tool, tools, cwd)) await checkCase(wire, c, cwd);
         }
+        // Declared types sit under $defs by name; a recursive one refers to itself there.
+        const typed = tools.find((t) => t.name === 'Typed')?.inputSchema as Json;
+        const defs = typed['$defs'] as Record<string, { properties: Json }>;
+        assert.deepEqual(Object.keys(defs), ['Color', 'Item', 'Shade', 'Tree']);
+        assert.deepEqual((typed['properties'] as Json)['tree'], { $ref: '#/$defs/Tree' });
+        assert.deepEqual(defs['Tree']?.properties['next'], { $ref: '#/$defs/Tree' });
+        // Deep inside the recursion a wrong value is still refused, by its path.
+        const typedArgs = minimalTyped(typed, cwd);
+        const deep = { name: 'a', kids: [{ name: 'b', next: { name: 7 } }] };
+        const refused = await callTool(wire, 'Typed', { ...typedArgs, tree: deep }, 'deep');
+        assert.equal(refused.diagnostic?.['field'], 'tree.kids[0].next.name');
+        const fine = { name: 'a', kids: [{ name: 'b', next: { name: 'c' } }] };
+        const taken = await callTool(wire, 'Typed', { ...typedArgs, tree: fine }, 'tree');
+        assert.equal(taken.result['isError'], undefined, JSON.stringify(taken.result));
         const here = async (args: Json) =>
           (await callTool(wire, 'Where', args, 'Where')).result['structuredContent'];
         assert.deepEqual(await here({ context: { cwd } }), { here: cwd });

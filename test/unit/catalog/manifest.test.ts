@@ -1,15 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import {
   buildCatalog,
   type Catalog,
   goDuration,
+  type JsonObject,
   loadCatalog,
+  resolveSchemaRef,
   toolEntry,
   type Workflow,
   workflowManifest,
 } from '../../../src/catalog/index.js';
 import { memoryHost } from '../../../src/lang/index.js';
+
+const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
 function load(): Catalog {
   const result = loadCatalog('test/fixtures/catalog/basic');
@@ -35,13 +40,14 @@ const get = (name: string): Workflow => {
 };
 
 describe('inputSchema', () => {
-  it('projects every type form, aliases resolved and literal defaults kept', () => {
+  it('projects every type form, declared types under $defs and literal defaults kept', () => {
     assert.deepEqual(get('Types').inputSchema, {
+      $schema: DIALECT,
       type: 'object',
       properties: {
         text: { type: 'string' },
         count: { type: 'number' },
-        whole: { type: 'number' },
+        whole: { type: 'integer' },
         flag: { type: 'boolean' },
         anything: {},
         list: { type: 'array' },
@@ -54,17 +60,8 @@ describe('inputSchema', () => {
           required: ['x', 'y'],
           additionalProperties: true,
         },
-        item: {
-          type: 'object',
-          properties: {
-            id: { type: 'number' },
-            label: { type: 'string' },
-            tags: { type: 'array', items: { type: 'string' } },
-          },
-          required: ['id', 'tags'],
-          additionalProperties: true,
-        },
-        color: { type: 'string', enum: ['Red', 'Green', 'Blue'] },
+        item: { $ref: '#/$defs/Item' },
+        color: { $ref: '#/$defs/Color' },
         mode: { type: 'string', default: 'fast' },
         retries: { type: 'number', default: -2 },
         strict: { type: 'boolean', default: false },
@@ -88,38 +85,111 @@ describe('inputSchema', () => {
         'text',
         'whole',
       ],
+      $defs: {
+        Color: { type: 'string', enum: ['Red', 'Green', 'Blue'] },
+        Item: {
+          type: 'object',
+          properties: {
+            id: { type: 'number' },
+            label: { type: 'string' },
+            tags: { type: 'array', items: { $ref: '#/$defs/Tag' } },
+          },
+          required: ['id', 'tags'],
+          additionalProperties: true,
+        },
+        Tag: { type: 'string' },
+      },
     });
   });
 
   it('keeps the JSON key order of the wire form', () => {
     assert.equal(
       JSON.stringify(get('Build').inputSchema),
-      '{"type":"object","properties":{"target":{"type":"string"},"verbose":{"type":"boolean","default":false}},"additionalProperties":false,"required":["target"]}',
+      `{"$schema":"${DIALECT}","type":"object","properties":{"target":{"type":"string"},"verbose":{"type":"boolean","default":false}},"additionalProperties":false,"required":["target"]}`,
     );
   });
 
   it('omits required when every input has a default, and when there are none', () => {
     const defaults = workflowOf('pipeline P {\n  input a: string = "x"\n  step S { log(a) }\n}\n');
     assert.deepEqual(defaults.inputSchema, {
+      $schema: DIALECT,
       type: 'object',
       properties: { a: { type: 'string', default: 'x' } },
       additionalProperties: false,
     });
     assert.deepEqual(get('Cycle').inputSchema, {
+      $schema: DIALECT,
       type: 'object',
       properties: {},
       additionalProperties: false,
     });
   });
 
-  it('resolves an alias of an alias and an enum behind an alias', () => {
+  it('names an alias of an alias and an enum behind an alias, each under $defs', () => {
     const w = workflowOf(
-      'enum Level { Low, High }\ntype L = Level\ntype Ids = Id[]\ntype Id = number\npipeline P {\n  input level: L\n  input ids: Ids\n  step S { log(level) }\n}\n',
+      'enum Level { Low, High }\ntype L = Level\ntype Ids = Id[]\ntype Id = number\npipeline P {\n  input level: L = "Low"\n  input ids: Ids\n  step S { log(level) }\n}\n',
     );
     assert.deepEqual(w.inputSchema['properties'], {
-      level: { type: 'string', enum: ['Low', 'High'] },
-      ids: { type: 'array', items: { type: 'number' } },
+      level: { $ref: '#/$defs/L', default: 'Low' },
+      ids: { $ref: '#/$defs/Ids' },
     });
+    assert.deepEqual(w.inputSchema['$defs'], {
+      Id: { type: 'number' },
+      Ids: { type: 'array', items: { $ref: '#/$defs/Id' } },
+      L: { $ref: '#/$defs/Level' },
+      Level: { type: 'string', enum: ['Low', 'High'] },
+    });
+    // What a form that cannot follow $ref reads: the enum, its default kept.
+    const level = (w.inputSchema['properties'] as JsonObject)['level'];
+    assert.deepEqual(resolveSchemaRef(w.inputSchema, level), {
+      type: 'string',
+      enum: ['Low', 'High'],
+      default: 'Low',
+    });
+    assert.deepEqual(resolveSchemaRef(w.inputSchema, { $ref: '#/$defs/Nope' }), {
+      $ref: '#/$defs/Nope',
+    });
+  });
+
+  it('projects a recursive type as a $ref to itself, never as {}', () => {
+    const w = workflowOf(
+      'type Tree = { name: string, kids?: Tree[], next?: Tree }\npipeline P {\n  input tree: Tree\n  step S { log(tree.name) }\n}\n',
+    );
+    assert.deepEqual(w.inputSchema['$defs'], {
+      Tree: {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          kids: { type: 'array', items: { $ref: '#/$defs/Tree' } },
+          next: { $ref: '#/$defs/Tree' },
+        },
+        required: ['name'],
+        additionalProperties: true,
+      },
+    });
+    const deep = { name: 'a', kids: [{ name: 'b', next: { name: 'c', kids: [{ name: 1 }] } }] };
+    const refused = w.validate({ tree: deep });
+    assert.ok(!refused.ok);
+    assert.deepEqual(refused.error.invalid, [
+      { field: 'tree.kids[0].next.kids[0].name', problem: 'must be string' },
+    ]);
+    assert.ok(w.validate({ tree: { name: 'a', kids: [{ name: 'b', next: { name: 'c' } }] } }).ok);
+  });
+
+  it('refuses 1.5 for an int and takes 2', () => {
+    const w = workflowOf(
+      'pipeline P {\n  input n: int\n  input x: number\n  step S { log(n) }\n}\n',
+    );
+    const refused = w.validate({ n: 1.5, x: 1.5 });
+    assert.ok(!refused.ok);
+    assert.deepEqual(refused.error.invalid, [{ field: 'n', problem: 'must be integer' }]);
+    assert.ok(w.validate({ n: 2, x: 2 }).ok);
+  });
+
+  it('compiles every projected schema with Ajv 2020 (strict)', () => {
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    for (const w of catalog.workflows.values())
+      assert.doesNotThrow(() => ajv.compile(w.inputSchema), w.name);
   });
 });
 
@@ -212,7 +282,30 @@ describe('workflowManifest', () => {
     const manifest = workflowManifest(w, '/pack');
     assert.deepEqual(manifest['input'], { name: 'req', type: '{id: number}' });
     assert.equal(manifest['output'], 'string[]');
-    assert.deepEqual(manifest['outputSchema'], { type: 'array', items: { type: 'string' } });
+    assert.deepEqual(manifest['outputSchema'], {
+      $schema: DIALECT,
+      type: 'array',
+      items: { type: 'string' },
+    });
+  });
+
+  it('puts the declared types of an output under $defs', () => {
+    const w = workflowOf(
+      'type Node = { id: int, next?: Node }\npipeline T(req: {id: number}): Node {\n  step S { log("x") }\n}\n',
+    );
+    const manifest = workflowManifest(w, '/pack');
+    assert.deepEqual(manifest['outputSchema'], {
+      $schema: DIALECT,
+      $ref: '#/$defs/Node',
+      $defs: {
+        Node: {
+          type: 'object',
+          properties: { id: { type: 'integer' }, next: { $ref: '#/$defs/Node' } },
+          required: ['id'],
+          additionalProperties: true,
+        },
+      },
+    });
   });
 });
 

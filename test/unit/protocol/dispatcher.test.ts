@@ -248,7 +248,7 @@ describe('Dispatcher: built-ins', () => {
     assert.equal(conn.session.negotiated, false);
   });
 
-  it('answers server/discover in the modern shape, with or without _meta', async () => {
+  it('answers server/discover in the modern shape, with the modern _meta', async () => {
     const { dispatcher, conn } = setup({ instructions: 'use the tools' });
     const expected = {
       supportedVersions: ['2026-07-28'],
@@ -259,13 +259,34 @@ describe('Dispatcher: built-ins', () => {
       cacheScope: 'public',
       _meta: { [SI]: SERVER_INFO },
     };
-    for (const params of [undefined, { _meta: modernMeta() }]) {
-      const result = resultOf(await dispatcher.handle(request(1, 'server/discover', params), conn));
-      assert.deepEqual(result, expected);
-    }
+    const params = { _meta: modernMeta() };
+    const result = resultOf(await dispatcher.handle(request(1, 'server/discover', params), conn));
+    assert.deepEqual(result, expected);
     const bare = setup();
-    const result = resultOf(await bare.dispatcher.handle(request(1, 'server/discover'), bare.conn));
-    assert.equal('instructions' in result, false);
+    const plain = resultOf(
+      await bare.dispatcher.handle(request(1, 'server/discover', params), bare.conn),
+    );
+    assert.equal('instructions' in plain, false);
+  });
+
+  it('refuses server/discover without the modern _meta (-32602 naming what is missing)', async () => {
+    const { dispatcher, conn } = setup();
+    const { [PV]: _version, ...withoutVersion } = modernMeta();
+    const cases: [unknown, string[]][] = [
+      [undefined, [PV, CC]],
+      [{}, [PV, CC]],
+      [{ _meta: {} }, [PV, CC]],
+      [{ _meta: withoutVersion }, [PV]],
+    ];
+    for (const [params, missing] of cases) {
+      const answer = errorOf(await dispatcher.handle(request(1, 'server/discover', params), conn));
+      assert.equal(answer.error.code, -32602, JSON.stringify(params));
+      assert.deepEqual(answer.error.data, { missing });
+    }
+    // Without the version the rest of _meta does not make it modern, nor does a legacy session.
+    await initialize(dispatcher, conn);
+    const legacy = errorOf(await dispatcher.handle(request(2, 'server/discover'), conn));
+    assert.equal(legacy.error.code, -32602);
   });
 
   it('answers an unknown method with -32601 in every era', async () => {

@@ -15,7 +15,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Admission, Refusal } from './admission.js';
-import { messageOf } from './types.js';
 
 export const MAX_JOBS = 128;
 export const JOB_TTL_MS = 60 * 60 * 1000;

@@ -109,9 +109,9 @@ export function readServeConfig(
   } catch (error) {
     if (error instanceof Refused) return { ok: false, message: error.message, exit: error.exit };
     if (error instanceof z.ZodError) {
-      // Every field was checked while assembling; a schema failure here is a bug, not a usage error.
+      // Every flag was checked while assembling: what is left is a value the setup cannot use.
       const issue = error.issues[0];
-      return { ok: false, message: `invalid ${issue?.path.join('.')}: ${issue?.message}`, exit: 2 };
+      return { ok: false, message: `invalid ${issue?.path.join('.')}: ${issue?.message}`, exit: 1 };
     }
     throw error;
   }

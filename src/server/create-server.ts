@@ -77,6 +77,12 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
   const logger = parts.logger ?? createLogger(config.logLevel);
   const metrics = new Metrics();
   const admission = new Admission(config.maxActive);
+  metrics.register({
+    name: 'mhl_execution_slots_active',
+    type: 'gauge',
+    help: 'Execution slots held (direct calls, jobs and runs; --max-active bounds them).',
+    read: () => admission.active,
+  });
   const tools = new ToolTable();
   // Made once the dispatcher is; runs report their changes from the start, so through this.
   let subscriptions: Subscriptions | undefined;

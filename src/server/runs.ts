@@ -77,7 +77,7 @@ export function runsSurface(options: RunsOptions): Surface {
     ...(options.terminalTtlMs !== undefined ? { terminalTtlMs: options.terminalTtlMs } : {}),
     onChange: options.onChange,
   });
-  registerRunMetrics(options.metrics, registry, options.admission);
+  registerRunMetrics(options.metrics, registry);
   const surface = runSurface({
     catalog: options.catalog,
     registry,
@@ -107,7 +107,7 @@ export function runsSurface(options: RunsOptions): Surface {
   };
 }
 
-function registerRunMetrics(metrics: Metrics, registry: RunRegistry, admission: Admission): void {
+function registerRunMetrics(metrics: Metrics, registry: RunRegistry): void {
   metrics.register({
     name: 'mhl_runs_active',
     type: 'gauge',
@@ -126,11 +126,5 @@ function registerRunMetrics(metrics: Metrics, registry: RunRegistry, admission: 
     help: 'Async run legs ended, by the state they ended in.',
     label: 'outcome',
     read: () => registry.ended,
-  });
-  metrics.register({
-    name: 'mhl_execution_slots_active',
-    type: 'gauge',
-    help: 'Execution slots held (direct calls, jobs and runs; --max-active bounds them).',
-    read: () => admission.active,
   });
 }

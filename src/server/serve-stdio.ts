@@ -31,9 +31,10 @@ export async function serveStdio(server: MhlServer): Promise<number> {
   const stop = () => {
     process.stdin.destroy();
   };
-  // Before the ready line, so no signal can arrive while Node's default (kill) still applies.
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // Before the ready line, so no signal can arrive while Node's default (kill) still applies;
+  // kept until the end, so a second signal during shutdown cannot kill it halfway either.
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   server.start();
   logger.info({ workflows: server.workflows, root: server.config.root }, 'serving over stdio');
   try {
@@ -53,6 +54,8 @@ export async function serveStdio(server: MhlServer): Promise<number> {
     transport.close();
     return 0;
   } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
     server.close();
   }
 }

@@ -29,7 +29,7 @@ export {
   workflowDescription,
   workflowManifest,
 } from './manifest.js';
-export { loadPackCatalog, packCatalog } from './pack.js';
+export { loadPackCatalog } from './pack.js';
 export { type CatalogPrompt, collectPrompts, type PromptClash } from './prompts.js';
 export {
   listResources,

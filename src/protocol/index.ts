@@ -64,14 +64,11 @@ export {
   tooLargeResponse,
 } from './jsonrpc.js';
 export {
-  createLogReporter,
   isLogLevel,
   LOG_LEVELS,
-  type LogBinding,
   type LogLevel,
   type LogReporter,
 } from './logging.js';
-export { MAX_PENDING_PER_SESSION, OutboundRequests, type PeerResponse } from './outbound.js';
 export {
   type ClientInfo,
   type LegacyVersion,

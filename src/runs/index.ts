@@ -30,7 +30,6 @@ export { RunRegistry } from './registry.js';
 export {
   type Caller,
   type CheckedCall,
-  RUN_ERROR_CODES,
   RunError,
   type RunErrorCode,
   type RunRegistryOptions,

@@ -27,6 +27,6 @@ export { coerceInput, matchesType, typeText } from './pipeline/inputs.js';
 export { type LoadResult, loadProgram, selectPipeline } from './pipeline/program.js';
 export { canResume } from './pipeline/resumable.js';
 export type { FailureKind, RunEvent, RunOutcome, RunStatus } from './pipeline/runner.js';
-export { childEnvironment, DEFAULT_CHILD_ENV } from './services/child-env.js';
+export { childEnvironment } from './services/child-env.js';
 export { type Deadline, deadline } from './services/deadline.js';
 export { REDACTED, Redactor } from './services/redact.js';

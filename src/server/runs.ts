@@ -9,10 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
-import { type Admission, RunRegistry } from '../runs/index.js';
+import { type Admission, checkWorkflowCall, RunRegistry } from '../runs/index.js';
 import { DirStore } from '../store/index.js';
 import {
-  checkCall,
   type PipelineSurfaceOptions,
   runSurface,
   type Surface,
@@ -70,7 +69,7 @@ export function runsSurface(options: RunsOptions): Surface {
         : {}),
     },
     check: (workflow, args) => {
-      const { inputs, call } = checkCall(workflow, args, unbounded);
+      const { inputs, call } = checkWorkflowCall(workflow, args, unbounded);
       const bounded = Number.isFinite(call.timeoutMs);
       return { inputs, cwd: call.cwd, ...(bounded ? { timeoutMs: call.timeoutMs } : {}) };
     },

@@ -10,8 +10,6 @@ export {
   workflowTemplates,
 } from './completion.js';
 export {
-  isReservedJobName,
-  type JobSurfaceOptions,
   jobTools,
   logJobEvents,
   reservedNameProblem,
@@ -19,7 +17,6 @@ export {
 export { LOGGING_CAPABILITY, loggingMethods } from './logging.js';
 export { type MethodEntry, registerMethods } from './methods.js';
 export {
-  checkCall,
   type PipelineSurfaceOptions,
   workflowResources,
   workflowTools,
@@ -27,17 +24,15 @@ export {
 export { PROMPTS_CAPABILITY, promptMethods } from './prompts.js';
 export {
   type ResourceProvider,
-  type ResourceTemplate,
   registerResourceMethods,
 } from './resources.js';
-export { type RunSurface, type RunSurfaceOptions, runSurface } from './runs.js';
+export { type RunSurface, runSurface } from './runs.js';
 export { Subscriptions } from './subscriptions.js';
 export type { Surface } from './surface.js';
 export {
   type PreparedCall,
   registerToolMethods,
   type ToolDefinition,
-  type ToolMethodsOptions,
   type ToolResult,
   ToolTable,
   toolError,

@@ -20,12 +20,7 @@ import {
 } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
 import type { RequestContext } from '../protocol/index.js';
-import {
-  ABSOLUTE_PATH_PATTERN,
-  type CallContext,
-  type CallDefaults,
-  checkWorkflowCall,
-} from '../runs/index.js';
+import { ABSOLUTE_PATH_PATTERN, checkWorkflowCall } from '../runs/index.js';
 import type { AgentLimiters } from '../runtime/index.js';
 import type { ResourceProvider } from './resources.js';
 import { runCall } from './sync-call.js';
@@ -165,21 +160,9 @@ function prepareCall(
   ctx: RequestContext,
   options: PipelineSurfaceOptions,
 ): PreparedCall {
-  const { inputs, call } = checkCall(workflow, args, options);
+  const { inputs, call } = checkWorkflowCall(workflow, args, options);
   return {
     timeoutMs: call.timeoutMs,
     run: (signal) => runCall(workflow, inputs, call, ctx, signal, options),
   };
-}
-
-/**
- * Checks a workflow call's arguments: the reserved `context` and the declared inputs. Throws
- * `ArgumentError` naming the field (see `checkWorkflowCall`, which this is).
- */
-export function checkCall(
-  workflow: Workflow,
-  args: Readonly<Record<string, unknown>>,
-  options: CallDefaults,
-): { inputs: Readonly<Record<string, unknown>>; call: CallContext } {
-  return checkWorkflowCall(workflow, args, options);
 }

@@ -111,7 +111,7 @@ export function refusedResult(refusal: Refusal): ToolResult {
 }
 
 /** Looks up a tool by the `name` a request carries; unknown names are protocol errors. */
-export function findTool(table: ToolTable, name: unknown): ToolDefinition {
+function findTool(table: ToolTable, name: unknown): ToolDefinition {
   const tool = typeof name === 'string' ? table.get(name) : undefined;
   if (!tool) {
     const shown = typeof name === 'string' ? JSON.stringify(shortKey(name)) : 'without a name';
@@ -139,7 +139,7 @@ function refusedArguments(result: ToolResult): boolean {
  * The `arguments` of a `tools/call`: absent means `{}`; anything but an object is a malformed
  * request (the CallToolRequest schema), so a protocol error.
  */
-export function callArguments(value: unknown): Record<string, unknown> {
+function callArguments(value: unknown): Record<string, unknown> {
   if (value === undefined || value === null) return {};
   if (!isRecord(value))
     throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'arguments must be an object');

@@ -2,8 +2,10 @@
  * The catalog's prompts over MCP: `prompts/list` (one entry per `prompt` declaration, its typed
  * parameters as arguments) and `prompts/get` (the prompt rendered by the interpreter's own
  * template path, as one user message). Arguments arrive as strings and are converted to the
- * declared types first; a bad one is a `-32602` naming it. Knows nothing of sockets or streams,
- * and renders nothing itself.
+ * declared types first; a bad one is a `-32602` naming it. A body may run anything a step can,
+ * so a rendering holds an execution slot like a workflow `tools/call` (none free: `-32000`), and
+ * a body's own failure is `-32603` with `data.code`, never the bare internal error. Knows
+ * nothing of sockets or streams, and renders nothing itself.
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/prompts
  */

@@ -5,10 +5,10 @@
  * prompt's own (`data.code`), not as an internal error. Real catalog, real fake-agent processes.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { type Catalog, loadCatalog } from '../../../src/catalog/index.js';
 import { type LogLevel, type RequestContext, RpcError } from '../../../src/protocol/index.js';
@@ -16,6 +16,17 @@ import { Admission } from '../../../src/runs/index.js';
 import { AgentLimiters, REDACTED } from '../../../src/runtime/index.js';
 import { type PromptSurfaceOptions, promptMethods } from '../../../src/surfaces/prompts.js';
 import { tempDir } from '../../helpers/cli.js';
+
+/** Every folder a test made, removed when the file is done. */
+const made: string[] = [];
+after(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+const temporary = (prefix: string) => {
+  const dir = tempDir(prefix);
+  made.push(dir);
+  return dir;
+};
 
 const FAKE = resolve(import.meta.dirname, '../../fixtures/bin/fake-agent.mjs');
 
@@ -35,7 +46,7 @@ pipeline W { step S { log("x") } }
 
 /** A served folder (deep in tmp) with the prompts above, and a working directory beside it. */
 function folder(): { root: string; cwd: string; catalog: Catalog } {
-  const base = tempDir('mhl-prompts-get-');
+  const base = temporary('mhl-prompts-get-');
   const root = join(base, 'served');
   const cwd = join(base, 'work');
   mkdirSync(root);
@@ -61,7 +72,7 @@ interface Served {
 
 function serve(overrides: Partial<PromptSurfaceOptions> = {}): Served {
   const { root, cwd, catalog } = folder();
-  const cacheRoot = tempDir('mhl-prompts-cache-');
+  const cacheRoot = temporary('mhl-prompts-cache-');
   const admission = overrides.admission ?? new Admission(4);
   const logged: Record<string, unknown>[] = [];
   const sink = new Writable({

@@ -5,9 +5,6 @@
  * differ only in what they pass. It knows nothing of protocols, surfaces or run records.
  */
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   type LoadedProgram,
   type PipelineDecl,
@@ -15,8 +12,8 @@ import {
   pipelineDefinition,
 } from '../lang/index.js';
 import { MemoryStore, type Store } from '../store/index.js';
-import { MemoryCache } from './agents/agent-cache.js';
-import { AgentLimiters } from './agents/agent-rate-limit.js';
+import type { AgentLimiters } from './agents/agent-rate-limit.js';
+import { type AgentCache, runAgents } from './agents/run-agents.js';
 import { CheckpointStore } from './checkpoints/checkpoints.js';
 import type { Value } from './interpreter/values.js';
 import { type RunEvent, type RunOutcome, runPipeline } from './pipeline/runner.js';
@@ -29,13 +26,6 @@ import { Redactor } from './services/redact.js';
  * its caller can resume it from that point (a synchronous call answered with a question).
  */
 export type WorkflowState = { readonly store: Store; readonly ephemeral?: boolean } | 'ephemeral';
-
-/**
- * Where agents with `cache: {storage: "disk"}` keep entries: a folder that outlives the run
- * (`mhl run`'s `.mhl-cache`), or a fresh folder under a root the server owns, removed when the
- * run ends (a served run must leave nothing behind; the server removes the root at shutdown).
- */
-export type AgentCache = { readonly dir: string } | { readonly root: string };
 
 export interface ExecuteOptions {
   readonly program: LoadedProgram;
@@ -79,9 +69,6 @@ export interface Execution {
   readonly redactor: Redactor;
 }
 
-/** What a run without agents is handed as its cache folder: nothing ever creates it. */
-const UNUSED_CACHE_DIR = join(tmpdir(), 'mhl-no-agent-cache');
-
 /** Runs one pipeline or workflow to its outcome. Never throws for program errors. */
 export async function executeWorkflow(options: ExecuteOptions): Promise<Execution> {
   const definition = options.definition ?? pipelineDefinition(options.program, options.pipeline);
@@ -89,12 +76,8 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
   const ephemeral = options.state === 'ephemeral' || options.state.ephemeral === true;
   // A throwaway run writes no state at all: only an agent's disk cache touches the file system.
   const store = options.state === 'ephemeral' ? new MemoryStore() : options.state.store;
-  const temporaryCache =
-    'root' in options.agentCache && definition.usesAgents
-      ? join(options.agentCache.root, randomUUID())
-      : undefined;
-  const cacheDir =
-    'dir' in options.agentCache ? options.agentCache.dir : (temporaryCache ?? UNUSED_CACHE_DIR);
+  // The response cache is the run's own, like its disk cache folder under a root.
+  const agents = runAgents(options.agentCache, definition.usesAgents, options.agentLimiters);
   const limit = deadline(options.signal, options.timeout?.ms, options.timeout?.what);
   const { output } = options;
   try {
@@ -119,18 +102,14 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
         env: options.env,
         redactor,
         output: (line) => output(redactor.redact(line)),
-        cacheDir,
-        // The response cache is the run's own, like its disk cache folder under a root.
-        agents: {
-          memoryCache: new MemoryCache(),
-          limiters: options.agentLimiters ?? new AgentLimiters(),
-        },
+        cacheDir: agents.cacheDir,
+        agents: agents.agents,
       },
       ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
     });
     return { outcome, timedOut: limit.expired(), redactor };
   } finally {
     limit.dispose();
-    if (temporaryCache !== undefined) await rm(temporaryCache, { recursive: true, force: true });
+    await agents.dispose();
   }
 }

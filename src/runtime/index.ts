@@ -5,15 +5,20 @@
  * interpreter, the step loop, agents and checkpoints stay internal.
  */
 export { AgentLimiters } from './agents/agent-rate-limit.js';
+export type { AgentCache } from './agents/run-agents.js';
 export { checkSession } from './checkpoints/checkpoint-keys.js';
 export {
-  type AgentCache,
   type ExecuteOptions,
   type Execution,
   executeWorkflow,
   type WorkflowState,
 } from './execute.js';
-export { type PromptSource, renderServedPrompt } from './interpreter/served-prompt.js';
+export {
+  PromptFailure,
+  type PromptSource,
+  renderServedPrompt,
+  type ServedPromptOptions,
+} from './interpreter/served-prompt.js';
 export {
   EnumValue,
   formatValue,

@@ -67,7 +67,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     name: 'pipelines',
     tools: workflowTools(pipelines),
     resources: [workflowResources(catalog), workflowTemplates(catalog)],
-    methods: promptMethods({ ...pipelines, timeoutMs: config.defaultTimeoutMs }),
+    methods: promptMethods({ ...pipelines, admission: parts.admission }),
     capabilities: PROMPTS_CAPABILITY,
     close: () => rmSync(cacheRoot, { recursive: true, force: true }),
   };

@@ -25,6 +25,7 @@ import {
   send,
   serverStarter,
 } from '../helpers/http-server.js';
+import { until } from '../helpers/poll.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/prompts');
 const start = serverStarter(FOLDER);
@@ -203,6 +204,47 @@ describe('prompts, completion, logging and subscriptions over the wire', () => {
     } finally {
       await client.close();
       await other.close();
+    }
+    assert.equal(await server.stop(), 0);
+  });
+
+  it('renders a prompt in an execution slot: none free is -32000 (HTTP 503), retryable', async () => {
+    const server = start(['--max-active', '1']);
+    const port = await server.ready;
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)),
+    );
+    try {
+      const dir = tempDir();
+      const started = await client.callTool({
+        name: 'mhl_run_start',
+        arguments: { workflow: 'Waiter', arguments: { dir } },
+      });
+      const runId = (started.structuredContent as { runId: string }).runId;
+      const logs = async () => {
+        const read = await client.readResource({ uri: `mhl://run/${runId}/logs` });
+        return (read.contents[0] as { text: string }).text;
+      };
+      // The run holds the only slot from its first step on.
+      await until(async () => (await logs()).includes('waiting'), { what: 'the run to wait' });
+      const note = { name: 'Note', arguments: { text: 'hi' } };
+      assert.equal(await codeOf(client.getPrompt(note)), -32000);
+      const reply = await modern(port, 'prompts/get', note, { 'mcp-name': 'Note' });
+      assert.equal(reply.status, 503, reply.text);
+      assert.deepEqual(reply.json()['error'], {
+        code: -32000,
+        message: 'all execution slots are busy (--max-active); retry shortly',
+        data: { code: 'EXECUTION_CAPACITY_FULL', retryable: true },
+      });
+      writeFileSync(join(dir, 'go'), '');
+      // Freed when the run ends: the retry the error asked for succeeds.
+      const got = await until(() => client.getPrompt(note).catch(() => undefined), {
+        what: 'a free slot',
+      });
+      assert.deepEqual(got.messages[0]?.content, { type: 'text', text: 'Note: hi' });
+    } finally {
+      await client.close();
     }
     assert.equal(await server.stop(), 0);
   });

@@ -29,9 +29,9 @@ export interface AgentState {
   readonly limiters: AgentLimiters;
 }
 
-/** A fresh, empty `AgentState`. */
-export function createAgentState(): AgentState {
-  return { memoryCache: new MemoryCache(), limiters: new AgentLimiters() };
+/** A fresh, empty `AgentState`, with `limiters` shared with other runs or its own. */
+export function createAgentState(limiters: AgentLimiters = new AgentLimiters()): AgentState {
+  return { memoryCache: new MemoryCache(), limiters };
 }
 
 /** What a call needs from the run. */

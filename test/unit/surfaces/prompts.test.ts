@@ -5,6 +5,7 @@ import { buildCatalog, type Catalog, loadCatalog } from '../../../src/catalog/in
 import { memoryHost } from '../../../src/lang/index.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { type RequestContext, RpcError } from '../../../src/protocol/index.js';
+import { Admission } from '../../../src/runs/index.js';
 import { EnumValue } from '../../../src/runtime/index.js';
 import { completionMethods, workflowTemplates } from '../../../src/surfaces/completion.js';
 import { loggingMethods, outputEntry } from '../../../src/surfaces/logging.js';
@@ -16,6 +17,7 @@ import {
 } from '../../../src/surfaces/prompt-arguments.js';
 import { promptMethods } from '../../../src/surfaces/prompts.js';
 import type { ResourceProvider } from '../../../src/surfaces/resources.js';
+import { tempDir } from '../../helpers/cli.js';
 
 function fixture(): Catalog {
   const loaded = loadCatalog(resolve('test/fixtures/prompts'));
@@ -57,7 +59,9 @@ const surface = promptMethods({
   defaultCwd: resolve('.'),
   childEnv: {},
   env: {},
-  timeoutMs: 10_000,
+  cacheRoot: tempDir('mhl-prompts-cache-'),
+  defaultTimeoutMs: 10_000,
+  admission: new Admission(4),
 });
 
 describe('catalog prompts', () => {

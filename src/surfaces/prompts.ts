@@ -17,7 +17,7 @@ import { forwardOutput } from './logging.js';
 import type { MethodEntry } from './methods.js';
 import type { PipelineSurfaceOptions } from './pipelines.js';
 import { convertArguments, PromptArgumentError, promptArguments } from './prompt-arguments.js';
-import { rejectCursor } from './tools.js';
+import { REFUSALS, rejectCursor } from './tools.js';
 
 /**
  * What rendering needs: the pipelines surface's catalog, log, child environment, agent cache
@@ -126,17 +126,8 @@ function argumentsOf(
  * no `isError` to carry it.
  */
 function refusedError(refusal: Refusal): RpcError {
-  return refusal === 'full'
-    ? new RpcError(
-        RPC_ERROR_CODES.SERVER_UNAVAILABLE,
-        'all execution slots are busy (--max-active); retry shortly',
-        { code: 'EXECUTION_CAPACITY_FULL', retryable: true },
-      )
-    : new RpcError(
-        RPC_ERROR_CODES.SERVER_UNAVAILABLE,
-        'the server is shutting down; retry on another instance',
-        { code: 'EXECUTOR_SHUTTING_DOWN', retryable: true },
-      );
+  const { code, message } = REFUSALS[refusal];
+  return new RpcError(RPC_ERROR_CODES.SERVER_UNAVAILABLE, message, { code, retryable: true });
 }
 
 /** The `data.code` a failed rendering is answered with, by why it failed. */

@@ -95,19 +95,22 @@ export function toolError(
   };
 }
 
+/** Why admission handed out no slot, as every surface reports it (always retryable). */
+export const REFUSALS: Readonly<Record<Refusal, { code: string; message: string }>> = {
+  full: {
+    code: 'EXECUTION_CAPACITY_FULL',
+    message: 'all execution slots are busy (--max-active); retry shortly',
+  },
+  closed: {
+    code: 'EXECUTOR_SHUTTING_DOWN',
+    message: 'the server is shutting down; retry on another instance',
+  },
+};
+
 /** The answer to an execution call that found no slot. */
 export function refusedResult(refusal: Refusal): ToolResult {
-  return refusal === 'full'
-    ? toolError(
-        'EXECUTION_CAPACITY_FULL',
-        'all execution slots are busy (--max-active); retry shortly',
-        true,
-      )
-    : toolError(
-        'EXECUTOR_SHUTTING_DOWN',
-        'the server is shutting down; retry on another instance',
-        true,
-      );
+  const { code, message } = REFUSALS[refusal];
+  return toolError(code, message, true);
 }
 
 /** Looks up a tool by the `name` a request carries; unknown names are protocol errors. */

@@ -1,6 +1,7 @@
 /**
  * A workflow that pauses during a synchronous `tools/call` is never answered as a success:
- * 2026-07-28 gets `input_required` (raw HTTP and the SDK v2 client complete it by retrying),
+ * 2026-07-28 gets `input_required` keyed by the pausing step (raw HTTP and the SDK v2 client
+ * complete it by retrying; unusable retry material is a `-32602`),
  * a legacy client that declared elicitation gets an `elicitation/create` request (SDK v1 over
  * stdio and Streamable HTTP), any other client and any job get `WORKFLOW_PAUSED`. The fixture's
  * first step appends to a marks file, so every completion also proves it was not run again.
@@ -71,8 +72,17 @@ function diagnostic(result: Json): Json {
   return (result['_meta'] as Json)['mhl/diagnostic'] as Json;
 }
 
+/** The JSON-RPC error of an answer, which must be one. */
+function errorOf(answer: Json): Json {
+  assert.ok(answer['error'], JSON.stringify(answer));
+  return answer['error'] as Json;
+}
+
+/** Approve pauses in its step Review: that is the key its input request is asked under. */
+const KEY = 'Review';
+
 const accept = (state: string, content: Json) => ({
-  inputResponses: { mhl_pause: { action: 'accept', content } },
+  inputResponses: { [KEY]: { action: 'accept', content } },
   requestState: state,
 });
 
@@ -84,7 +94,8 @@ describe('a pausing workflow over 2026-07-28 (HTTP)', () => {
     assert.equal(first['resultType'], 'input_required');
     assert.equal(typeof first['requestState'], 'string');
     assert.equal('isError' in first, false);
-    assert.deepEqual((first['inputRequests'] as Json)['mhl_pause'], {
+    assert.deepEqual(Object.keys(first['inputRequests'] as Json), [KEY]);
+    assert.deepEqual((first['inputRequests'] as Json)[KEY], {
       method: 'elicitation/create',
       params: {
         mode: 'form',
@@ -122,41 +133,127 @@ describe('a pausing workflow over 2026-07-28 (HTTP)', () => {
     assert.equal(m.count(), 1);
   });
 
-  it('refuses a changed, foreign or expired-looking requestState with INVALID_ARGUMENT', async () => {
+  it('refuses a changed, foreign or undecodable requestState with -32602', async () => {
     const port = await start().ready;
     const m = marks();
     const first = resultOf(await modernCall(port, 'Approve', { marks: m.path }));
     const state = String(first['requestState']);
     const middle = Math.floor(state.length / 2);
     const flipped = `${state.slice(0, middle)}${state[middle] === 'A' ? 'B' : 'A'}${state.slice(middle + 1)}`;
-    for (const bad of [flipped, `${state}AAAA`, 'mhl1.', 'not-a-state', 'x'.repeat(300_000)]) {
-      const result = resultOf(
-        await modernCall(port, 'Approve', { marks: m.path }, accept(bad, { approved: 'yes' })),
+    const bad = [flipped, `${state}-TAMPERED`, 'mhl1.', 'not-a-state', 'x'.repeat(300_000)];
+    const reasons: unknown[] = [];
+    for (const text of bad) {
+      const error = errorOf(
+        await modernCall(port, 'Approve', { marks: m.path }, accept(text, { approved: 'yes' })),
       );
-      const found = diagnostic(result);
-      assert.deepEqual([found['code'], found['field']], ['INVALID_ARGUMENT', 'requestState']);
+      const data = error['data'] as Json;
+      assert.deepEqual([error['code'], data['field']], [-32602, 'requestState']);
+      reasons.push(data['reason']);
     }
+    assert.deepEqual(reasons, ['unverified', 'unverified', 'truncated', 'unknown', 'unknown']);
     // Sealed for Approve: it does not open for another workflow.
-    const foreign = resultOf(await modernCall(port, 'Wait', {}, accept(state, {})));
-    assert.equal(diagnostic(foreign)['code'], 'INVALID_ARGUMENT');
+    const foreign = errorOf(await modernCall(port, 'Wait', {}, accept(state, {})));
+    assert.equal(foreign['code'], -32602);
     // Sealed by this process: another server process cannot open it.
     const other = await start().ready;
-    const elsewhere = resultOf(
+    const elsewhere = errorOf(
       await modernCall(other, 'Approve', { marks: m.path }, accept(state, { approved: 'yes' })),
     );
-    assert.equal(diagnostic(elsewhere)['code'], 'INVALID_ARGUMENT');
-    // Answers that are not an ElicitResult, or name undeclared inputs.
-    const noAnswer = resultOf(
-      await modernCall(port, 'Approve', { marks: m.path }, { requestState: state }),
+    assert.deepEqual(
+      [elsewhere['code'], (elsewhere['data'] as Json)['reason']],
+      [-32602, 'unverified'],
     );
-    assert.equal(diagnostic(noAnswer)['field'], 'inputResponses.mhl_pause');
+    const wrongType = await modernCall(port, 'Approve', { marks: m.path }, { requestState: 7 });
+    assert.equal(errorOf(wrongType)['code'], -32602);
+    assert.equal(m.count(), 1, 'no refused retry ran anything');
+  });
+
+  it('refuses malformed inputResponses with -32602 naming the entry', async () => {
+    const port = await start().ready;
+    const m = marks();
+    const state = String(
+      resultOf(await modernCall(port, 'Approve', { marks: m.path }))['requestState'],
+    );
+    for (const [responses, field] of [
+      [{ [KEY]: 12345 }, `inputResponses.${KEY}`],
+      [{ [KEY]: { action: 'maybe' } }, `inputResponses.${KEY}`],
+      [{ other: 'x', [KEY]: { action: 'accept' } }, 'inputResponses.other'],
+      [null, 'inputResponses'],
+      ['text', 'inputResponses'],
+    ] as const) {
+      for (const withState of [{ requestState: state }, {}]) {
+        const error = errorOf(
+          await modernCall(
+            port,
+            'Approve',
+            { marks: m.path },
+            { inputResponses: responses, ...withState },
+          ),
+        );
+        assert.deepEqual(
+          [error['code'], (error['data'] as Json)['field']],
+          [-32602, field],
+          JSON.stringify(responses),
+        );
+      }
+    }
+    // Well-formed answers naming undeclared inputs are a tool error a model can correct.
     const undeclared = resultOf(
       await modernCall(port, 'Approve', { marks: m.path }, accept(state, { bogus: 1 })),
     );
-    assert.deepEqual(diagnostic(undeclared)['undeclared'], ['bogus']);
-    const wrongType = await modernCall(port, 'Approve', { marks: m.path }, { requestState: 7 });
-    assert.equal((wrongType['error'] as Json)['code'], -32602);
-    assert.equal(m.count(), 1, 'no refused retry ran anything');
+    const found = diagnostic(undeclared);
+    assert.deepEqual([found['code'], found['undeclared']], ['INVALID_ARGUMENT', ['bogus']]);
+    // Only the well-shaped `maybe` without a state got as far as a fresh run's pause.
+    assert.equal(m.count(), 2, 'no other refused retry ran anything');
+  });
+
+  it('asks again for an answer the retry lacks, from the same pause', async () => {
+    const port = await start().ready;
+    const m = marks();
+    const state = String(
+      resultOf(await modernCall(port, 'Approve', { marks: m.path }))['requestState'],
+    );
+    for (const extra of [
+      { requestState: state },
+      { requestState: state, inputResponses: { wrong_key: { action: 'accept', content: {} } } },
+    ]) {
+      const again = resultOf(await modernCall(port, 'Approve', { marks: m.path }, extra));
+      assert.equal(again['resultType'], 'input_required');
+      assert.deepEqual(Object.keys(again['inputRequests'] as Json), [KEY]);
+      // The re-asked state resumes the same pause: still no second mark.
+      const done = resultOf(
+        await modernCall(
+          port,
+          'Approve',
+          { marks: m.path },
+          accept(String(again['requestState']), { approved: 'yes' }),
+        ),
+      );
+      assert.deepEqual(done['structuredContent'], { trail: ['marked', 'approved'], note: '' });
+    }
+    assert.equal(m.count(), 1);
+  });
+
+  it('applies inputResponses without requestState to the pauses of a fresh run', async () => {
+    const port = await start().ready;
+    const m = marks();
+    // The asked key answered (extra keys ignored): the fresh run completes in this call.
+    const answered = {
+      inputResponses: {
+        [KEY]: { action: 'accept', content: { approved: 'yes', note: 'fresh' } },
+        unknown_extra_key: { action: 'accept', content: { foo: 'bar' } },
+      },
+    };
+    const done = resultOf(await modernCall(port, 'Approve', { marks: m.path }, answered));
+    assert.equal(done['resultType'], 'complete');
+    assert.deepEqual(done['structuredContent'], { trail: ['marked', 'approved'], note: 'fresh' });
+    assert.equal(m.count(), 1, 'the answer resumed the pausing step, not the run');
+    // Only other keys: the pause is asked for.
+    const wrong = { inputResponses: { wrong_key: { action: 'accept', content: {} } } };
+    const asked = resultOf(await modernCall(port, 'Approve', { marks: m.path }, wrong));
+    assert.equal(asked['resultType'], 'input_required');
+    assert.deepEqual(Object.keys(asked['inputRequests'] as Json), [KEY]);
+    assert.equal(m.count(), 2);
   });
 
   it('answers WORKFLOW_PAUSED to a client that declared no form elicitation', async () => {
@@ -190,7 +287,7 @@ describe('a pausing workflow over 2026-07-28 (HTTP)', () => {
           port,
           'Approve',
           { marks: m.path },
-          { inputResponses: { mhl_pause: { action } }, requestState: state },
+          { inputResponses: { [KEY]: { action } }, requestState: state },
         ),
       );
       const found = diagnostic(result);

@@ -1,90 +1,34 @@
 /**
  * A workflow that pauses during a synchronous `tools/call` is never answered as a success:
  * 2026-07-28 gets `input_required` keyed by the pausing step (raw HTTP and the SDK v2 client
- * complete it by retrying; unusable retry material is a `-32602`),
- * a legacy client that declared elicitation gets an `elicitation/create` request (SDK v1 over
+ * complete it by retrying; the refusals of bad retries are in serve-pause-retry.test.ts), a
+ * legacy client that declared elicitation gets an `elicitation/create` request (SDK v1 over
  * stdio and Streamable HTTP), any other client and any job get `WORKFLOW_PAUSED`. The fixture's
  * first step appends to a marks file, so every completion also proves it was not run again.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { CLI } from '../helpers/cli.js';
 import { MODERN_VERSION, rpc, send, serverStarter } from '../helpers/http-server.js';
+import {
+  accept,
+  diagnostic,
+  PAUSE_FOLDER as FOLDER,
+  type Json,
+  KEY,
+  marks,
+  modernCall,
+  REASON,
+  resultOf,
+} from '../helpers/pause.js';
 
-const FOLDER = resolve(REPO_ROOT, 'test/fixtures/pause');
-const REASON = 'approve the release: answer approved = yes';
 const start = serverStarter(FOLDER);
-
-type Json = Record<string, unknown>;
-
-/** A fresh marks file path (not yet created) and a way to count the lines written to it. */
-function marks(): { path: string; count: () => number } {
-  const path = join(tempDir('mhl-pause-'), 'marks');
-  const count = () =>
-    existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).length : 0;
-  return { path, count };
-}
-
-const FORM = { elicitation: { form: {} } };
-
-/** A 2026-07-28 `tools/call`, with extra params (`inputResponses`, `requestState`) beside it. */
-async function modernCall(
-  port: number,
-  name: string,
-  args: Json,
-  extra: Json = {},
-  capabilities: Json = FORM,
-) {
-  const reply = await send(port, {
-    headers: {
-      'mcp-protocol-version': MODERN_VERSION,
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: rpc(1, 'tools/call', {
-      name,
-      arguments: args,
-      ...extra,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
-        'io.modelcontextprotocol/clientCapabilities': capabilities,
-      },
-    }),
-  });
-  return reply.json();
-}
-
-function resultOf(answer: Json): Json {
-  assert.ok(answer['result'], JSON.stringify(answer));
-  return answer['result'] as Json;
-}
-
-function diagnostic(result: Json): Json {
-  assert.equal(result['isError'], true, JSON.stringify(result));
-  return (result['_meta'] as Json)['mhl/diagnostic'] as Json;
-}
-
-/** The JSON-RPC error of an answer, which must be one. */
-function errorOf(answer: Json): Json {
-  assert.ok(answer['error'], JSON.stringify(answer));
-  return answer['error'] as Json;
-}
-
-/** Approve pauses in its step Review: that is the key its input request is asked under. */
-const KEY = 'Review';
-
-const accept = (state: string, content: Json) => ({
-  inputResponses: { [KEY]: { action: 'accept', content } },
-  requestState: state,
-});
 
 describe('a pausing workflow over 2026-07-28 (HTTP)', () => {
   it('answers input_required with a form, and the retry resumes at the pausing step', async () => {
@@ -131,129 +75,6 @@ describe('a pausing workflow over 2026-07-28 (HTTP)', () => {
     assert.equal(again['resultType'], 'input_required');
     assert.notEqual(again['requestState'], state);
     assert.equal(m.count(), 1);
-  });
-
-  it('refuses a changed, foreign or undecodable requestState with -32602', async () => {
-    const port = await start().ready;
-    const m = marks();
-    const first = resultOf(await modernCall(port, 'Approve', { marks: m.path }));
-    const state = String(first['requestState']);
-    const middle = Math.floor(state.length / 2);
-    const flipped = `${state.slice(0, middle)}${state[middle] === 'A' ? 'B' : 'A'}${state.slice(middle + 1)}`;
-    const bad = [flipped, `${state}-TAMPERED`, 'mhl1.', 'not-a-state', 'x'.repeat(300_000)];
-    const reasons: unknown[] = [];
-    for (const text of bad) {
-      const error = errorOf(
-        await modernCall(port, 'Approve', { marks: m.path }, accept(text, { approved: 'yes' })),
-      );
-      const data = error['data'] as Json;
-      assert.deepEqual([error['code'], data['field']], [-32602, 'requestState']);
-      reasons.push(data['reason']);
-    }
-    assert.deepEqual(reasons, ['unverified', 'unverified', 'truncated', 'unknown', 'unknown']);
-    // Sealed for Approve: it does not open for another workflow.
-    const foreign = errorOf(await modernCall(port, 'Wait', {}, accept(state, {})));
-    assert.equal(foreign['code'], -32602);
-    // Sealed by this process: another server process cannot open it.
-    const other = await start().ready;
-    const elsewhere = errorOf(
-      await modernCall(other, 'Approve', { marks: m.path }, accept(state, { approved: 'yes' })),
-    );
-    assert.deepEqual(
-      [elsewhere['code'], (elsewhere['data'] as Json)['reason']],
-      [-32602, 'unverified'],
-    );
-    const wrongType = await modernCall(port, 'Approve', { marks: m.path }, { requestState: 7 });
-    assert.equal(errorOf(wrongType)['code'], -32602);
-    assert.equal(m.count(), 1, 'no refused retry ran anything');
-  });
-
-  it('refuses malformed inputResponses with -32602 naming the entry', async () => {
-    const port = await start().ready;
-    const m = marks();
-    const state = String(
-      resultOf(await modernCall(port, 'Approve', { marks: m.path }))['requestState'],
-    );
-    for (const [responses, field] of [
-      [{ [KEY]: 12345 }, `inputResponses.${KEY}`],
-      [{ [KEY]: { action: 'maybe' } }, `inputResponses.${KEY}`],
-      [{ other: 'x', [KEY]: { action: 'accept' } }, 'inputResponses.other'],
-      [null, 'inputResponses'],
-      ['text', 'inputResponses'],
-    ] as const) {
-      for (const withState of [{ requestState: state }, {}]) {
-        const error = errorOf(
-          await modernCall(
-            port,
-            'Approve',
-            { marks: m.path },
-            { inputResponses: responses, ...withState },
-          ),
-        );
-        assert.deepEqual(
-          [error['code'], (error['data'] as Json)['field']],
-          [-32602, field],
-          JSON.stringify(responses),
-        );
-      }
-    }
-    // Well-formed answers naming undeclared inputs are a tool error a model can correct.
-    const undeclared = resultOf(
-      await modernCall(port, 'Approve', { marks: m.path }, accept(state, { bogus: 1 })),
-    );
-    const found = diagnostic(undeclared);
-    assert.deepEqual([found['code'], found['undeclared']], ['INVALID_ARGUMENT', ['bogus']]);
-    // Only the well-shaped `maybe` without a state got as far as a fresh run's pause.
-    assert.equal(m.count(), 2, 'no other refused retry ran anything');
-  });
-
-  it('asks again for an answer the retry lacks, from the same pause', async () => {
-    const port = await start().ready;
-    const m = marks();
-    const state = String(
-      resultOf(await modernCall(port, 'Approve', { marks: m.path }))['requestState'],
-    );
-    for (const extra of [
-      { requestState: state },
-      { requestState: state, inputResponses: { wrong_key: { action: 'accept', content: {} } } },
-    ]) {
-      const again = resultOf(await modernCall(port, 'Approve', { marks: m.path }, extra));
-      assert.equal(again['resultType'], 'input_required');
-      assert.deepEqual(Object.keys(again['inputRequests'] as Json), [KEY]);
-      // The re-asked state resumes the same pause: still no second mark.
-      const done = resultOf(
-        await modernCall(
-          port,
-          'Approve',
-          { marks: m.path },
-          accept(String(again['requestState']), { approved: 'yes' }),
-        ),
-      );
-      assert.deepEqual(done['structuredContent'], { trail: ['marked', 'approved'], note: '' });
-    }
-    assert.equal(m.count(), 1);
-  });
-
-  it('applies inputResponses without requestState to the pauses of a fresh run', async () => {
-    const port = await start().ready;
-    const m = marks();
-    // The asked key answered (extra keys ignored): the fresh run completes in this call.
-    const answered = {
-      inputResponses: {
-        [KEY]: { action: 'accept', content: { approved: 'yes', note: 'fresh' } },
-        unknown_extra_key: { action: 'accept', content: { foo: 'bar' } },
-      },
-    };
-    const done = resultOf(await modernCall(port, 'Approve', { marks: m.path }, answered));
-    assert.equal(done['resultType'], 'complete');
-    assert.deepEqual(done['structuredContent'], { trail: ['marked', 'approved'], note: 'fresh' });
-    assert.equal(m.count(), 1, 'the answer resumed the pausing step, not the run');
-    // Only other keys: the pause is asked for.
-    const wrong = { inputResponses: { wrong_key: { action: 'accept', content: {} } } };
-    const asked = resultOf(await modernCall(port, 'Approve', { marks: m.path }, wrong));
-    assert.equal(asked['resultType'], 'input_required');
-    assert.deepEqual(Object.keys(asked['inputRequests'] as Json), [KEY]);
-    assert.equal(m.count(), 2);
   });
 
   it('answers WORKFLOW_PAUSED to a client that declared no form elicitation', async () => {

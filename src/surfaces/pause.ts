@@ -79,12 +79,13 @@ const PRIMITIVE = new Set(['string', 'number', 'integer', 'boolean']);
 /**
  * The elicitation form for a pause: a flat object schema of the workflow's declared inputs that
  * elicitation can ask for (string, number, boolean, string enums, and arrays of a string enum
- * as a 2025-11-25 multi-select), each with its current value as the default. Other inputs keep
- * their values and are not asked.
+ * as a 2025-11-25 multi-select; not with `multi: false`, for older revisions), each with its
+ * current value as the default. Other inputs keep their values and are not asked.
  */
 export function requestedSchema(
   workflow: Workflow,
   current: Readonly<Record<string, unknown>>,
+  multi = true,
 ): Record<string, unknown> {
   const declared = isRecord(workflow.inputSchema['properties'])
     ? workflow.inputSchema['properties']
@@ -93,8 +94,8 @@ export function requestedSchema(
   for (const [name, schema] of Object.entries(declared)) {
     if (!isRecord(schema)) continue;
     const value = name in current ? current[name] : schema['default'];
-    const multi = multiSelect(name, schema, value);
-    if (multi !== undefined) properties[name] = multi;
+    const select = multi ? multiSelect(name, schema, value) : undefined;
+    if (select !== undefined) properties[name] = select;
     if (typeof schema['type'] !== 'string' || !PRIMITIVE.has(schema['type'])) continue;
     const type = schema['type'];
     const property: Record<string, unknown> = { type, title: name };
@@ -131,7 +132,10 @@ function fits(type: string, value: unknown): boolean {
   return typeof value === 'number' && Number.isFinite(value);
 }
 
-/** The `elicitation/create` params asking for a pause's inputs (`mode` from 2025-11-25 on). */
+/**
+ * The `elicitation/create` params asking for a pause's inputs (`mode` and multi-selects from
+ * 2025-11-25 on: earlier revisions know neither).
+ */
 export function elicitationParams(
   workflow: Workflow,
   current: Readonly<Record<string, unknown>>,
@@ -142,7 +146,7 @@ export function elicitationParams(
   return {
     ...(withMode ? { mode: 'form' } : {}),
     message: reason,
-    requestedSchema: requestedSchema(workflow, current),
+    requestedSchema: requestedSchema(workflow, current, withMode),
   };
 }
 

@@ -83,11 +83,15 @@ describe('the pause form', () => {
     assert.equal('default' in (stray['levels'] ?? {}), false, 'no default outside the enum');
   });
 
-  it('says form mode from 2025-11-25 on, not before', () => {
+  it('says form mode and asks multi-selects from 2025-11-25 on, not before', () => {
     const gate = workflow();
     assert.equal(elicitationParams(gate, {}, 'why', '2025-11-25')['mode'], 'form');
     assert.equal(elicitationParams(gate, {}, 'why', '2026-07-28')['mode'], 'form');
-    assert.equal('mode' in elicitationParams(gate, {}, 'why', '2025-06-18'), false);
+    const older = elicitationParams(gate, {}, 'why', '2025-06-18');
+    assert.equal('mode' in older, false);
+    const asked = (older['requestedSchema'] as { properties: Record<string, unknown> }).properties;
+    assert.equal('levels' in asked, false, 'no multi-select before 2025-11-25');
+    assert.equal('level' in asked, true);
   });
 
   it('merges an answer over the inputs and refuses undeclared or mistyped fields', () => {

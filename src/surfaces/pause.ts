@@ -90,11 +90,13 @@ export function requestedSchema(
   const declared = isRecord(workflow.inputSchema['properties'])
     ? workflow.inputSchema['properties']
     : {};
+  const defs = workflow.inputSchema['$defs'];
   const properties: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(declared)) {
-    if (!isRecord(schema)) continue;
+  for (const [name, declaredSchema] of Object.entries(declared)) {
+    const schema = resolved(declaredSchema, defs);
+    if (schema === undefined) continue;
     const value = name in current ? current[name] : schema['default'];
-    const select = multi ? multiSelect(name, schema, value) : undefined;
+    const select = multi ? multiSelect(name, schema, defs, value) : undefined;
     if (select !== undefined) properties[name] = select;
     if (typeof schema['type'] !== 'string' || !PRIMITIVE.has(schema['type'])) continue;
     const type = schema['type'];
@@ -110,9 +112,10 @@ export function requestedSchema(
 function multiSelect(
   name: string,
   schema: Record<string, unknown>,
+  defs: unknown,
   value: unknown,
 ): Record<string, unknown> | undefined {
-  const items = schema['items'];
+  const items = resolved(schema['items'], defs);
   if (schema['type'] !== 'array' || !isRecord(items) || items['type'] !== 'string') return;
   const options = items['enum'];
   if (!Array.isArray(options) || !options.every((o) => typeof o === 'string')) return;
@@ -126,9 +129,26 @@ function multiSelect(
   };
 }
 
+/**
+ * A property schema with a local `{"$ref": "#/$defs/Name"}` replaced by that definition (the
+ * keywords beside the `$ref`, such as `default`, kept), so a named enum is asked like an inline
+ * one; undefined for a schema that is not an object or a reference that does not resolve.
+ */
+function resolved(schema: unknown, defs: unknown): Record<string, unknown> | undefined {
+  if (!isRecord(schema)) return undefined;
+  const ref = schema['$ref'];
+  if (typeof ref !== 'string') return schema;
+  const name = ref.startsWith('#/$defs/') ? ref.slice('#/$defs/'.length) : undefined;
+  const target = name !== undefined && isRecord(defs) ? defs[name] : undefined;
+  if (!isRecord(target)) return undefined;
+  const { $ref: _, ...beside } = schema;
+  return { ...target, ...beside };
+}
+
 function fits(type: string, value: unknown): boolean {
   if (type === 'boolean') return typeof value === 'boolean';
   if (type === 'string') return typeof value === 'string';
+  if (type === 'integer') return Number.isInteger(value);
   return typeof value === 'number' && Number.isFinite(value);
 }
 

@@ -83,6 +83,32 @@ describe('the pause form', () => {
     assert.equal('default' in (stray['levels'] ?? {}), false, 'no default outside the enum');
   });
 
+  it('resolves local $defs references, so a named enum is asked like an inline one', () => {
+    const level = { type: 'string', enum: ['Low', 'High'] };
+    const gate = {
+      ...workflow(),
+      inputSchema: {
+        type: 'object',
+        $defs: { Level: level },
+        properties: {
+          level: { $ref: '#/$defs/Level', default: 'High' },
+          levels: { type: 'array', items: { $ref: '#/$defs/Level' } },
+          count: { type: 'integer' },
+          lost: { $ref: '#/$defs/Missing' },
+        },
+      },
+    } as Workflow;
+    assert.deepEqual(requestedSchema(gate, { count: 2.5 }), {
+      type: 'object',
+      properties: {
+        level: { type: 'string', title: 'level', enum: ['Low', 'High'], default: 'High' },
+        levels: { type: 'array', title: 'levels', items: level },
+        // 2.5 is no integer default.
+        count: { type: 'integer', title: 'count' },
+      },
+    });
+  });
+
   it('says form mode and asks multi-selects from 2025-11-25 on, not before', () => {
     const gate = workflow();
     assert.equal(elicitationParams(gate, {}, 'why', '2025-11-25')['mode'], 'form');

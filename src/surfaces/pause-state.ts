@@ -4,7 +4,7 @@
  * that carries it can neither read nor change it. The seal is bound to the workflow's name and
  * definition digest and to the caller's principal (as additional authenticated data), expires,
  * and is capped in size. Opening never throws: a tampered, foreign, expired or malformed state
- * is a plain refusal the caller turns into an `INVALID_ARGUMENT` tool result.
+ * is a plain refusal, with a reason code, that the caller turns into a `-32602` error.
  *
  * Knows nothing of workflows or runs beyond the opaque records it carries; a key never leaves
  * the process and is never logged. A restarted server cannot open states an earlier one sealed.
@@ -23,6 +23,8 @@ export interface PauseBinding {
 /** The pause checkpoint of a throwaway run: its session and the store records under it. */
 export interface PauseCheckpoint {
   readonly session: string;
+  /** The `inputRequests` key the pause was asked under (the pausing step's name). */
+  readonly key: string;
   /** The pause's reason, as text. */
   readonly reason: string;
   /** `[key, text]` pairs exactly as the run's store held them. */
@@ -43,14 +45,18 @@ const TAG_BYTES = 16;
 const SealedSchema = z.object({
   exp: z.number().describe('Expiry, epoch milliseconds'),
   session: z.string().describe('The throwaway session the checkpoint was written under'),
+  key: z.string().describe('The inputRequests key the pause was asked under'),
   reason: z.string().describe("The pause's reason"),
   records: z.array(z.tuple([z.string(), z.string()])).describe('The store records to restore'),
 });
 
+/** Why a state was refused: not ours, cut short, failed verification, unreadable, too old. */
+export type RefusedState = 'unknown' | 'truncated' | 'unverified' | 'malformed' | 'expired';
+
 /** The answer to `open`: the checkpoint, or why the state was refused. */
 export type Opened =
   | { readonly ok: true; readonly checkpoint: PauseCheckpoint }
-  | { readonly ok: false; readonly message: string };
+  | { readonly ok: false; readonly reason: RefusedState; readonly message: string };
 
 /** Seals and opens pause states with one process-lifetime key. */
 export class PauseSealer {
@@ -78,12 +84,18 @@ export class PauseSealer {
 
   /** Opens a state `seal` made for the same binding; never throws. */
   open(text: string, binding: PauseBinding): Opened {
-    const refused = (message: string): Opened => ({ ok: false, message });
+    const refused = (reason: RefusedState, message: string): Opened => ({
+      ok: false,
+      reason,
+      message,
+    });
     if (text.length > MAX_PAUSE_STATE_CHARS || !text.startsWith(PREFIX)) {
-      return refused('requestState is not one this server issued');
+      return refused('unknown', 'requestState is not one this server issued');
     }
     const raw = Buffer.from(text.slice(PREFIX.length), 'base64url');
-    if (raw.length <= IV_BYTES + TAG_BYTES) return refused('requestState is truncated');
+    if (raw.length <= IV_BYTES + TAG_BYTES) {
+      return refused('truncated', 'requestState is truncated');
+    }
     let plain: Buffer;
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.#key, raw.subarray(0, IV_BYTES));
@@ -97,6 +109,7 @@ export class PauseSealer {
     } catch {
       // A failed tag check: changed, made by another process, or for another workflow or caller.
       return refused(
+        'unverified',
         'requestState does not verify (changed, from another server process, or for another workflow or caller); call the tool again without it',
       );
     }
@@ -105,13 +118,13 @@ export class PauseSealer {
       parsed = SealedSchema.parse(JSON.parse(plain.toString('utf8')));
     } catch {
       // Only this process can seal, so this means a bug, not an attack; refuse all the same.
-      return refused('requestState is malformed');
+      return refused('malformed', 'requestState is malformed');
     }
     if (parsed.exp <= this.#now()) {
-      return refused('requestState expired; call the tool again without it');
+      return refused('expired', 'requestState expired; call the tool again without it');
     }
-    const { session, reason, records } = parsed;
-    return { ok: true, checkpoint: { session, reason, records } };
+    const { session, key, reason, records } = parsed;
+    return { ok: true, checkpoint: { session, key, reason, records } };
   }
 }
 

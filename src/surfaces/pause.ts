@@ -2,13 +2,14 @@
  * What a synchronous workflow call answers when its workflow calls `pause(reason)`: never a
  * success. This module holds the parts `pipelines.ts` puts together: which answer a request
  * gets (`pauseMode`), the form that asks for the pause's inputs (`elicitationParams`), the
- * 2026-07-28 `input_required` result and the reading of its retry, the `WORKFLOW_PAUSED` tool
- * error, and the pause checkpoint copied out of and back into a throwaway store.
+ * 2026-07-28 `input_required` result (keyed by the pausing step) and the reading of its retry
+ * (a bad `requestState` or `inputResponses` is a `-32602`), the `WORKFLOW_PAUSED` tool error,
+ * and the pause checkpoint copied out of and back into a throwaway store.
  *
  * It runs nothing and talks to no client itself; it must not learn transports or sessions.
  */
 import { validateArguments, type Workflow } from '../catalog/index.js';
-import { isRecord, type RequestContext } from '../protocol/index.js';
+import { isRecord, type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
 import { formatValue, type RunOutcome, toPlain } from '../runtime/index.js';
 import type { MemoryStore } from '../store/index.js';
 import type { PauseBinding, PauseCheckpoint, PauseSealer } from './pause-state.js';
@@ -16,8 +17,10 @@ import { type ToolResult, toolError } from './tools.js';
 
 /** The diagnostic code of a pause no client input can continue. */
 export const WORKFLOW_PAUSED = 'WORKFLOW_PAUSED';
-/** The key of the one input request an `input_required` result carries. */
+/** The input request key of a pause with no usable step name (a step name is the key). */
 export const PAUSE_INPUT_KEY = 'mhl_pause';
+/** Longest client-chosen `inputResponses` key echoed in an error's `field`. */
+const MAX_ECHOED_KEY = 64;
 /** Most times one legacy call asks its client again when the resumed step pauses again. */
 export const MAX_ELICIT_ROUNDS = 10;
 
@@ -74,38 +77,85 @@ export function pausedResult(workflow: string, reason: string, why?: string): To
 const PRIMITIVE = new Set(['string', 'number', 'integer', 'boolean']);
 
 /**
- * The elicitation form for a pause: a flat object schema of the workflow's declared inputs of a
- * primitive type (string, number, boolean, string enums; what elicitation allows), each with
- * its current value as the default. Other inputs keep their values and are not asked.
+ * The elicitation form for a pause: a flat object schema of the workflow's declared inputs that
+ * elicitation can ask for (string, number, boolean, string enums, and arrays of a string enum
+ * as a 2025-11-25 multi-select; not with `multi: false`, for older revisions), each with its
+ * current value as the default. Other inputs keep their values and are not asked.
  */
 export function requestedSchema(
   workflow: Workflow,
   current: Readonly<Record<string, unknown>>,
+  multi = true,
 ): Record<string, unknown> {
   const declared = isRecord(workflow.inputSchema['properties'])
     ? workflow.inputSchema['properties']
     : {};
+  const defs = workflow.inputSchema['$defs'];
   const properties: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(declared)) {
-    if (!isRecord(schema) || typeof schema['type'] !== 'string' || !PRIMITIVE.has(schema['type']))
-      continue;
+  for (const [name, declaredSchema] of Object.entries(declared)) {
+    const schema = resolved(declaredSchema, defs);
+    if (schema === undefined) continue;
+    const value = name in current ? current[name] : schema['default'];
+    const select = multi ? multiSelect(name, schema, defs, value) : undefined;
+    if (select !== undefined) properties[name] = select;
+    if (typeof schema['type'] !== 'string' || !PRIMITIVE.has(schema['type'])) continue;
     const type = schema['type'];
     const property: Record<string, unknown> = { type, title: name };
     if (Array.isArray(schema['enum'])) property['enum'] = schema['enum'];
-    const value = name in current ? current[name] : schema['default'];
     if (fits(type, value)) property['default'] = value;
     properties[name] = property;
   }
   return { type: 'object', properties };
 }
 
+/** An array-of-string-enum input as an untitled multi-select; undefined for any other schema. */
+function multiSelect(
+  name: string,
+  schema: Record<string, unknown>,
+  defs: unknown,
+  value: unknown,
+): Record<string, unknown> | undefined {
+  const items = resolved(schema['items'], defs);
+  if (schema['type'] !== 'array' || !isRecord(items) || items['type'] !== 'string') return;
+  const options = items['enum'];
+  if (!Array.isArray(options) || !options.every((o) => typeof o === 'string')) return;
+  const chosen =
+    Array.isArray(value) && value.every((v) => typeof v === 'string' && options.includes(v));
+  return {
+    type: 'array',
+    title: name,
+    items: { type: 'string', enum: options },
+    ...(chosen ? { default: value } : {}),
+  };
+}
+
+/**
+ * A property schema with a local `{"$ref": "#/$defs/Name"}` replaced by that definition (the
+ * keywords beside the `$ref`, such as `default`, kept), so a named enum is asked like an inline
+ * one; undefined for a schema that is not an object or a reference that does not resolve.
+ */
+function resolved(schema: unknown, defs: unknown): Record<string, unknown> | undefined {
+  if (!isRecord(schema)) return undefined;
+  const ref = schema['$ref'];
+  if (typeof ref !== 'string') return schema;
+  const name = ref.startsWith('#/$defs/') ? ref.slice('#/$defs/'.length) : undefined;
+  const target = name !== undefined && isRecord(defs) ? defs[name] : undefined;
+  if (!isRecord(target)) return undefined;
+  const { $ref: _, ...beside } = schema;
+  return { ...target, ...beside };
+}
+
 function fits(type: string, value: unknown): boolean {
   if (type === 'boolean') return typeof value === 'boolean';
   if (type === 'string') return typeof value === 'string';
+  if (type === 'integer') return Number.isInteger(value);
   return typeof value === 'number' && Number.isFinite(value);
 }
 
-/** The `elicitation/create` params asking for a pause's inputs (`mode` from 2025-11-25 on). */
+/**
+ * The `elicitation/create` params asking for a pause's inputs (`mode` and multi-selects from
+ * 2025-11-25 on: earlier revisions know neither).
+ */
 export function elicitationParams(
   workflow: Workflow,
   current: Readonly<Record<string, unknown>>,
@@ -116,7 +166,7 @@ export function elicitationParams(
   return {
     ...(withMode ? { mode: 'form' } : {}),
     message: reason,
-    requestedSchema: requestedSchema(workflow, current),
+    requestedSchema: requestedSchema(workflow, current, withMode),
   };
 }
 
@@ -162,9 +212,63 @@ export function mergeAnswer(
   };
 }
 
-/** The refusal of a retry whose `requestState` or `inputResponses` is not usable. */
-export function invalidRetry(message: string, field: string): ToolResult {
-  return toolError('INVALID_ARGUMENT', message, false, { field });
+/** The `-32602` refusal of a retry whose `requestState` or `inputResponses` is not usable. */
+function invalidRetry(message: string, data: Record<string, unknown>): RpcError {
+  return new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, message, data);
+}
+
+/** `inputResponses.<key>` for an error's `field`, with an overlong client key cut short. */
+function responseField(key: string): string {
+  return `inputResponses.${key.length > MAX_ECHOED_KEY ? `${key.slice(0, MAX_ECHOED_KEY)}…` : key}`;
+}
+
+/**
+ * The key a pause is asked under: the pausing step's name (an MHL identifier, so a plain, stable
+ * key a client can recognise), or `PAUSE_INPUT_KEY` when no step is known.
+ */
+export function inputKey(step: string | undefined): string {
+  return step !== undefined && /^[A-Za-z_][A-Za-z0-9_]*$/.test(step) ? step : PAUSE_INPUT_KEY;
+}
+
+/**
+ * A retry's `inputResponses`, checked for shape: every entry must be an object (a client's
+ * answer to one input request). Which entries mean something is decided per pause.
+ * @throws RpcError -32602 naming the first entry that is not an object.
+ */
+export function checkInputResponses(
+  responses: Readonly<Record<string, unknown>> | undefined,
+): Readonly<Record<string, unknown>> {
+  if (responses === undefined) return {};
+  if (!isRecord(responses)) {
+    throw invalidRetry('inputResponses must be an object', { field: 'inputResponses' });
+  }
+  for (const [key, entry] of Object.entries(responses)) {
+    if (!isRecord(entry)) {
+      const field = responseField(key);
+      throw invalidRetry(`${field} must be an object (the answer to an input request)`, {
+        field,
+      });
+    }
+  }
+  return responses;
+}
+
+/**
+ * The answer under `key`, or undefined when the client sent none (the pause is asked again).
+ * @throws RpcError -32602 when the entry is there but is not an `ElicitResult`.
+ */
+export function answerFor(
+  responses: Readonly<Record<string, unknown>>,
+  key: string,
+): PauseAnswer | undefined {
+  if (!Object.hasOwn(responses, key)) return undefined;
+  const answer = readAnswer(responses[key]);
+  if (answer !== undefined) return answer;
+  const field = responseField(key);
+  throw invalidRetry(
+    `${field} must answer the pause: {"action": "accept"|"decline"|"cancel", "content"?: {...}}`,
+    { field },
+  );
 }
 
 let sealer: Promise<PauseSealer> | undefined;
@@ -188,16 +292,17 @@ function bindingOf(workflow: Workflow, ctx: RequestContext): PauseBinding {
 }
 
 /**
- * The 2026-07-28 answer to a pause: an `input_required` result asking for the pause's inputs,
- * its checkpoint sealed in `requestState`. A checkpoint too large to seal is reported instead.
+ * The 2026-07-28 answer to a pause: an `input_required` result asking for the pause's inputs
+ * under the checkpoint's key, its checkpoint sealed in `requestState`. A checkpoint too large to
+ * seal is reported instead.
  */
 export async function inputRequiredResult(
   workflow: Workflow,
   ctx: RequestContext,
   current: Readonly<Record<string, unknown>>,
-  reason: string,
   checkpoint: PauseCheckpoint,
 ): Promise<ToolResult> {
+  const { reason, key } = checkpoint;
   const requestState = (await processSealer()).seal(checkpoint, bindingOf(workflow, ctx));
   if (requestState === undefined) {
     return pausedResult(workflow.name, reason, 'its state is too large to hand to the client');
@@ -205,33 +310,24 @@ export async function inputRequiredResult(
   const params = elicitationParams(workflow, current, reason, ctx.protocolVersion);
   return {
     resultType: 'input_required',
-    inputRequests: { [PAUSE_INPUT_KEY]: { method: 'elicitation/create', params } },
+    inputRequests: { [key]: { method: 'elicitation/create', params } },
     requestState,
   };
 }
 
-/** A 2026-07-28 retry, read: where to resume and what the client answered, or the refusal. */
-export type Retry =
-  | { readonly ok: true; readonly checkpoint: PauseCheckpoint; readonly answer: PauseAnswer }
-  | { readonly ok: false; readonly result: ToolResult };
-
-/** Opens a retry's `requestState` and reads its answer to the pause's one input request. */
-export async function readRetry(workflow: Workflow, ctx: RequestContext): Promise<Retry> {
-  const text = ctx.requestState;
-  if (text === undefined) {
-    return {
-      ok: false,
-      result: invalidRetry('inputResponses needs its requestState', 'requestState'),
-    };
-  }
+/**
+ * Opens a retry's `requestState`: the checkpoint of the pause it answers.
+ * @throws RpcError -32602 (`field: "requestState"`, `reason`: why) for a changed, foreign,
+ * expired or undecodable state; nothing may run then.
+ */
+export async function openRequestState(
+  workflow: Workflow,
+  ctx: RequestContext,
+  text: string,
+): Promise<PauseCheckpoint> {
   const opened = (await processSealer()).open(text, bindingOf(workflow, ctx));
-  if (!opened.ok) return { ok: false, result: invalidRetry(opened.message, 'requestState') };
-  const answer = readAnswer(ctx.inputResponses?.[PAUSE_INPUT_KEY]);
-  if (answer === undefined) {
-    const message = `inputResponses.${PAUSE_INPUT_KEY} must answer the pause: {"action": "accept"|"decline"|"cancel", "content"?: {...}}`;
-    return { ok: false, result: invalidRetry(message, `inputResponses.${PAUSE_INPUT_KEY}`) };
-  }
-  return { ok: true, checkpoint: opened.checkpoint, answer };
+  if (opened.ok) return opened.checkpoint;
+  throw invalidRetry(opened.message, { field: 'requestState', reason: opened.reason });
 }
 
 /** Copies a paused run's records out of its throwaway store. */
@@ -239,6 +335,7 @@ export async function takeCheckpoint(
   store: MemoryStore,
   session: string,
   reason: string,
+  key: string,
 ): Promise<PauseCheckpoint> {
   const prefix = `state/${session}/`;
   const records: [string, string][] = [];
@@ -246,7 +343,7 @@ export async function takeCheckpoint(
     const text = await store.get(key);
     if (text !== undefined) records.push([key, text]);
   }
-  return { session, reason, records };
+  return { session, key, reason, records };
 }
 
 /** Writes a pause checkpoint into a fresh throwaway store, so a run can resume from it. */

@@ -4,7 +4,10 @@
  * answered as `pauseMode` says (`pause.ts`): an `input_required` result on 2026-07-28, an
  * `elicitation/create` question on a legacy session whose client takes one, else a
  * `WORKFLOW_PAUSED` error; the client's answer resumes the run at the pausing step from its
- * checkpoint, so the steps before it do not run again. Knows nothing of sockets or streams.
+ * checkpoint, so the steps before it do not run again. On 2026-07-28 an answer is read under
+ * the pausing step's key: with `requestState` for the pause it sealed, without one for the
+ * pauses of a fresh run; a pause with no answer is asked (again). Knows nothing of sockets or
+ * streams.
  */
 import type { Workflow } from '../catalog/index.js';
 import type { RequestContext } from '../protocol/index.js';
@@ -21,17 +24,20 @@ import {
 import { MemoryStore } from '../store/index.js';
 import { forwardOutput } from './logging.js';
 import {
+  answerFor,
+  checkInputResponses,
   elicitationParams,
+  inputKey,
   inputRequiredResult,
   MAX_ELICIT_ROUNDS,
   mergeAnswer,
+  openRequestState,
   type PauseAnswer,
   type PauseCheckpoint,
   pausedResult,
   pauseMode,
   pauseReasonText,
   readAnswer,
-  readRetry,
   restoreCheckpoint,
   takeCheckpoint,
 } from './pause.js';
@@ -41,6 +47,8 @@ import { type ToolResult, toolError } from './tools.js';
 /**
  * Runs a synchronous call to its answer, bounded by the call's time limit; a client's answer to
  * a pause resumes the run at the pausing step.
+ * @throws RpcError -32602 for a 2026-07-28 retry whose `requestState` or `inputResponses` is
+ * unusable (see `openRequestState`, `checkInputResponses`, `answerFor`).
  */
 export async function runCall(
   workflow: Workflow,
@@ -52,31 +60,40 @@ export async function runCall(
 ): Promise<ToolResult> {
   let current = inputs;
   let resume: PauseCheckpoint | undefined;
-  const retrying = (ctx.requestState ?? ctx.inputResponses) !== undefined;
-  if (retrying && pauseMode(ctx) === 'input_required') {
-    const retry = await readRetry(workflow, ctx);
-    if (!retry.ok) return retry.result;
-    const { action } = retry.answer;
-    if (action !== 'accept') {
-      return pausedResult(workflow.name, retry.checkpoint.reason, `the client chose ${action}`);
-    }
-    const merged = mergeAnswer(workflow, current, retry.answer.content);
-    if (!merged.ok) return merged.result;
-    current = merged.inputs;
-    resume = retry.checkpoint;
+  // 2026-07-28 answers, each used at most once per call: a step that pauses again is asked again.
+  const modern = pauseMode(ctx) === 'input_required';
+  const responses = modern ? checkInputResponses(ctx.inputResponses) : {};
+  const answered = new Set<string>();
+  if (modern && ctx.requestState !== undefined) {
+    const checkpoint = await openRequestState(workflow, ctx, ctx.requestState);
+    const answer = answerFor(responses, checkpoint.key);
+    // Not answered: ask for it again, from the same checkpoint, with nothing run.
+    if (answer === undefined) return inputRequiredResult(workflow, ctx, current, checkpoint);
+    const applied = applyAnswer(workflow, current, checkpoint, answer);
+    if ('result' in applied) return applied.result;
+    answered.add(checkpoint.key);
+    current = applied.inputs;
+    resume = checkpoint;
   }
   const limit = deadline(signal, call.timeoutMs, `tools/call ${workflow.name}`);
   try {
     for (let round = 1; ; round += 1) {
       const run = await runOnce(workflow, current, call, ctx, limit.signal, options, resume);
-      const { outcome } = run;
+      const { outcome, checkpoint } = run;
       if (limit.expired() && outcome.status === 'canceled') return timeoutResult(call);
-      if (outcome.status !== 'paused' || run.checkpoint === undefined) return toResult(outcome);
-      const { reason } = run.checkpoint;
+      if (outcome.status !== 'paused' || checkpoint === undefined) return toResult(outcome);
+      const { reason, key } = checkpoint;
       // Decided only now: a call that never pauses pays nothing for it.
       const mode = pauseMode(ctx);
       if (mode === 'input_required') {
-        return inputRequiredResult(workflow, ctx, current, reason, run.checkpoint);
+        const answer = answered.has(key) ? undefined : answerFor(responses, key);
+        if (answer === undefined) return inputRequiredResult(workflow, ctx, current, checkpoint);
+        const applied = applyAnswer(workflow, current, checkpoint, answer);
+        if ('result' in applied) return applied.result;
+        answered.add(key);
+        current = applied.inputs;
+        resume = checkpoint;
+        continue;
       }
       if (mode === 'report') return pausedResult(workflow.name, reason);
       if (round > MAX_ELICIT_ROUNDS) {
@@ -86,11 +103,26 @@ export async function runCall(
       const asked = await askClient(workflow, current, reason, call, ctx, limit, options);
       if ('result' in asked) return asked.result;
       current = asked.inputs;
-      resume = run.checkpoint;
+      resume = checkpoint;
     }
   } finally {
     limit.dispose();
   }
+}
+
+/** A 2026-07-28 answer to a pause: the inputs to resume with, or the call's answer. */
+function applyAnswer(
+  workflow: Workflow,
+  current: Readonly<Record<string, unknown>>,
+  checkpoint: PauseCheckpoint,
+  answer: PauseAnswer,
+): { inputs: Readonly<Record<string, unknown>> } | { result: ToolResult } {
+  if (answer.action !== 'accept') {
+    const why = `the client chose ${answer.action}`;
+    return { result: pausedResult(workflow.name, checkpoint.reason, why) };
+  }
+  const merged = mergeAnswer(workflow, current, answer.content);
+  return merged.ok ? { inputs: merged.inputs } : { result: merged.result };
 }
 
 /**
@@ -157,6 +189,8 @@ async function runOnce(
   logger.debug({ workflow: name, cwd: call.cwd, timeout_ms: call.timeoutMs }, 'call started');
   // Ephemeral: no step checkpoints, only a pause's, into a store that is gone with the call.
   const store = new MemoryStore();
+  // The step that pauses is the last one started (steps and parallel groups run one at a time).
+  let step: string | undefined;
   if (resume !== undefined) await restoreCheckpoint(store, resume);
   const values = fromJson(inputs);
   const { outcome } = await executeWorkflow({
@@ -178,13 +212,15 @@ async function runOnce(
     agentCache: { root: options.cacheRoot },
     ...(options.agentLimiters !== undefined ? { agentLimiters: options.agentLimiters } : {}),
     onEvent: (event) => {
-      if (event.type === 'step_start')
-        ctx.progress?.(event.index + 1, event.total, `step ${event.step}`);
+      if (event.type !== 'step_start') return;
+      step = event.step;
+      ctx.progress?.(event.index + 1, event.total, `step ${event.step}`);
     },
   });
   if (outcome.status !== 'paused') return { outcome };
   const reason = pauseReasonText(outcome.pauseReason);
-  return { outcome, checkpoint: await takeCheckpoint(store, outcome.session, reason) };
+  const key = inputKey(step);
+  return { outcome, checkpoint: await takeCheckpoint(store, outcome.session, reason, key) };
 }
 
 const RETRYABLE = new Set(['TIMEOUT', 'CANCELLED']);

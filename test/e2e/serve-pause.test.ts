@@ -1,80 +1,34 @@
 /**
  * A workflow that pauses during a synchronous `tools/call` is never answered as a success:
- * 2026-07-28 gets `input_required` (raw HTTP and the SDK v2 client complete it by retrying),
- * a legacy client that declared elicitation gets an `elicitation/create` request (SDK v1 over
+ * 2026-07-28 gets `input_required` keyed by the pausing step (raw HTTP and the SDK v2 client
+ * complete it by retrying; the refusals of bad retries are in serve-pause-retry.test.ts), a
+ * legacy client that declared elicitation gets an `elicitation/create` request (SDK v1 over
  * stdio and Streamable HTTP), any other client and any job get `WORKFLOW_PAUSED`. The fixture's
  * first step appends to a marks file, so every completion also proves it was not run again.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { CLI } from '../helpers/cli.js';
 import { MODERN_VERSION, rpc, send, serverStarter } from '../helpers/http-server.js';
+import {
+  accept,
+  diagnostic,
+  PAUSE_FOLDER as FOLDER,
+  type Json,
+  KEY,
+  marks,
+  modernCall,
+  REASON,
+  resultOf,
+} from '../helpers/pause.js';
 
-const FOLDER = resolve(REPO_ROOT, 'test/fixtures/pause');
-const REASON = 'approve the release: answer approved = yes';
 const start = serverStarter(FOLDER);
-
-type Json = Record<string, unknown>;
-
-/** A fresh marks file path (not yet created) and a way to count the lines written to it. */
-function marks(): { path: string; count: () => number } {
-  const path = join(tempDir('mhl-pause-'), 'marks');
-  const count = () =>
-    existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).length : 0;
-  return { path, count };
-}
-
-const FORM = { elicitation: { form: {} } };
-
-/** A 2026-07-28 `tools/call`, with extra params (`inputResponses`, `requestState`) beside it. */
-async function modernCall(
-  port: number,
-  name: string,
-  args: Json,
-  extra: Json = {},
-  capabilities: Json = FORM,
-) {
-  const reply = await send(port, {
-    headers: {
-      'mcp-protocol-version': MODERN_VERSION,
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: rpc(1, 'tools/call', {
-      name,
-      arguments: args,
-      ...extra,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
-        'io.modelcontextprotocol/clientCapabilities': capabilities,
-      },
-    }),
-  });
-  return reply.json();
-}
-
-function resultOf(answer: Json): Json {
-  assert.ok(answer['result'], JSON.stringify(answer));
-  return answer['result'] as Json;
-}
-
-function diagnostic(result: Json): Json {
-  assert.equal(result['isError'], true, JSON.stringify(result));
-  return (result['_meta'] as Json)['mhl/diagnostic'] as Json;
-}
-
-const accept = (state: string, content: Json) => ({
-  inputResponses: { mhl_pause: { action: 'accept', content } },
-  requestState: state,
-});
 
 describe('a pausing workflow over 2026-07-28 (HTTP)', () => {
   it('answers input_required with a form, and the retry resumes at the pausing step', async () => {
@@ -84,7 +38,8 @@ describe('a pausing workflow over 2026-07-28 (HTTP)', () => {
     assert.equal(first['resultType'], 'input_required');
     assert.equal(typeof first['requestState'], 'string');
     assert.equal('isError' in first, false);
-    assert.deepEqual((first['inputRequests'] as Json)['mhl_pause'], {
+    assert.deepEqual(Object.keys(first['inputRequests'] as Json), [KEY]);
+    assert.deepEqual((first['inputRequests'] as Json)[KEY], {
       method: 'elicitation/create',
       params: {
         mode: 'form',
@@ -122,43 +77,6 @@ describe('a pausing workflow over 2026-07-28 (HTTP)', () => {
     assert.equal(m.count(), 1);
   });
 
-  it('refuses a changed, foreign or expired-looking requestState with INVALID_ARGUMENT', async () => {
-    const port = await start().ready;
-    const m = marks();
-    const first = resultOf(await modernCall(port, 'Approve', { marks: m.path }));
-    const state = String(first['requestState']);
-    const middle = Math.floor(state.length / 2);
-    const flipped = `${state.slice(0, middle)}${state[middle] === 'A' ? 'B' : 'A'}${state.slice(middle + 1)}`;
-    for (const bad of [flipped, `${state}AAAA`, 'mhl1.', 'not-a-state', 'x'.repeat(300_000)]) {
-      const result = resultOf(
-        await modernCall(port, 'Approve', { marks: m.path }, accept(bad, { approved: 'yes' })),
-      );
-      const found = diagnostic(result);
-      assert.deepEqual([found['code'], found['field']], ['INVALID_ARGUMENT', 'requestState']);
-    }
-    // Sealed for Approve: it does not open for another workflow.
-    const foreign = resultOf(await modernCall(port, 'Wait', {}, accept(state, {})));
-    assert.equal(diagnostic(foreign)['code'], 'INVALID_ARGUMENT');
-    // Sealed by this process: another server process cannot open it.
-    const other = await start().ready;
-    const elsewhere = resultOf(
-      await modernCall(other, 'Approve', { marks: m.path }, accept(state, { approved: 'yes' })),
-    );
-    assert.equal(diagnostic(elsewhere)['code'], 'INVALID_ARGUMENT');
-    // Answers that are not an ElicitResult, or name undeclared inputs.
-    const noAnswer = resultOf(
-      await modernCall(port, 'Approve', { marks: m.path }, { requestState: state }),
-    );
-    assert.equal(diagnostic(noAnswer)['field'], 'inputResponses.mhl_pause');
-    const undeclared = resultOf(
-      await modernCall(port, 'Approve', { marks: m.path }, accept(state, { bogus: 1 })),
-    );
-    assert.deepEqual(diagnostic(undeclared)['undeclared'], ['bogus']);
-    const wrongType = await modernCall(port, 'Approve', { marks: m.path }, { requestState: 7 });
-    assert.equal((wrongType['error'] as Json)['code'], -32602);
-    assert.equal(m.count(), 1, 'no refused retry ran anything');
-  });
-
   it('answers WORKFLOW_PAUSED to a client that declared no form elicitation', async () => {
     const port = await start().ready;
     const m = marks();
@@ -190,7 +108,7 @@ describe('a pausing workflow over 2026-07-28 (HTTP)', () => {
           port,
           'Approve',
           { marks: m.path },
-          { inputResponses: { mhl_pause: { action } }, requestState: state },
+          { inputResponses: { [KEY]: { action } }, requestState: state },
         ),
       );
       const found = diagnostic(result);

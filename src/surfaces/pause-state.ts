@@ -10,7 +10,6 @@
  * the process and is never logged. A restarted server cannot open states an earlier one sealed.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { z } from 'zod';
 
 /** What one sealed state is bound to: a state sealed for other values does not open. */
@@ -18,6 +17,11 @@ export interface PauseBinding {
   readonly workflow: string;
   readonly digest: string;
   readonly principal: string | undefined;
+  /**
+   * A digest of the call's own arguments and working directory: the steps before the pause ran
+   * with them, so a retry with others must not resume from that point.
+   */
+  readonly call: string;
 }
 
 /** The pause checkpoint of a throwaway run: its session and the store records under it. */
@@ -35,8 +39,6 @@ export interface PauseCheckpoint {
 export const PAUSE_STATE_TTL_MS = 15 * 60_000;
 /** Longest sealed state, in characters; a bigger pause is reported instead (see callers). */
 export const MAX_PAUSE_STATE_CHARS = 256 * 1024;
-/** Longest plaintext an opened state may inflate to. */
-const MAX_PLAIN_BYTES = 4 * 1024 * 1024;
 
 const PREFIX = 'mhl1.';
 const IV_BYTES = 12;
@@ -73,7 +75,9 @@ export class PauseSealer {
   /** The sealed text, or undefined when it would exceed `MAX_PAUSE_STATE_CHARS`. */
   seal(checkpoint: PauseCheckpoint, binding: PauseBinding): string | undefined {
     const body = { exp: this.#now() + this.#ttlMs, ...checkpoint };
-    const plain = deflateRawSync(Buffer.from(JSON.stringify(body), 'utf8'));
+    // Not compressed: the inputs a client chose would share a window with the run's own values,
+    // and the sealed length would then tell something of those values (a CRIME-style oracle).
+    const plain = Buffer.from(JSON.stringify(body), 'utf8');
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
     cipher.setAAD(aad(binding));
@@ -101,11 +105,10 @@ export class PauseSealer {
       const decipher = createDecipheriv('aes-256-gcm', this.#key, raw.subarray(0, IV_BYTES));
       decipher.setAAD(aad(binding));
       decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-      const packed = Buffer.concat([
+      plain = Buffer.concat([
         decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)),
         decipher.final(),
       ]);
-      plain = inflateRawSync(packed, { maxOutputLength: MAX_PLAIN_BYTES });
     } catch {
       // A failed tag check: changed, made by another process, or for another workflow or caller.
       return refused(
@@ -131,7 +134,13 @@ export class PauseSealer {
 /** The additional authenticated data: every binding field, unambiguously separated. */
 function aad(binding: PauseBinding): Buffer {
   return Buffer.from(
-    JSON.stringify(['mhl-pause', binding.workflow, binding.digest, binding.principal ?? null]),
+    JSON.stringify([
+      'mhl-pause',
+      binding.workflow,
+      binding.digest,
+      binding.principal ?? null,
+      binding.call,
+    ]),
     'utf8',
   );
 }

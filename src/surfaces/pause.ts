@@ -8,6 +8,7 @@
  *
  * It runs nothing and talks to no client itself; it must not learn transports or sessions.
  */
+import { createHash } from 'node:crypto';
 import { validateArguments, type Workflow } from '../catalog/index.js';
 import { isRecord, type RequestContext, RPC_ERROR_CODES, RpcError } from '../protocol/index.js';
 import { formatValue, type RunOutcome, toPlain } from '../runtime/index.js';
@@ -213,7 +214,7 @@ export function mergeAnswer(
 }
 
 /** The `-32602` refusal of a retry whose `requestState` or `inputResponses` is not usable. */
-function invalidRetry(message: string, data: Record<string, unknown>): RpcError {
+export function invalidRetry(message: string, data: Record<string, unknown>): RpcError {
   return new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, message, data);
 }
 
@@ -282,13 +283,31 @@ function processSealer(): Promise<PauseSealer> {
   return sealer;
 }
 
-/** What a sealed state of `workflow`, for this caller, is bound to. */
-function bindingOf(workflow: Workflow, ctx: RequestContext): PauseBinding {
+/** The arguments a paused call was made with: its checked inputs and working directory. */
+export interface PausedCall {
+  readonly inputs: Readonly<Record<string, unknown>>;
+  readonly cwd: string;
+}
+
+/** What a sealed state of `workflow`, for this caller and these arguments, is bound to. */
+function bindingOf(workflow: Workflow, ctx: RequestContext, call: PausedCall): PauseBinding {
+  const canonical = canonicalJson({ inputs: call.inputs, cwd: call.cwd });
   return {
     workflow: workflow.name,
     digest: workflow.definition.digest,
     principal: ctx.principal,
+    call: createHash('sha256').update(canonical).digest('base64url'),
   };
+}
+
+/** JSON with object keys sorted, so equal arguments give equal text whatever their order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isRecord(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 /**
@@ -299,11 +318,12 @@ function bindingOf(workflow: Workflow, ctx: RequestContext): PauseBinding {
 export async function inputRequiredResult(
   workflow: Workflow,
   ctx: RequestContext,
+  call: PausedCall,
   current: Readonly<Record<string, unknown>>,
   checkpoint: PauseCheckpoint,
 ): Promise<ToolResult> {
   const { reason, key } = checkpoint;
-  const requestState = (await processSealer()).seal(checkpoint, bindingOf(workflow, ctx));
+  const requestState = (await processSealer()).seal(checkpoint, bindingOf(workflow, ctx, call));
   if (requestState === undefined) {
     return pausedResult(workflow.name, reason, 'its state is too large to hand to the client');
   }
@@ -323,9 +343,10 @@ export async function inputRequiredResult(
 export async function openRequestState(
   workflow: Workflow,
   ctx: RequestContext,
+  call: PausedCall,
   text: string,
 ): Promise<PauseCheckpoint> {
-  const opened = (await processSealer()).open(text, bindingOf(workflow, ctx));
+  const opened = (await processSealer()).open(text, bindingOf(workflow, ctx, call));
   if (opened.ok) return opened.checkpoint;
   throw invalidRetry(opened.message, { field: 'requestState', reason: opened.reason });
 }

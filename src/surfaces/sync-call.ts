@@ -29,6 +29,7 @@ import {
   elicitationParams,
   inputKey,
   inputRequiredResult,
+  invalidRetry,
   MAX_ELICIT_ROUNDS,
   mergeAnswer,
   openRequestState,
@@ -62,13 +63,25 @@ export async function runCall(
   let resume: PauseCheckpoint | undefined;
   // 2026-07-28 answers, each used at most once per call: a step that pauses again is asked again.
   const modern = pauseMode(ctx) === 'input_required';
+  // The steps before a pause ran with these: a retry must carry the same to resume there.
+  const paused = { inputs, cwd: call.cwd };
+  if (!modern && ctx.requestState !== undefined) {
+    // A state this request cannot use must not be ignored: the run would start over and repeat
+    // the side effects of the steps before the pause.
+    throw invalidRetry(
+      'requestState needs a 2026-07-28 request whose client declares form elicitation',
+      { field: 'requestState', reason: 'unusable' },
+    );
+  }
   const responses = modern ? checkInputResponses(ctx.inputResponses) : {};
   const answered = new Set<string>();
   if (modern && ctx.requestState !== undefined) {
-    const checkpoint = await openRequestState(workflow, ctx, ctx.requestState);
+    const checkpoint = await openRequestState(workflow, ctx, paused, ctx.requestState);
     const answer = answerFor(responses, checkpoint.key);
     // Not answered: ask for it again, from the same checkpoint, with nothing run.
-    if (answer === undefined) return inputRequiredResult(workflow, ctx, current, checkpoint);
+    if (answer === undefined) {
+      return inputRequiredResult(workflow, ctx, paused, current, checkpoint);
+    }
     const applied = applyAnswer(workflow, current, checkpoint, answer);
     if ('result' in applied) return applied.result;
     answered.add(checkpoint.key);
@@ -87,7 +100,9 @@ export async function runCall(
       const mode = pauseMode(ctx);
       if (mode === 'input_required') {
         const answer = answered.has(key) ? undefined : answerFor(responses, key);
-        if (answer === undefined) return inputRequiredResult(workflow, ctx, current, checkpoint);
+        if (answer === undefined) {
+          return inputRequiredResult(workflow, ctx, paused, current, checkpoint);
+        }
         const applied = applyAnswer(workflow, current, checkpoint, answer);
         if ('result' in applied) return applied.result;
         answered.add(key);

@@ -96,6 +96,29 @@ describe('retrying a paused call over 2026-07-28 (HTTP)', () => {
     assert.equal(m.count(), 2, 'no other refused retry ran anything');
   });
 
+  it('refuses a state carried to a call with other arguments, or to a client that cannot answer', async () => {
+    const port = await start().ready;
+    const m = marks();
+    const other = marks();
+    const state = String(
+      resultOf(await modernCall(port, 'Approve', { marks: m.path }))['requestState'],
+    );
+    // The Mark step ran for m: resuming at Review with other arguments would skip other's Mark.
+    for (const args of [{ marks: other.path }, { marks: m.path, note: 'changed' }]) {
+      const error = errorOf(await modernCall(port, 'Approve', args, accept(state, {})));
+      assert.deepEqual([error['code'], (error['data'] as Json)['reason']], [-32602, 'unverified']);
+    }
+    // Without form elicitation the state cannot be used; ignoring it would re-run Mark.
+    const unusable = errorOf(
+      await modernCall(port, 'Approve', { marks: m.path }, accept(state, { approved: 'yes' }), {}),
+    );
+    assert.deepEqual(
+      [unusable['code'], (unusable['data'] as Json)['field']],
+      [-32602, 'requestState'],
+    );
+    assert.deepEqual([m.count(), other.count()], [1, 0], 'no refused retry ran anything');
+  });
+
   it('asks again for an answer the retry lacks, from the same pause', async () => {
     const port = await start().ready;
     const m = marks();

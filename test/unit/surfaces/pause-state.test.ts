@@ -12,7 +12,7 @@ const CHECKPOINT: PauseCheckpoint = {
   reason: 'waiting',
   records: [['state/s1/A.json', '{"pipeline":"A"}']],
 };
-const BINDING = { workflow: 'A', digest: 'd1', principal: 'ana' };
+const BINDING = { workflow: 'A', digest: 'd1', principal: 'ana', call: 'c1' };
 
 describe('PauseSealer', () => {
   it('opens what it sealed for the same binding, and nothing it can read without the key', () => {
@@ -24,7 +24,7 @@ describe('PauseSealer', () => {
     assert.equal(new PauseSealer().open(text, BINDING).ok, false, 'another key');
   });
 
-  it('refuses a state bound to another workflow, definition or principal', () => {
+  it('refuses a state bound to another workflow, definition, principal or call', () => {
     const sealer = new PauseSealer();
     const text = sealer.seal(CHECKPOINT, BINDING) ?? '';
     for (const other of [
@@ -32,6 +32,7 @@ describe('PauseSealer', () => {
       { ...BINDING, digest: 'd2' },
       { ...BINDING, principal: 'bob' },
       { ...BINDING, principal: undefined },
+      { ...BINDING, call: 'c2' },
     ]) {
       const opened = sealer.open(text, other);
       assert.equal(opened.ok ? 'opened' : opened.reason, 'unverified', JSON.stringify(other));
@@ -49,9 +50,20 @@ describe('PauseSealer', () => {
     assert.equal(expired.ok ? 'opened' : expired.reason, 'expired');
   });
 
+  it('seals without compressing, so its length tells nothing of what the values share', () => {
+    const sealer = new PauseSealer();
+    const records = (text: string) => [['state/s1/A.json', text] as const];
+    // Two states whose values repeat (compressible) or not, of one length: sealed alike long.
+    const repeated = sealer.seal({ ...CHECKPOINT, records: records('a'.repeat(4096)) }, BINDING);
+    const varied = sealer.seal(
+      { ...CHECKPOINT, records: records(Buffer.alloc(3072, 7).toString('base64').slice(0, 4096)) },
+      BINDING,
+    );
+    assert.equal(repeated?.length, varied?.length);
+  });
+
   it('does not seal, nor try to open, more than the size cap', () => {
     const sealer = new PauseSealer();
-    // Random text does not compress: the sealed form stays over the cap.
     const noise = Buffer.from(
       Array.from({ length: MAX_PAUSE_STATE_CHARS }, () => Math.floor(Math.random() * 256)),
     ).toString('base64');

@@ -25,8 +25,8 @@ export interface ServerDescription {
   /** Said in both eras (`initialize` and `server/discover`). */
   capabilities: Record<string, unknown>;
   /**
-   * Said only in `initialize`, over `capabilities` (shallow merge): what exists only in the
-   * 2025 revisions, such as `logging` and `resources.subscribe`.
+   * What `initialize` says instead of `capabilities`, when set: the same, plus what exists only
+   * in the 2025 revisions, such as `logging` and `resources.subscribe` (the server merges them).
    */
   legacyCapabilities?: Record<string, unknown> | undefined;
   instructions?: string | undefined;
@@ -82,7 +82,7 @@ export function answerInitialize(
   });
   return {
     protocolVersion,
-    capabilities: { ...server.capabilities, ...server.legacyCapabilities },
+    capabilities: server.legacyCapabilities ?? server.capabilities,
     serverInfo: { ...server.serverInfo },
     ...(server.instructions === undefined ? {} : { instructions: server.instructions }),
   };

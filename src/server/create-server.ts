@@ -106,10 +106,20 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
       tools.add(tool);
     }
   }
+  const capabilities = capabilitiesOf(BASE_CAPABILITIES, surfaces, (s) => s.capabilities);
   const dispatcher = new Dispatcher({
     serverInfo: { name: 'mhl', version: parts.version },
-    capabilities: capabilitiesOf(BASE_CAPABILITIES, surfaces, (s) => s.capabilities),
-    legacyCapabilities: capabilitiesOf(LEGACY_CAPABILITIES, surfaces, (s) => s.legacyCapabilities),
+    capabilities,
+    // What `initialize` declares: everything above, with the 2025-only features merged in.
+    legacyCapabilities: capabilitiesOf(
+      capabilitiesOf(
+        capabilities,
+        [{ name: 'legacy', capabilities: LEGACY_CAPABILITIES }],
+        (s) => s.capabilities,
+      ),
+      surfaces,
+      (s) => s.legacyCapabilities,
+    ),
     onError: (error, site) => logger.error({ err: error, method: site.method }, 'internal error'),
   });
   registerToolMethods(dispatcher, tools, {

@@ -99,9 +99,9 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
   const { surfaces } = built;
   for (const surface of surfaces) {
     for (const tool of surface.tools ?? []) {
-      if (tools.has(tool.entry.name)) {
+      if (tools.has(tool.name)) {
         for (const built of surfaces) built.close?.();
-        return { ok: false, problem: `${surface.name}: the tool ${tool.entry.name} is taken` };
+        return { ok: false, problem: `${surface.name}: the tool ${tool.name} is taken` };
       }
       tools.add(tool);
     }

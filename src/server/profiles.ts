@@ -71,7 +71,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     capabilities: PROMPTS_CAPABILITY,
     close: () => rmSync(cacheRoot, { recursive: true, force: true }),
   };
-  const names = new Set(workflows.tools?.map((tool) => tool.entry.name));
+  const names = new Set(workflows.tools?.map((tool) => tool.name));
   const reserved = reservedNameProblem([...names]);
   if (reserved !== undefined) {
     workflows.close?.();

@@ -111,6 +111,7 @@ function startTool({ tools, jobs }: JobSurfaceOptions): ToolDefinition {
     additionalProperties: false,
   };
   return {
+    name: 'job.start',
     entry: {
       name: 'job.start',
       description:
@@ -229,6 +230,7 @@ function jobIdTool(
   },
 ): ToolDefinition {
   return {
+    name,
     entry: {
       name,
       description,

@@ -85,28 +85,40 @@ export interface PipelineSurfaceOptions {
 /** One tool per workflow, each taking the reserved `context` argument beside its inputs. */
 export function workflowTools(options: PipelineSurfaceOptions): ToolDefinition[] {
   return [...options.catalog.workflows.values()].map((workflow) => {
-    const entry = toolEntry(workflow);
-    const schema = entry.inputSchema as { properties?: Record<string, unknown> };
-    // With --require-cwd the schema says what the server enforces: context and its cwd required.
-    const context = options.requireCwd ? REQUIRED_CWD_CONTEXT_SCHEMA : CONTEXT_SCHEMA;
-    const required = (entry.inputSchema as { required?: string[] }).required ?? [];
-    const inputSchema = {
-      ...entry.inputSchema,
-      properties: { ...schema.properties, context },
-      ...(options.requireCwd ? { required: [...required, 'context'] } : {}),
-    };
-    const { annotations, risk } = workflowRisk(workflow);
+    // Built on first read: projecting the schema and walking the program for its risk costs
+    // start-up time no request needs before the first tools/list.
+    let entry: ToolDefinition['entry'] | undefined;
     return {
-      entry: {
-        ...entry,
-        inputSchema,
-        annotations,
-        _meta: { ...entry._meta, [RISK_META_KEY]: risk },
+      name: workflow.name,
+      get entry() {
+        entry ??= listedEntry(workflow, options.requireCwd);
+        return entry;
       },
       execution: true,
       prepare: (args, ctx) => prepareCall(workflow, args, ctx, options),
     };
   });
+}
+
+/** A workflow's `tools/list` entry: its projected schema with `context`, and its risk. */
+function listedEntry(workflow: Workflow, requireCwd: boolean): ToolDefinition['entry'] {
+  const entry = toolEntry(workflow);
+  const schema = entry.inputSchema as { properties?: Record<string, unknown> };
+  // With --require-cwd the schema says what the server enforces: context and its cwd required.
+  const context = requireCwd ? REQUIRED_CWD_CONTEXT_SCHEMA : CONTEXT_SCHEMA;
+  const required = (entry.inputSchema as { required?: string[] }).required ?? [];
+  const inputSchema = {
+    ...entry.inputSchema,
+    properties: { ...schema.properties, context },
+    ...(requireCwd ? { required: [...required, 'context'] } : {}),
+  };
+  const { annotations, risk } = workflowRisk(workflow);
+  return {
+    ...entry,
+    inputSchema,
+    annotations,
+    _meta: { ...entry._meta, [RISK_META_KEY]: risk },
+  };
 }
 
 /** The workflow resources: each manifest and source, over every transport. */

@@ -92,9 +92,9 @@ export function runSurface(options: RunSurfaceOptions): RunSurface {
   );
   const workflows = [...options.catalog.workflows.keys()];
   const tools = bridgeTools(workflows, options.target, methods).filter((tool) => {
-    if (!options.published(tool.entry.name)) return true;
+    if (!options.published(tool.name)) return true;
     options.logger.warn(
-      { tool: tool.entry.name },
+      { tool: tool.name },
       'a workflow has the name of a run control tool; the control tool is not published',
     );
     return false;
@@ -269,6 +269,7 @@ function bridgeTools(
       additionalProperties: false,
     };
     return {
+      name,
       entry: {
         name,
         description: bridge.description,

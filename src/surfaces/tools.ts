@@ -31,7 +31,12 @@ export interface PreparedCall {
 }
 
 export interface ToolDefinition {
-  /** The `tools/list` entry: name, description, inputSchema, annotations, `_meta`. */
+  /** The tool's name, as `entry.name` says. */
+  readonly name: string;
+  /**
+   * The `tools/list` entry: name, description, inputSchema, annotations, `_meta`. May be built
+   * on first read (a workflow's risk walks its whole program), so read it only to list or check.
+   */
   readonly entry: Readonly<Record<string, unknown>> & { readonly name: string };
   /** True when a call executes work and so needs an execution slot (workflows do). */
   readonly execution: boolean;
@@ -52,7 +57,7 @@ export class ToolTable {
 
   /** Adds a tool; a name already taken is a programming fault (callers check `has` first). */
   add(definition: ToolDefinition): void {
-    const { name } = definition.entry;
+    const { name } = definition;
     if (this.#tools.has(name)) throw new Error(`tool ${JSON.stringify(name)} is defined twice`);
     this.#tools.set(name, definition);
     this.#entries = undefined;

@@ -9,6 +9,7 @@ import { errorOf, modernMeta, request, resultOf, setup } from '../protocol/harne
 function table(): ToolTable {
   const tools = new ToolTable();
   tools.add({
+    name: 'Echo',
     entry: { name: 'Echo', inputSchema: { type: 'object' } },
     execution: true,
     prepare: (args) => {

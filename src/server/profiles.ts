@@ -97,6 +97,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     stateDir: config.stateDir,
     terminalTtlMs: config.terminalRunTtlMs,
     drainMs: config.drainMs,
+    transport: config.http === undefined ? 'stdio' : 'http',
     catalog,
     admission: parts.admission,
     logger,

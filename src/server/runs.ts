@@ -26,6 +26,8 @@ export interface RunsOptions {
   /** Absolute `--state-dir`; undefined for a temporary one. */
   readonly stateDir: string | undefined;
   readonly terminalTtlMs: number | undefined;
+  /** Which transport serves the runs (how loudly a temporary state directory is reported). */
+  readonly transport: 'stdio' | 'http';
   /** `--drain-timeout`: how long working runs may finish at shutdown. */
   readonly drainMs: number;
   readonly catalog: Catalog;
@@ -47,7 +49,10 @@ export function runsSurface(options: RunsOptions): Surface {
   const temporary = options.stateDir === undefined;
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'mhl-serve-'));
   if (temporary) {
-    logger.warn(
+    // A warning over HTTP, where a server is meant to outlive its clients; on stdio the server
+    // lives and dies with its one client, and every start would repeat it.
+    const say = options.transport === 'http' ? logger.warn.bind(logger) : logger.info.bind(logger);
+    say(
       { stateDir },
       'no --state-dir: async run state is kept in a temporary directory and lost on restart',
     );

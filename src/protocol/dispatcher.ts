@@ -1,16 +1,17 @@
 /**
  * The JSON-RPC core shared by every transport: validates each inbound message, decides its era,
  * answers the built-ins (`initialize`, `notifications/initialized`, `ping`, `server/discover`,
- * `notifications/cancelled`), routes everything else to the handler a surface registered (in
- * the eras it exists in), maps handler outcomes to responses, and sends notifications outside
- * requests through the channel a transport opened for a session (`openChannel`, `notify`). It
- * owns cancellation: one AbortController per inbound request id and session, aborted by
- * `notifications/cancelled` or by closing; a cancelled request gets no response. It never touches a socket or a stream: a transport hands in decoded messages
- * plus a `Connection`, sends back what `handle` returns, and forwards notifications from `send`.
+ * `notifications/cancelled`), routes everything else to the handler a surface registered (in the
+ * eras it exists in), maps handler outcomes to responses, and sends notifications outside requests
+ * through the channel a transport opened for a session (`openChannel`, `notify`). It owns
+ * cancellation: one AbortController per inbound request id and session, aborted by
+ * `notifications/cancelled` or by closing; a cancelled request gets no response. It never touches a
+ * socket or a stream: a transport hands in decoded messages plus a `Connection`, sends back what
+ * `handle` returns, and forwards notifications from `send`.
  *
- * Transports must not serialise `handle` calls on one connection: a `notifications/cancelled`
- * can only abort a request whose `handle` is still pending, and a client's response to a server
- * request (`outbound.ts`) can only reach a handler that is still waiting for it.
+ * Transports must not serialise `handle` calls on one connection: a `notifications/cancelled` can
+ * only abort a request whose `handle` is still pending, and a client's response to a server request
+ * (`outbound.ts`) can only reach a handler that is still waiting for it.
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation
  */

@@ -1,9 +1,10 @@
 /**
- * Legacy (2025 revisions) session state for one stdio connection or one HTTP `Mcp-Session-Id`:
- * the version `initialize` negotiated, the client's declared info and capabilities, whether
- * `notifications/initialized` arrived, the log level `logging/setLevel` chose, and when the session was created and last seen so a
- * transport can sweep idle ones. Pure state: it holds no timers, sockets or requests in flight
- * (the dispatcher owns cancellation), and it reads no clock itself — callers pass `now`.
+ * Legacy (2025 revisions) session state for one stdio connection or one HTTP `Mcp-Session-Id`: the
+ * version `initialize` negotiated, the client's declared info and capabilities, whether
+ * `notifications/initialized` arrived, the log level `logging/setLevel` chose, and when the session
+ * was created and last seen so a transport can sweep idle ones. Pure state: it holds no timers,
+ * sockets or requests in flight (the dispatcher owns cancellation), and it reads no clock itself —
+ * callers pass `now`.
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle
  */
@@ -26,6 +27,11 @@ export interface SessionOptions {
   id?: string;
   /** Creation time in epoch milliseconds; `Date.now()` by default. */
   now?: number;
+  /**
+   * The verified caller that opened the session, when the transport verifies one: the session
+   * then serves that caller alone (an id is not a credential).
+   */
+  principal?: string | undefined;
 }
 
 /** What a successful `initialize` records. */
@@ -43,6 +49,8 @@ export class Session {
   /** The id sent as `Mcp-Session-Id` over HTTP. */
   readonly id: string;
   /** Creation time, epoch milliseconds. */
+  /** Who opened it, when verified (see `SessionOptions.principal`). */
+  readonly principal: string | undefined;
   readonly createdAt: number;
   #lastSeenAt: number;
   #protocolVersion: LegacyVersion | undefined;
@@ -53,6 +61,7 @@ export class Session {
 
   constructor(options: SessionOptions = {}) {
     this.id = options.id ?? randomUUID();
+    this.principal = options.principal;
     this.createdAt = options.now ?? Date.now();
     this.#lastSeenAt = this.createdAt;
   }

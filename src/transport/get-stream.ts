@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Session } from '../protocol/index.js';
-import type { McpDispatcher } from './mcp-post.js';
+import { type McpDispatcher, sessionFor } from './mcp-post.js';
 import { plain } from './respond.js';
 import type { SessionTable } from './sessions.js';
 import { acceptsEventStream, messageEvent, STREAM_HEADERS } from './sse.js';
@@ -25,6 +25,8 @@ export interface GetStreamContext {
   readonly streams: Map<Session, ServerResponse>;
   /** The session table's clock: a client listening on its stream is not idle. */
   readonly now: () => number;
+  /** The verified caller of this request, who must be the one that opened the session. */
+  readonly principal: string | undefined;
 }
 
 /** Answers one `GET /mcp`: 406, 400, 404 or 409 when refused, else a standing event stream. */
@@ -36,7 +38,7 @@ export function openSessionStream(
   if (!acceptsEventStream(req.headers.accept)) return plain(res, 406, 'Accept text/event-stream');
   const id = req.headers['mcp-session-id'];
   if (typeof id !== 'string') return plain(res, 400, 'missing Mcp-Session-Id');
-  const session = ctx.sessions.get(id);
+  const session = sessionFor(ctx.sessions, id, ctx.principal);
   if (session === undefined) return plain(res, 404, 'unknown or ended session');
   if (ctx.streams.has(session)) return plain(res, 409, 'this session already has a stream');
   res.writeHead(200, STREAM_HEADERS);

@@ -1,16 +1,17 @@
 /**
  * The MCP endpoint's rows of the route table: `POST /mcp` and `POST /mcp/<method>` carry one
- * JSON-RPC message each, `GET /mcp` opens a legacy session's standing event stream (what the
- * server says outside any request, such as resource updates), `DELETE /mcp` ends a session. Holds the legacy session table
- * (`Mcp-Session-Id` → session, idle ones swept on a timer) and records each request's duration.
- * Knows nothing of workflows: it moves messages between requests and the dispatcher.
+ * JSON-RPC message each, `GET /mcp` opens a legacy session's standing event stream (what the server
+ * says outside any request, such as resource updates), `DELETE /mcp` ends a session. Holds the
+ * legacy session table (`Mcp-Session-Id` → session, idle ones swept on a timer) and records each
+ * request's duration. Knows nothing of workflows: it moves messages between requests and the
+ * dispatcher.
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Session } from '../protocol/index.js';
 import { openSessionStream } from './get-stream.js';
-import { handleMcpPost, type McpDispatcher } from './mcp-post.js';
+import { handleMcpPost, type McpDispatcher, principalOf, sessionFor } from './mcp-post.js';
 import type { Metrics } from './metrics.js';
 import { plain } from './respond.js';
 import type { Route } from './routes.js';
@@ -98,6 +99,7 @@ export class McpEndpoint {
         sessions: this.#sessions,
         streams: this.#streams,
         now: this.#now,
+        principal: principalOf(req, this.#options.principalHeader),
       });
     }
     const started = performance.now();
@@ -117,7 +119,11 @@ export class McpEndpoint {
   #delete(req: IncomingMessage, res: ServerResponse): void {
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string') return plain(res, 400, 'missing Mcp-Session-Id');
-    if (!this.#sessions.delete(id)) return plain(res, 404, 'unknown session');
+    const principal = principalOf(req, this.#options.principalHeader);
+    // Only the caller that opened a session may end it.
+    if (sessionFor(this.#sessions, id, principal) === undefined || !this.#sessions.delete(id)) {
+      return plain(res, 404, 'unknown session');
+    }
     res.writeHead(204).end();
   }
 }

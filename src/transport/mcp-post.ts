@@ -1,13 +1,13 @@
 /**
  * One `POST /mcp` (or `POST /mcp/<method>`) exchange: content type, body cap, JSON parse, the
  * 2026-07-28 header checks (`MCP-Protocol-Version`, `Mcp-Method`), legacy session resolution
- * (`initialize` creates a session and answers its `Mcp-Session-Id`; a request naming a session
- * must name a live one, and one naming none is answered as stdio answers it), dispatch, and the HTTP status of the answer. Modern requests get a fresh
- * session each. A client that disconnects cancels its request. The answer is one JSON body,
- * unless the client accepts `text/event-stream` and the server has messages for the request
- * before its answer (progress notifications, or requests to the client such as
- * `elicitation/create`): then it is an event stream (`sse.ts`). A POST whose body is the
- * client's response to such a request goes to the dispatcher like any message (which routes it
+ * (`initialize` creates a session and answers its `Mcp-Session-Id`; a request naming a session must
+ * name a live one, and one naming none is answered as stdio answers it), dispatch, and the HTTP
+ * status of the answer. Modern requests get a fresh session each. A client that disconnects cancels
+ * its request. The answer is one JSON body, unless the client accepts `text/event-stream` and the
+ * server has messages for the request before its answer (progress notifications, or requests to the
+ * client such as `elicitation/create`): then it is an event stream (`sse.ts`). A POST whose body is
+ * the client's response to such a request goes to the dispatcher like any message (which routes it
  * to the waiting request by session) and is answered 202.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -163,14 +163,16 @@ function resolveSession(
   const modern = modernVersion(message) !== undefined;
   const method = isRecord(message) ? message['method'] : undefined;
   if (modern) return { session: fresh(), created: 'ephemeral' };
+  const principal = principalOf(req, ctx.principalHeader);
   if (method === 'initialize') {
-    return { session: ctx.dispatcher.newSession({ now: ctx.now() }), created: 'initialize' };
+    const session = ctx.dispatcher.newSession({ now: ctx.now(), principal });
+    return { session, created: 'initialize' };
   }
   const id = header(req, 'mcp-session-id');
   // Neither a session nor modern `_meta`: the dispatcher answers on a throwaway session, so the
   // client gets the -32602 (and its hint) stdio gives for the same request, with status 400.
   if (id === undefined) return { session: fresh(), created: 'ephemeral' };
-  const session = ctx.sessions.get(id);
+  const session = sessionFor(ctx.sessions, id, principal);
   if (session === undefined) {
     throw refuse(404, RPC_ERROR_CODES.INVALID_REQUEST, 'unknown or ended session');
   }
@@ -250,7 +252,21 @@ function cancelOne(message: unknown, conn: Connection, dispatcher: McpDispatcher
   void dispatcher.handle(cancel, conn);
 }
 
-function principalOf(req: IncomingMessage, name: string | undefined): string | undefined {
+/**
+ * The live session `id` names, for the caller that opened it: another verified caller gets
+ * exactly what an unknown id gets, since a session id is not a credential.
+ */
+export function sessionFor(
+  sessions: SessionTable,
+  id: string,
+  principal: string | undefined,
+): Session | undefined {
+  const session = sessions.get(id);
+  return session?.principal === principal ? session : undefined;
+}
+
+/** The caller identity the principal header names (only read behind the bearer token). */
+export function principalOf(req: IncomingMessage, name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   const value = header(req, name.toLowerCase())?.trim();
   return value === undefined || value === '' ? undefined : value;

@@ -201,6 +201,28 @@ describe('mhl serve mcp --http', () => {
     assert.equal(await server.stop(), 0);
   });
 
+  it('serves a legacy session only to the principal that opened it', async () => {
+    const server = start(['--port', '0', '--principal-header', 'X-Mhl-Principal'], {
+      MHL_SERVE_TOKEN: 's3cret',
+    });
+    const port = await server.ready;
+    const as = (who: string) => ({ authorization: 'Bearer s3cret', 'x-mhl-principal': who });
+    const init = await send(port, { headers: as('ana'), body: rpc(1, 'initialize', INIT_PARAMS) });
+    const id = String(init.headers['mcp-session-id']);
+    const inSession = (who: string) => ({ ...as(who), 'mcp-session-id': id });
+    const list = rpc(2, 'tools/list');
+    // Another principal holding the id gets what an unknown id gets, for every verb.
+    const bob = await send(port, { headers: inSession('bob'), body: list });
+    assert.deepEqual([bob.status, codeOf(bob)], [404, -32600]);
+    const stream = { ...inSession('bob'), accept: 'text/event-stream' };
+    assert.equal((await send(port, { method: 'GET', headers: stream })).status, 404);
+    assert.equal((await send(port, { method: 'DELETE', headers: inSession('bob') })).status, 404);
+    const ana = await send(port, { headers: inSession('ana'), body: list });
+    assert.equal(ana.status, 200);
+    assert.equal((await send(port, { method: 'DELETE', headers: inSession('ana') })).status, 204);
+    assert.equal(await server.stop(), 0);
+  });
+
   it('requires the bearer token and reads the principal header only behind it', async () => {
     const server = start(['--port', '0', '--principal-header', 'X-Mhl-Principal'], {
       MHL_SERVE_TOKEN: 's3cret',

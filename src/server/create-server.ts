@@ -14,11 +14,11 @@ import {
   LOGGING_CAPABILITY,
   loggingMethods,
   registerMethods,
-  registerResourceMethods,
-  registerToolMethods,
+  resourceMethods,
   Subscriptions,
   type Surface,
   ToolTable,
+  toolMethods,
 } from '../surfaces/index.js';
 import { Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
@@ -122,14 +122,11 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     ),
     onError: (error, site) => logger.error({ err: error, method: site.method }, 'internal error'),
   });
-  registerToolMethods(dispatcher, tools, {
-    admission,
-    onCall: (outcome) => metrics.toolCall(outcome),
-  });
   const providers = surfaces.flatMap((s) => s.resources ?? []);
-  registerResourceMethods(dispatcher, providers);
   subscriptions = new Subscriptions(dispatcher, providers);
   registerMethods(dispatcher, [
+    ...toolMethods(tools, { admission, onCall: (outcome) => metrics.toolCall(outcome) }),
+    ...resourceMethods(providers),
     ...surfaces.flatMap((s) => s.methods ?? []),
     // Over every surface's prompts and resources.
     ...completionMethods(parts.catalog, providers),

@@ -24,16 +24,16 @@ export {
 export { PROMPTS_CAPABILITY, promptMethods } from './prompts.js';
 export {
   type ResourceProvider,
-  registerResourceMethods,
+  resourceMethods,
 } from './resources.js';
 export { type RunSurface, runSurface } from './runs.js';
 export { Subscriptions } from './subscriptions.js';
 export type { Surface } from './surface.js';
 export {
   type PreparedCall,
-  registerToolMethods,
   type ToolDefinition,
   type ToolResult,
   ToolTable,
   toolError,
+  toolMethods,
 } from './tools.js';

@@ -1,17 +1,19 @@
 /**
  * The one `resources/list`, `resources/read` and `resources/templates/list` the surfaces share
- * (`resources/subscribe` lives in `subscriptions.ts`).
- * The catalog provides the workflow resources; the run registry provides `mhl://run/<id>/…`,
- * answered with a private, uncached scope on 2026-07-28 (they are one caller's, and change). A URI no provider serves is "resource not found": `-32002` on legacy
- * requests and `-32602` on 2026-07-28 ones, where the former code was dropped.
+ * (`resources/subscribe` lives in `subscriptions.ts`). The catalog provides the workflow
+ * resources; the run registry provides `mhl://run/<id>/…`, answered with a private, uncached
+ * scope on 2026-07-28 (they are one caller's, and change). A URI no provider serves is "resource
+ * not found": `-32002` on legacy requests and `-32602` on 2026-07-28 ones, where the former code
+ * was dropped.
  */
 import type { ResourceContents, ResourceEntry } from '../catalog/index.js';
 import {
-  type Dispatcher,
+  type MethodHandler,
   type RequestContext,
   RPC_ERROR_CODES,
   RpcError,
 } from '../protocol/index.js';
+import type { MethodEntry } from './methods.js';
 import { rejectCursor } from './tools.js';
 
 /** A `resources/templates/list` entry. */
@@ -44,22 +46,11 @@ export interface ResourceProvider {
   ) => readonly string[];
 }
 
-/** Registers the resource methods over `providers`, asked in order. */
-export function registerResourceMethods(
-  dispatcher: Dispatcher,
-  providers: readonly ResourceProvider[],
-): void {
+/** `resources/list`, `resources/templates/list` and `resources/read` over `providers`, in order. */
+export function resourceMethods(providers: readonly ResourceProvider[]): MethodEntry[] {
   const resources = providers.flatMap((p) => p.list?.() ?? []);
   const resourceTemplates = providers.flatMap((p) => p.templates ?? []);
-  dispatcher.register('resources/list', async (params) => {
-    rejectCursor(params);
-    return { resources };
-  });
-  dispatcher.register('resources/templates/list', async (params) => {
-    rejectCursor(params);
-    return { resourceTemplates };
-  });
-  dispatcher.register('resources/read', async (params, ctx) => {
+  const read: MethodHandler = async (params, ctx) => {
     const uri = params['uri'];
     if (typeof uri !== 'string')
       throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'resources/read needs a string uri');
@@ -70,7 +61,19 @@ export function registerResourceMethods(
       return { ...contents, ttlMs: 0, cacheScope: 'private' };
     }
     throw resourceNotFound(uri, ctx);
-  });
+  };
+  // Single-page lists, fixed once the server is built.
+  const listOf =
+    (answer: Record<string, unknown>): MethodHandler =>
+    async (params) => {
+      rejectCursor(params);
+      return answer;
+    };
+  return [
+    { method: 'resources/list', handler: listOf({ resources }) },
+    { method: 'resources/templates/list', handler: listOf({ resourceTemplates }) },
+    { method: 'resources/read', handler: read },
+  ];
 }
 
 /** The contents of `uri` for this caller from the first provider that serves it, if any. */

@@ -8,13 +8,14 @@
  * model can correct itself (MCP 2025-11-25); only an unknown tool name is a protocol error.
  */
 import {
-  type Dispatcher,
   isRecord,
+  type MethodHandler,
   type RequestContext,
   RPC_ERROR_CODES,
   RpcError,
 } from '../protocol/index.js';
 import { type Admission, ArgumentError, type Refusal, shortKey } from '../runs/index.js';
+import type { MethodEntry } from './methods.js';
 
 /** A `CallToolResult` as surfaces build it. */
 export type ToolResult = Record<string, unknown>;
@@ -163,17 +164,13 @@ export interface ToolMethodsOptions {
   readonly onCall?: (outcome: 'success' | 'error' | 'invalid' | 'input_required') => void;
 }
 
-/** Registers `tools/list` and `tools/call` over the table. */
-export function registerToolMethods(
-  dispatcher: Dispatcher,
-  table: ToolTable,
-  options: ToolMethodsOptions,
-): void {
-  dispatcher.register('tools/list', async (params) => {
+/** `tools/list` and `tools/call` over the table. */
+export function toolMethods(table: ToolTable, options: ToolMethodsOptions): MethodEntry[] {
+  const list: MethodHandler = async (params) => {
     rejectCursor(params);
     return { tools: table.entries() };
-  });
-  dispatcher.register('tools/call', async (params, ctx) => {
+  };
+  const call: MethodHandler = async (params, ctx) => {
     let result: ToolResult;
     try {
       const tool = findTool(table, params['name']);
@@ -191,7 +188,11 @@ export function registerToolMethods(
           : 'success';
     options.onCall?.(outcome);
     return result;
-  });
+  };
+  return [
+    { method: 'tools/list', handler: list },
+    { method: 'tools/call', handler: call },
+  ];
 }
 
 /** Prepares and runs one call; refused arguments become the `INVALID_ARGUMENT` result. */

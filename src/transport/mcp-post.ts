@@ -31,7 +31,7 @@ import {
   tooLargeResponse,
 } from '../protocol/index.js';
 import { discardRest, isJsonContentType, MAX_BODY_BYTES, readBody } from './body.js';
-import { sendJson } from './ops.js';
+import { sendJson } from './respond.js';
 import type { SessionTable } from './sessions.js';
 import { acceptsEventStream, EventStream } from './sse.js';
 

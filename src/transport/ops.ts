@@ -10,9 +10,6 @@ import { discardRest, isJsonContentType, readBody } from './body.js';
 import { plain, sendJson } from './respond.js';
 import type { Route } from './routes.js';
 
-// mcp-post.ts takes sendJson from here.
-export { sendJson };
-
 /** Largest shutdown request body read. */
 const MAX_CONTROL_BYTES = 4096;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;

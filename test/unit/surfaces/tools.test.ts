@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Admission } from '../../../src/runs/admission.js';
 import { ArgumentError } from '../../../src/runs/argument-error.js';
-import { registerToolMethods, ToolTable } from '../../../src/surfaces/tools.js';
+import { registerMethods } from '../../../src/surfaces/methods.js';
+import { ToolTable, toolMethods } from '../../../src/surfaces/tools.js';
 import { errorOf, modernMeta, request, resultOf, setup } from '../protocol/harness.js';
 
 /** A table with one tool that refuses `{bad: true}` while preparing and `{late: true}` running. */
@@ -34,10 +35,13 @@ describe('tools/call', () => {
   it('answers refused arguments as an INVALID_ARGUMENT result and counts them invalid', async () => {
     const { dispatcher, conn } = setup();
     const outcomes: string[] = [];
-    registerToolMethods(dispatcher, table(), {
-      admission: new Admission(1),
-      onCall: (outcome) => outcomes.push(outcome),
-    });
+    registerMethods(
+      dispatcher,
+      toolMethods(table(), {
+        admission: new Admission(1),
+        onCall: (outcome) => outcomes.push(outcome),
+      }),
+    );
     const call = async (args: unknown) =>
       dispatcher.handle(
         request(1, 'tools/call', { name: 'Echo', arguments: args, _meta: modernMeta() }),

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { until } from '../helpers/poll.js';
 import { isAlive, readPid } from '../helpers/processes.js';
+import { StdioServer } from '../helpers/stdio-server.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/serve');
 /** Over stdio as over HTTP: the workflows, then the job tools, then the async run tools. */
@@ -32,47 +33,39 @@ const MODERN_META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-/** A server on stdio spoken to line by line: `request` sends one message and waits for its answer. */
+/** The shared stdio test server, spoken to with the explicit ids these tests choose. */
 class RawServer {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly #waiting = new Map<unknown, (msg: Record<string, unknown>) => void>();
-  readonly lines: Record<string, unknown>[] = [];
-  #buffer = '';
+  readonly #server: StdioServer;
 
   constructor(dir = FOLDER) {
     // Debug logging: tests wait on the per-call `call started` line.
-    this.child = spawn(process.execPath, [CLI, 'serve', 'mcp', dir], {
-      stdio: 'pipe',
-      env: { ...process.env, MHL_LOG_LEVEL: 'debug' },
-    });
-    this.child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      this.#buffer += d;
-      for (let nl = this.#buffer.indexOf('\n'); nl >= 0; nl = this.#buffer.indexOf('\n')) {
-        const msg = JSON.parse(this.#buffer.slice(0, nl)) as Record<string, unknown>;
-        this.#buffer = this.#buffer.slice(nl + 1);
-        this.lines.push(msg);
-        this.#waiting.get(msg['id'])?.(msg);
-      }
-    });
+    this.#server = new StdioServer(dir, [], { env: { MHL_LOG_LEVEL: 'debug' } });
+  }
+
+  get child(): ChildProcessWithoutNullStreams {
+    return this.#server.child;
+  }
+
+  get lines(): Record<string, unknown>[] {
+    return this.#server.lines;
   }
 
   send(text: string): void {
-    this.child.stdin.write(`${text}\n`);
+    this.#server.send(text);
   }
 
   request(id: unknown, method: string, params?: unknown): Promise<Record<string, unknown>> {
-    const answered = new Promise<Record<string, unknown>>((done) => this.#waiting.set(id, done));
-    this.send(
-      JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }),
-    );
+    const message = { jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) };
+    const answered = this.#server.exchange(id, message);
+    // A cancelled request is never answered, and some tests never wait for it: its rejection at
+    // exit is no failure then; a test that awaits the answer still sees it.
+    answered.catch(() => {});
     return answered;
   }
 
   /** Closes stdin and resolves with the exit code. */
   end(): Promise<number | null> {
-    const exited = new Promise<number | null>((done) => this.child.on('close', done));
-    this.child.stdin.end();
-    return exited;
+    return this.#server.end();
   }
 }
 

@@ -224,9 +224,13 @@ describe('mhl serve mcp (stdio)', () => {
     let answered = false;
     void server
       .request(1, 'tools/call', { name: 'Sleepy', arguments: { ms: 30000 }, _meta: MODERN_META })
-      .then(() => {
-        answered = true;
-      });
+      .then(
+        () => {
+          answered = true;
+        },
+        // Unanswered when the server exits: what this test expects.
+        () => {},
+      );
     // The call is running once the server has logged its start on stderr.
     let stderr = '';
     await new Promise<void>((done) => {

@@ -97,28 +97,20 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
   });
   if ('problem' in built) return { ok: false, problem: built.problem };
   const { surfaces } = built;
-  for (const surface of surfaces) {
-    for (const tool of surface.tools ?? []) {
-      if (tools.has(tool.name)) {
-        for (const built of surfaces) built.close?.();
-        return { ok: false, problem: `${surface.name}: the tool ${tool.name} is taken` };
-      }
-      tools.add(tool);
-    }
+  const taken = addTools(tools, surfaces);
+  if (taken !== undefined) {
+    for (const surface of surfaces) surface.close?.();
+    return { ok: false, problem: taken };
   }
-  const capabilities = capabilitiesOf(BASE_CAPABILITIES, surfaces, (s) => s.capabilities);
+  const capabilities = mergeCapabilities(BASE_CAPABILITIES, ...surfaces.map((s) => s.capabilities));
   const dispatcher = new Dispatcher({
     serverInfo: { name: 'mhl', version: parts.version },
     capabilities,
     // What `initialize` declares: everything above, with the 2025-only features merged in.
-    legacyCapabilities: capabilitiesOf(
-      capabilitiesOf(
-        capabilities,
-        [{ name: 'legacy', capabilities: LEGACY_CAPABILITIES }],
-        (s) => s.capabilities,
-      ),
-      surfaces,
-      (s) => s.legacyCapabilities,
+    legacyCapabilities: mergeCapabilities(
+      capabilities,
+      LEGACY_CAPABILITIES,
+      ...surfaces.map((s) => s.legacyCapabilities),
     ),
     onError: (error, site) => logger.error({ err: error, method: site.method }, 'internal error'),
   });
@@ -159,16 +151,24 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
   return { ok: true, server };
 }
 
-/** `base` with each surface's capabilities (as `pick` reads them) merged in, one level deep. */
-function capabilitiesOf(
-  base: Readonly<Record<string, unknown>>,
-  surfaces: readonly Surface[],
-  pick: (surface: Surface) => Readonly<Record<string, unknown>> | undefined,
+/** Adds every surface's tools in order; the problem when a name is taken twice. */
+function addTools(tools: ToolTable, surfaces: readonly Surface[]): string | undefined {
+  for (const surface of surfaces) {
+    for (const tool of surface.tools ?? []) {
+      if (tools.has(tool.name)) return `${surface.name}: the tool ${tool.name} is taken`;
+      tools.add(tool);
+    }
+  }
+  return undefined;
+}
+
+/** Capability sets merged in order, one level deep (`{resources: {…}}` entries combine). */
+function mergeCapabilities(
+  ...layers: (Readonly<Record<string, unknown>> | undefined)[]
 ): Record<string, unknown> {
   const merged: Record<string, Record<string, unknown>> = {};
-  for (const [key, value] of Object.entries(base)) merged[key] = { ...(value as object) };
-  for (const surface of surfaces) {
-    for (const [key, value] of Object.entries(pick(surface) ?? {})) {
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(layer ?? {})) {
       merged[key] = { ...merged[key], ...(value as Record<string, unknown>) };
     }
   }

@@ -48,9 +48,9 @@ export interface Negotiation {
 export class Session {
   /** The id sent as `Mcp-Session-Id` over HTTP. */
   readonly id: string;
-  /** Creation time, epoch milliseconds. */
   /** Who opened it, when verified (see `SessionOptions.principal`). */
   readonly principal: string | undefined;
+  /** Creation time, epoch milliseconds. */
   readonly createdAt: number;
   #lastSeenAt: number;
   #protocolVersion: LegacyVersion | undefined;

@@ -33,6 +33,13 @@ export interface PauseCheckpoint {
   readonly reason: string;
   /** `[key, text]` pairs exactly as the run's store held them. */
   readonly records: readonly (readonly [string, string])[];
+  /**
+   * The inputs the paused run had (the call's arguments with every answer so far merged in):
+   * a retry resumes with these, so an earlier round's answer is not lost.
+   */
+  readonly inputs?: Readonly<Record<string, unknown>>;
+  /** When a state sealed for this pause stops opening; kept when the pause is asked again. */
+  readonly expiresAt?: number;
 }
 
 /** How long a sealed state opens after it was made. */
@@ -50,6 +57,7 @@ const SealedSchema = z.object({
   key: z.string().describe('The inputRequests key the pause was asked under'),
   reason: z.string().describe("The pause's reason"),
   records: z.array(z.tuple([z.string(), z.string()])).describe('The store records to restore'),
+  inputs: z.record(z.string(), z.unknown()).optional().describe("The paused run's inputs"),
 });
 
 /** Why a state was refused: not ours, cut short, failed verification, unreadable, too old. */
@@ -74,7 +82,9 @@ export class PauseSealer {
 
   /** The sealed text, or undefined when it would exceed `MAX_PAUSE_STATE_CHARS`. */
   seal(checkpoint: PauseCheckpoint, binding: PauseBinding): string | undefined {
-    const body = { exp: this.#now() + this.#ttlMs, ...checkpoint };
+    // Asking the same pause again keeps its expiry: retrying without answering extends nothing.
+    const { expiresAt, ...rest } = checkpoint;
+    const body = { exp: expiresAt ?? this.#now() + this.#ttlMs, ...rest };
     // Not compressed: the inputs a client chose would share a window with the run's own values,
     // and the sealed length would then tell something of those values (a CRIME-style oracle).
     const plain = Buffer.from(JSON.stringify(body), 'utf8');
@@ -126,8 +136,9 @@ export class PauseSealer {
     if (parsed.exp <= this.#now()) {
       return refused('expired', 'requestState expired; call the tool again without it');
     }
-    const { session, key, reason, records } = parsed;
-    return { ok: true, checkpoint: { session, key, reason, records } };
+    const { session, key, reason, records, inputs, exp } = parsed;
+    const checkpoint = { session, key, reason, records, expiresAt: exp };
+    return { ok: true, checkpoint: inputs === undefined ? checkpoint : { ...checkpoint, inputs } };
   }
 }
 

@@ -35,7 +35,8 @@ const background = new WeakSet<RequestContext>();
 
 /** A copy of `ctx` for a call that runs detached from its request (`job.start`). */
 export function backgroundContext(ctx: RequestContext): RequestContext {
-  const copy = { ...ctx };
+  // A job is never a retry of a paused call: it must not carry one's answers or state.
+  const { requestState: _state, inputResponses: _responses, ...copy } = ctx;
   background.add(copy);
   return copy;
 }
@@ -232,9 +233,10 @@ export function inputKey(step: string | undefined): string {
 }
 
 /**
- * A retry's `inputResponses`, checked for shape: every entry must be an object (a client's
- * answer to one input request). Which entries mean something is decided per pause.
- * @throws RpcError -32602 naming the first entry that is not an object.
+ * A retry's `inputResponses`, checked for shape before anything runs: every entry must be an
+ * `ElicitResult` (a client's answer to one input request). Which entries mean something is
+ * decided per pause; checking them all first means no step runs before a refusal.
+ * @throws RpcError -32602 naming the first entry that is not an answer.
  */
 export function checkInputResponses(
   responses: Readonly<Record<string, unknown>> | undefined,
@@ -250,26 +252,26 @@ export function checkInputResponses(
         field,
       });
     }
+    if (readAnswer(entry) === undefined) {
+      const field = responseField(key);
+      throw invalidRetry(
+        `${field} must answer the pause: {"action": "accept"|"decline"|"cancel", "content"?: {...}}`,
+        { field },
+      );
+    }
   }
   return responses;
 }
 
 /**
- * The answer under `key`, or undefined when the client sent none (the pause is asked again).
- * @throws RpcError -32602 when the entry is there but is not an `ElicitResult`.
+ * The answer under `key` of responses `checkInputResponses` passed, or undefined when the
+ * client sent none (the pause is asked again).
  */
 export function answerFor(
   responses: Readonly<Record<string, unknown>>,
   key: string,
 ): PauseAnswer | undefined {
-  if (!Object.hasOwn(responses, key)) return undefined;
-  const answer = readAnswer(responses[key]);
-  if (answer !== undefined) return answer;
-  const field = responseField(key);
-  throw invalidRetry(
-    `${field} must answer the pause: {"action": "accept"|"decline"|"cancel", "content"?: {...}}`,
-    { field },
-  );
+  return Object.hasOwn(responses, key) ? readAnswer(responses[key]) : undefined;
 }
 
 let sealer: Promise<PauseSealer> | undefined;
@@ -323,7 +325,8 @@ export async function inputRequiredResult(
   checkpoint: PauseCheckpoint,
 ): Promise<ToolResult> {
   const { reason, key } = checkpoint;
-  const requestState = (await processSealer()).seal(checkpoint, bindingOf(workflow, ctx, call));
+  const sealed = { ...checkpoint, inputs: current };
+  const requestState = (await processSealer()).seal(sealed, bindingOf(workflow, ctx, call));
   if (requestState === undefined) {
     return pausedResult(workflow.name, reason, 'its state is too large to hand to the client');
   }

@@ -77,6 +77,8 @@ export async function runCall(
   const answered = new Set<string>();
   if (modern && ctx.requestState !== undefined) {
     const checkpoint = await openRequestState(workflow, ctx, paused, ctx.requestState);
+    // The paused run's inputs, with the answers of earlier rounds: a retry sends only the call's.
+    current = checkpoint.inputs ?? current;
     const answer = answerFor(responses, checkpoint.key);
     // Not answered: ask for it again, from the same checkpoint, with nothing run.
     if (answer === undefined) {

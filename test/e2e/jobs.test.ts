@@ -531,11 +531,14 @@ describe('shutdown budget', { timeout: 60_000 }, () => {
     // The escaped holder keeps the step's pipes open: cancelling the job cannot settle it.
     await until(() => existsSync(`${g}.ready`), { what: 'the escaped holder' });
     const began = Date.now();
-    const code = await server.end();
-    assert.equal(code, 1);
-    assert.match(server.stderr, /"code":"MCP_SHUTDOWN_TIMEOUT"/);
-    // The budget is 5 s; the holder would keep the process for up to 120 s.
-    assert.ok(Date.now() - began < 30_000, 'the process exits when the budget ends');
-    open(g);
+    try {
+      const code = await server.end();
+      assert.equal(code, 1);
+      assert.match(server.stderr, /"code":"MCP_SHUTDOWN_TIMEOUT"/);
+      // The budget is 5 s; the holder would keep the process for up to 120 s.
+      assert.ok(Date.now() - began < 30_000, 'the process exits when the budget ends');
+    } finally {
+      open(g);
+    }
   });
 });

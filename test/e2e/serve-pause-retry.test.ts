@@ -92,8 +92,8 @@ describe('retrying a paused call over 2026-07-28 (HTTP)', () => {
     );
     const found = diagnostic(undeclared);
     assert.deepEqual([found['code'], found['undeclared']], ['INVALID_ARGUMENT', ['bogus']]);
-    // Only the well-shaped `maybe` without a state got as far as a fresh run's pause.
-    assert.equal(m.count(), 2, 'no other refused retry ran anything');
+    // Every entry is checked before anything runs: only the first call's Mark ran.
+    assert.equal(m.count(), 1, 'no refused retry ran anything');
   });
 
   it('refuses a state carried to a call with other arguments, or to a client that cannot answer', async () => {
@@ -117,6 +117,37 @@ describe('retrying a paused call over 2026-07-28 (HTTP)', () => {
       [-32602, 'requestState'],
     );
     assert.deepEqual([m.count(), other.count()], [1, 0], 'no refused retry ran anything');
+  });
+
+  it('keeps each round’s answer when a later step pauses again', async () => {
+    const port = await start().ready;
+    const first = resultOf(await modernCall(port, 'Gates', {}));
+    assert.deepEqual(Object.keys(first['inputRequests'] as Json), ['Who']);
+    const second = resultOf(
+      await modernCall(
+        port,
+        'Gates',
+        {},
+        {
+          requestState: first['requestState'],
+          inputResponses: { Who: { action: 'accept', content: { who: 'ana' } } },
+        },
+      ),
+    );
+    assert.deepEqual(Object.keys(second['inputRequests'] as Json), ['Size']);
+    // The client sends the call's own arguments again, and only the new answer.
+    const third = resultOf(
+      await modernCall(
+        port,
+        'Gates',
+        {},
+        {
+          requestState: second['requestState'],
+          inputResponses: { Size: { action: 'accept', content: { size: 'L' } } },
+        },
+      ),
+    );
+    assert.deepEqual(third['structuredContent'], { said: 'ana L' });
   });
 
   it('asks again for an answer the retry lacks, from the same pause', async () => {

@@ -283,8 +283,10 @@ describe('a pausing workflow started as a job', () => {
     const server = start();
     const port = await server.ready;
     const m = marks();
+    // Retry material on the job.start call is not the job's: it must not reach the workflow.
+    const retry = { requestState: 'mhl1.junk', inputResponses: { Review: { action: 'accept' } } };
     const started = resultOf(
-      await modernCall(port, 'job.start', { tool: 'Approve', arguments: { marks: m.path } }),
+      await modernCall(port, 'job.start', { tool: 'Approve', arguments: { marks: m.path } }, retry),
     );
     const id = String((started['structuredContent'] as Json)['job_id']);
     await server.logged(new RegExp(`"job_id":"${id}"[^\\n]*"msg":"job exited"`));

@@ -14,6 +14,7 @@ import { clientPathsFor } from '../services/client-paths.js';
 import { deadline } from '../services/deadline.js';
 import { Redactor } from '../services/redact.js';
 import { RunScope } from './declarations.js';
+import { PauseSignal } from './signals.js';
 import { SpawnLimiter } from './tasks.js';
 import { newObject, type Value } from './values.js';
 
@@ -108,6 +109,10 @@ export async function renderServedPrompt(
     }
     if (options.signal.aborted) throw new PromptFailure('canceled', 'the request was cancelled');
     if (error instanceof LangError) throw new PromptFailure('failed', show(error.message));
+    // A prompt has no run to suspend: pause() in its body is the prompt's own failure.
+    if (error instanceof PauseSignal) {
+      throw new PromptFailure('failed', 'pause() cannot be used in a prompt body');
+    }
     throw error;
   } finally {
     limit.dispose();

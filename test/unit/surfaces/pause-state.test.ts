@@ -20,7 +20,10 @@ describe('PauseSealer', () => {
     const text = sealer.seal(CHECKPOINT, BINDING);
     assert.ok(text);
     assert.equal(text.includes('pipeline'), false, 'the checkpoint is not readable');
-    assert.deepEqual(sealer.open(text, BINDING), { ok: true, checkpoint: CHECKPOINT });
+    const opened = sealer.open(text, BINDING);
+    assert.ok(opened.ok);
+    const { expiresAt: _expires, ...checkpoint } = opened.checkpoint;
+    assert.deepEqual(checkpoint, CHECKPOINT);
     assert.equal(new PauseSealer().open(text, BINDING).ok, false, 'another key');
   });
 
@@ -60,6 +63,22 @@ describe('PauseSealer', () => {
       BINDING,
     );
     assert.equal(repeated?.length, varied?.length);
+  });
+
+  it('keeps a pause’s expiry when the same pause is sealed again', () => {
+    let now = 1_000;
+    const sealer = new PauseSealer({ now: () => now, ttlMs: 50 });
+    const first = sealer.open(sealer.seal(CHECKPOINT, BINDING) ?? '', BINDING);
+    assert.ok(first.ok);
+    assert.equal(first.checkpoint.expiresAt, 1_050);
+    // Asked again (no answer) at 1_040: the new state still ends at 1_050.
+    now = 1_040;
+    const again = sealer.seal(first.checkpoint, BINDING) ?? '';
+    now = 1_049;
+    assert.equal(sealer.open(again, BINDING).ok, true);
+    now = 1_050;
+    const expired = sealer.open(again, BINDING);
+    assert.equal(expired.ok ? 'opened' : expired.reason, 'expired');
   });
 
   it('does not seal, nor try to open, more than the size cap', () => {

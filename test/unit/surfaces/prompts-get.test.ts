@@ -39,6 +39,7 @@ prompt Logs(note: string = log("at \${env("ROOT")}/x.txt")) { "logged" }
 prompt Reads(text: string = fs.read("missing.txt")) { "\${text}" }
 prompt Leaks(token: string = env("API_TOKEN")) { "\${fs.read(token)}" }
 prompt Sleeps(x: string = time.sleep(30s)) { "slept" }
+prompt Pauses(x: string = pause("no")) { "paused" }
 prompt Asks(count: string) { "\${Cached.run(prompt: "[count:\${count}] q")}" }
 prompt Spans(span: string, n: string) { "\${Single.run(prompt: "[span:\${span}][sleep:100] \${n}")}" }
 pipeline W { step S { log("x") } }
@@ -222,6 +223,11 @@ describe('prompts/get failures', () => {
         [40, 'PROMPT_FAILED'],
       ],
     );
+  });
+
+  it('answers pause() in a body as PROMPT_FAILED: a prompt has no run to suspend', async () => {
+    const paused = await refusal(serve().get({ name: 'Pauses' }));
+    assert.deepEqual([paused.code, paused.data], [-32603, { code: 'PROMPT_FAILED' }]);
   });
 
   it('answers a body that outlives --default-timeout-ms as TIMEOUT', async () => {

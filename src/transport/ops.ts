@@ -29,15 +29,21 @@ export interface OpsOptions {
 }
 
 /**
- * The ops rows. All `public`: readiness and shutdown answer without the token (seed 002: a
- * controller first reads the `instance_id` readiness gives), behind the same Host and Origin
- * guards as every row.
+ * The ops rows, behind the same Host and Origin guards as every row. The probes are `public`
+ * (load balancers and service managers read them without credentials; readiness shows the
+ * version, pid and instance id, nothing a token protects). `/metrics` and `/control/shutdown`
+ * are `bearer`: with `--token` only a holder of the token reads the counters or stops the
+ * server; without one, any local process can, as seed 002 describes.
  */
 export function opsRoutes(options: OpsOptions): Route[] {
-  const probe = (path: string, answer: (res: ServerResponse) => void): Route => ({
+  const probe = (
+    path: string,
+    answer: (res: ServerResponse) => void,
+    auth: Route['auth'] = 'public',
+  ): Route => ({
     path,
     methods: ['GET', 'HEAD'],
-    auth: 'public',
+    auth,
     handle: (_req, res) => answer(res),
   });
   return [
@@ -53,14 +59,18 @@ export function opsRoutes(options: OpsOptions): Route[] {
     probe('/readyz', (res) =>
       options.shuttingDown() ? plain(res, 503, 'draining') : plain(res, 200, 'ready'),
     ),
-    probe('/metrics', (res) => {
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
-      res.end(options.metrics());
-    }),
+    probe(
+      '/metrics',
+      (res) => {
+        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+        res.end(options.metrics());
+      },
+      'bearer',
+    ),
     {
       path: '/control/shutdown',
       methods: ['POST'],
-      auth: 'public',
+      auth: 'bearer',
       handle: (req, res) => controlShutdown(req, res, options),
     },
   ];

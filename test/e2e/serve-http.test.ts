@@ -243,23 +243,36 @@ describe('mhl serve mcp --http', () => {
     assert.equal(right.status, 200);
     const probe = await send(port, { method: 'GET', path: '/healthz' });
     assert.equal(probe.status, 200);
-    // Each row of the route table answers by its own auth: MCP behind the token, ops public.
+    // Each row of the route table answers by its own auth: MCP, metrics and shutdown behind the
+    // token, the probes public.
     const viaPath = await send(port, {
       path: '/mcp/tools%2Flist',
       headers: MODERN_HEADERS,
       body: list,
     });
     assert.equal(viaPath.status, 401);
-    for (const path of ['/health/ready', '/healthz', '/readyz', '/metrics']) {
+    for (const path of ['/health/ready', '/healthz', '/readyz']) {
       assert.equal((await send(port, { method: 'GET', path })).status, 200, path);
     }
-    const shutdown = await send(port, { path: '/control/shutdown', body: '{}' });
-    assert.equal(shutdown.status, 400);
+    const bearer = { authorization: 'Bearer s3cret' };
+    assert.equal((await send(port, { method: 'GET', path: '/metrics' })).status, 401);
+    const metrics = await send(port, { method: 'GET', path: '/metrics', headers: bearer });
+    assert.equal(metrics.status, 200);
+    // Readiness names the instance to anyone; stopping it still takes the token.
+    const ready = await send(port, { method: 'GET', path: '/health/ready' });
+    const id = (ready.json() as { instance_id: string }).instance_id;
+    const stop = JSON.stringify({ instance_id: id });
+    const unauthorised = await send(port, { path: '/control/shutdown', body: stop });
+    assert.equal(unauthorised.status, 401);
+    const badBody = await send(port, { path: '/control/shutdown', headers: bearer, body: '{}' });
+    assert.equal(badBody.status, 400);
     assert.equal((await send(port, { method: 'GET', path: '/nope' })).status, 404);
     const wrongVerb = await send(port, { path: '/healthz', body: '{}' });
     assert.deepEqual([wrongVerb.status, wrongVerb.headers['allow']], [405, 'GET, HEAD']);
     assert.equal((await send(port, { method: 'HEAD', path: '/healthz' })).status, 200);
-    assert.equal(await server.stop(), 0);
+    const accepted = await send(port, { path: '/control/shutdown', headers: bearer, body: stop });
+    assert.equal(accepted.status, 202);
+    assert.equal(await server.exited, 0);
   });
 
   it('refuses bad flags and a principal header without a token', async () => {

@@ -90,8 +90,13 @@ export async function findResource(
 }
 
 /** The one answer for a URI nobody serves, whether it never existed or belongs to someone else. */
+/** The most of a URI a refusal repeats. */
+const MAX_URI_SHOWN = 200;
+
 export function resourceNotFound(uri: string, ctx: RequestContext): RpcError {
   const code =
     ctx.era === 'modern' ? RPC_ERROR_CODES.INVALID_PARAMS : RPC_ERROR_CODES.RESOURCE_NOT_FOUND;
-  return new RpcError(code, `resource not found: ${uri}`, { uri });
+  // Named once and briefly: a caller may send a URI of almost a megabyte.
+  const shown = uri.length > MAX_URI_SHOWN ? `${uri.slice(0, MAX_URI_SHOWN)}…` : uri;
+  return new RpcError(code, 'resource not found', { uri: shown });
 }

@@ -93,6 +93,8 @@ export class HttpTransport {
 
   async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    // Two Host headers are a malformed request (RFC 9112 §3.2); Node keeps the first.
+    if ((req.headersDistinct['host']?.length ?? 0) > 1) return plain(res, 400, 'two Host headers');
     if (!hostAllowed(req.headers.host, this.#options.host)) return plain(res, 403, 'bad Host');
     if (!originAllowed(req.headers.origin)) return plain(res, 403, 'Origin not allowed');
     if (this.#options.shuttingDown()) res.setHeader('connection', 'close');

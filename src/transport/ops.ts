@@ -12,6 +12,7 @@ import type { Route } from './routes.js';
 
 /** Largest shutdown request body read. */
 const MAX_CONTROL_BYTES = 4096;
+const SHUTDOWN_BODY = /^\s*\{\s*"instance_id"\s*:\s*"[^"\\]*"\s*\}\s*$/;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 /** Options for `opsRoutes()`. */
@@ -102,6 +103,9 @@ async function controlShutdown(
 
 /** The `instance_id` of a body that is exactly `{"instance_id": "<uuid v4>"}`, else undefined. */
 function shutdownTarget(text: string): string | undefined {
+  // Exactly one key, spelled plainly: JSON.parse keeps the last of duplicate keys (also of
+  // keys spelled with escapes), so duplicates are refused on the text itself.
+  if (!SHUTDOWN_BODY.test(text)) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { Agent } from 'node:http';
+import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -36,6 +37,18 @@ function codeOf(reply: Reply): number {
 }
 
 const start = serverStarter(FOLDER);
+
+/** Sends raw bytes on a fresh socket and resolves with what the server answered. */
+function rawRequest(port: number, text: string): Promise<string> {
+  return new Promise((done, fail) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(text));
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (d: string) => {
+      answer += d;
+    });
+    socket.on('error', fail).on('close', () => done(answer));
+  });
+}
 
 describe('mhl serve mcp --http', () => {
   it('is driven unmodified by the official SDK v1 client', async () => {
@@ -334,7 +347,26 @@ describe('mhl serve mcp --http', () => {
     assert.equal(await server.stop(), 0);
   });
 
+  it('refuses two Host headers, and names a huge unknown resource URI only briefly', async () => {
+    const server = start(['--port', '0']);
+    const port = await server.ready;
+    const twoHosts = await rawRequest(
+      port,
+      'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n',
+    );
+    assert.match(twoHosts, /^HTTP\/1\.1 400 /);
+    const uri = `mhl://workflow/${'x'.repeat(900_000)}`;
+    const read = await send(port, {
+      headers: MODERN_HEADERS,
+      body: rpc(1, 'resources/read', { uri, _meta: MODERN_META }),
+    });
+    assert.equal(codeOf(read), -32602);
+    assert.ok(read.text.length < 2_000, `the answer is ${read.text.length} bytes`);
+    assert.equal(await server.stop(), 0);
+  });
+
   it('reports readiness and shuts down only for its own instance_id', async () => {
+    const otherId = '550e8400-e29b-41d4-a716-446655440000';
     const server = start(['--port', '0']);
     const port = await server.ready;
     const ready = await send(port, { method: 'GET', path: '/health/ready' });
@@ -349,7 +381,17 @@ describe('mhl serve mcp --http', () => {
       send(port, { path: '/control/shutdown', body, headers });
     const media = await control({ instance_id: id }, { 'content-type': 'text/plain' });
     assert.deepEqual([media.status, media.json()], [415, { error: 'UNSUPPORTED_MEDIA_TYPE' }]);
-    for (const bad of ['{nope', { instance_id: 'x' }, {}, { instance_id: id, extra: 1 }]) {
+    // A duplicate key (plain or spelled with an escape) is refused, not resolved to the last one.
+    const twice = `{"instance_id":"${otherId}","instance_id":"${id}"}`;
+    const escaped = `{"instance_id":"${otherId}","instance\\u005fid":"${id}"}`;
+    for (const bad of [
+      '{nope',
+      { instance_id: 'x' },
+      {},
+      { instance_id: id, extra: 1 },
+      twice,
+      escaped,
+    ]) {
       const reply = await control(bad);
       assert.deepEqual([reply.status, reply.json()], [400, { error: 'INVALID_SHUTDOWN_REQUEST' }]);
     }

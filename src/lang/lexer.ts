@@ -444,6 +444,8 @@ class Lexer {
     const exprStart = dollar + 2;
     const line = this.#line;
     const col = this.#col(exprStart);
+    // Where the `${` is, before the scan below moves the line on past newlines.
+    const dollarCol = this.#col(dollar);
     let depth = 1;
     let p = exprStart;
     while (p < limit) {
@@ -458,7 +460,8 @@ class Lexer {
       p++;
     }
     if (depth !== 0) {
-      this.#error("unterminated '${' in string: close the interpolation with '}'", dollar, p);
+      const message = "unterminated '${' in string: close the interpolation with '}'";
+      this.#error(message, dollar, p, line, dollarCol);
       return limit;
     }
     parts.push({ start: exprStart, end: p, line, col, escaped: false });

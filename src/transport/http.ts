@@ -93,21 +93,24 @@ export class HttpTransport {
 
   async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
-    // Two Host headers are a malformed request (RFC 9112 §3.2); Node keeps the first.
-    if ((req.headersDistinct['host']?.length ?? 0) > 1) return plain(res, 400, 'two Host headers');
-    if (!hostAllowed(req.headers.host, this.#options.host)) return plain(res, 403, 'bad Host');
-    if (!originAllowed(req.headers.origin)) return plain(res, 403, 'Origin not allowed');
-    if (this.#options.shuttingDown()) res.setHeader('connection', 'close');
     const route = findRoute(this.#options.routes, path);
+    // Refused in the row's own form (the MCP rows answer JSON-RPC errors), else as plain text.
+    const refuse = (status: number, text: string) =>
+      route?.refuse ? route.refuse(res, status, text) : plain(res, status, text);
+    // Two Host headers are a malformed request (RFC 9112 §3.2); Node keeps the first.
+    if ((req.headersDistinct['host']?.length ?? 0) > 1) return refuse(400, 'two Host headers');
+    if (!hostAllowed(req.headers.host, this.#options.host)) return refuse(403, 'bad Host');
+    if (!originAllowed(req.headers.origin)) return refuse(403, 'Origin not allowed');
+    if (this.#options.shuttingDown()) res.setHeader('connection', 'close');
     if (route === undefined) return plain(res, 404, 'not found');
     const verb = req.method ?? '';
     if (!route.methods.includes(verb)) {
       res.setHeader('allow', route.methods.join(', '));
-      return plain(res, 405, 'method not allowed');
+      return refuse(405, 'method not allowed');
     }
     if (!this.#authorised(route, req)) {
       if (route.auth === 'bearer') res.setHeader('www-authenticate', 'Bearer');
-      return plain(res, route.auth === 'bearer' ? 401 : 403, 'unauthorized');
+      return refuse(route.auth === 'bearer' ? 401 : 403, 'unauthorized');
     }
     await route.handle(req, res, path);
   }

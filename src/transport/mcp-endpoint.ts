@@ -9,11 +9,11 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Session } from '../protocol/index.js';
+import { errorResponse, RPC_ERROR_CODES, RpcError, type Session } from '../protocol/index.js';
 import { openSessionStream } from './get-stream.js';
 import { handleMcpPost, type McpDispatcher, principalOf, sessionFor } from './mcp-post.js';
 import type { Metrics } from './metrics.js';
-import { plain } from './respond.js';
+import { sendJson } from './respond.js';
 import type { Route } from './routes.js';
 import { SessionTable } from './sessions.js';
 
@@ -63,6 +63,7 @@ export class McpEndpoint {
         path: '/mcp',
         methods: ['POST', 'GET', 'DELETE'],
         auth: 'bearer',
+        refuse: refuseJsonRpc,
         handle: (req, res) => this.#handle(req, res, undefined),
       },
       {
@@ -70,9 +71,10 @@ export class McpEndpoint {
         prefix: true,
         methods: ['POST'],
         auth: 'bearer',
+        refuse: refuseJsonRpc,
         handle: (req, res, path) => {
           const method = methodOfPath(path.slice('/mcp/'.length));
-          if (method === null) return plain(res, 400, 'malformed method path');
+          if (method === null) return refuseJsonRpc(res, 400, 'malformed method path');
           return this.#handle(req, res, method);
         },
       },
@@ -118,14 +120,19 @@ export class McpEndpoint {
 
   #delete(req: IncomingMessage, res: ServerResponse): void {
     const id = req.headers['mcp-session-id'];
-    if (typeof id !== 'string') return plain(res, 400, 'missing Mcp-Session-Id');
+    if (typeof id !== 'string') return refuseJsonRpc(res, 400, 'missing Mcp-Session-Id');
     const principal = principalOf(req, this.#options.principalHeader);
     // Only the caller that opened a session may end it.
     if (sessionFor(this.#sessions, id, principal) === undefined || !this.#sessions.delete(id)) {
-      return plain(res, 404, 'unknown session');
+      return refuseJsonRpc(res, 404, 'unknown session');
     }
     res.writeHead(204).end();
   }
+}
+
+/** A refusal of an MCP request as a JSON-RPC error (`-32600`, no id) with the HTTP status. */
+function refuseJsonRpc(res: ServerResponse, status: number, text: string): void {
+  sendJson(res, status, errorResponse(null, new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, text)));
 }
 
 /** The method named by a `/mcp/<method>` suffix, or null when it is not valid percent-encoding. */

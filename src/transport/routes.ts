@@ -22,6 +22,11 @@ export interface Route {
   readonly auth: RouteAuth;
   /** For `capability` rows: true when the request carries a valid capability. */
   readonly capability?: (req: IncomingMessage) => boolean;
+  /**
+   * How the row's refusals (400, 401, 403, 405) are written; plain text when absent. The MCP
+   * rows answer a JSON-RPC error, so a client's transport can read every answer the same way.
+   */
+  readonly refuse?: (res: ServerResponse, status: number, text: string) => void;
   /** Answers the request; `path` is the request's path without its query. */
   handle(req: IncomingMessage, res: ServerResponse, path: string): void | Promise<void>;
 }

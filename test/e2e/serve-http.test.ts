@@ -134,6 +134,12 @@ describe('mhl serve mcp --http', () => {
     const list = rpc(1, 'tools/list', { _meta: MODERN_META });
     const put = await send(port, { method: 'PUT' });
     assert.deepEqual([put.status, put.headers['allow']], [405, 'POST, GET, DELETE']);
+    // Every refusal on the MCP endpoint is a JSON-RPC error a client's transport can read.
+    assert.equal(codeOf(put), -32600);
+    const badPath = await send(port, { path: '/mcp/%zz', body: list });
+    assert.deepEqual([badPath.status, codeOf(badPath)], [400, -32600]);
+    const foreign = await send(port, { headers: { origin: 'http://evil.example' }, body: list });
+    assert.deepEqual([foreign.status, codeOf(foreign)], [403, -32600]);
     // HEAD is no GET here: it would open no stream, so it is refused like any other verb.
     const head = await send(port, { method: 'HEAD' });
     assert.deepEqual([head.status, head.headers['allow']], [405, 'POST, GET, DELETE']);
@@ -244,6 +250,7 @@ describe('mhl serve mcp --http', () => {
     const list = rpc(1, 'tools/list', { _meta: MODERN_META });
     const none = await send(port, { headers: MODERN_HEADERS, body: list });
     assert.deepEqual([none.status, none.headers['www-authenticate']], [401, 'Bearer']);
+    assert.equal(codeOf(none), -32600);
     const wrong = await send(port, {
       headers: { ...MODERN_HEADERS, authorization: 'Bearer s3creT' },
       body: list,

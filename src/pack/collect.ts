@@ -1,10 +1,11 @@
 /**
  * What `mhl pack` puts in a pack: every non-hidden regular file under a folder (a symlink to a
- * file counts as the file), read into memory and sorted by the UTF-8 bytes of its relative
- * path. Hidden entries (a segment starting with ".") are left out at every depth; symlinked
- * folders are not followed and other file types are skipped, each reported, never silently.
+ * file inside the folder counts as the file), read into memory and sorted by the UTF-8 bytes of
+ * its relative path. Hidden entries (a segment starting with ".") are left out at every depth;
+ * symlinks out of the folder, symlinked folders and other file types are skipped, each
+ * reported, never silently: a pack holds the folder's files and nothing else.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { PackEntry } from './dmpk.js';
 import { PACK_ERROR_CODES, PackError } from './errors.js';
@@ -30,22 +31,31 @@ export interface CollectedFiles {
 export function collectPackFiles(dir: string, exclude?: string): CollectedFiles {
   const root = resolve(dir);
   const out: CollectedFiles = { entries: [], skipped: [] };
-  walk(root, root, exclude === undefined ? undefined : resolve(exclude), out);
+  const realRoot = attempt(root, () => realpathSync(root));
+  walk(root, root, realRoot, exclude === undefined ? undefined : resolve(exclude), out);
   out.entries.sort((a, b) => comparePackPaths(a.path, b.path));
   return out;
 }
 
-function walk(root: string, dir: string, exclude: string | undefined, out: CollectedFiles): void {
+function walk(
+  root: string,
+  dir: string,
+  realRoot: string,
+  exclude: string | undefined,
+  out: CollectedFiles,
+): void {
   for (const entry of attempt(dir, () => readdirSync(dir, { withFileTypes: true }))) {
     if (entry.name.startsWith('.')) continue;
     const abs = join(dir, entry.name);
     const rel = relative(root, abs).split(sep).join('/');
     if (abs === exclude) continue;
     if (entry.isDirectory()) {
-      walk(root, abs, exclude, out);
+      walk(root, abs, realRoot, exclude, out);
       continue;
     }
-    const unpacked = entry.isFile() ? undefined : whyNotPacked(entry.isSymbolicLink(), abs);
+    const unpacked = entry.isFile()
+      ? undefined
+      : whyNotPacked(entry.isSymbolicLink(), abs, realRoot);
     if (unpacked !== undefined) {
       out.skipped.push({ path: rel, reason: unpacked });
       continue;
@@ -58,14 +68,19 @@ function walk(root: string, dir: string, exclude: string | undefined, out: Colle
   }
 }
 
-/** Why a non-regular entry is left out, or undefined for a symlink to a regular file. */
-function whyNotPacked(isSymlink: boolean, abs: string): string | undefined {
+/** Why a non-regular entry is left out, or undefined for a symlink to a file in the folder. */
+function whyNotPacked(isSymlink: boolean, abs: string, realRoot: string): string | undefined {
   if (!isSymlink) return 'not a regular file';
   let target: ReturnType<typeof statSync>;
+  let real: string;
   try {
     target = statSync(abs);
+    real = realpathSync(abs);
   } catch {
     return 'a symlink whose target cannot be read';
+  }
+  if (real !== realRoot && !real.startsWith(`${realRoot}${sep}`)) {
+    return 'a symlink out of the folder (not packed)';
   }
   if (target.isFile()) return undefined;
   return target.isDirectory()

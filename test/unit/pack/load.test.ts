@@ -82,22 +82,25 @@ describe('collectPackFiles', () => {
     assert.deepEqual(skipped, []);
   });
 
-  it('follows symlinks to files, reports symlinked folders and broken links, skips the output', () => {
+  it('follows symlinks to files in the folder, reports links out of it, symlinked folders and broken links, skips the output', () => {
     const dir = folder({ 'real.mh': 'r', 'sub/x.txt': 'x', 'out.dmpk': 'old pack' });
     const outside = folder({ 'shared.txt': 'shared' });
-    symlinkSync(join(outside, 'shared.txt'), join(dir, 'linked.txt'));
+    symlinkSync(join(dir, 'sub', 'x.txt'), join(dir, 'linked.txt'));
+    symlinkSync(join(outside, 'shared.txt'), join(dir, 'escapes.txt'));
     symlinkSync(outside, join(dir, 'linked-dir'));
     symlinkSync(join(dir, 'missing'), join(dir, 'broken'));
     const { entries, skipped } = collectPackFiles(dir, join(dir, 'out.dmpk'));
     assert.deepEqual(
       entries.map((e) => [e.path, Buffer.from(e.content).toString()]),
       [
-        ['linked.txt', 'shared'],
+        ['linked.txt', 'x'],
         ['real.mh', 'r'],
         ['sub/x.txt', 'x'],
       ],
     );
-    assert.deepEqual(skipped.map((s) => s.path).sort(), ['broken', 'linked-dir']);
+    assert.deepEqual(skipped.map((s) => s.path).sort(), ['broken', 'escapes.txt', 'linked-dir']);
+    const escaped = skipped.find((s) => s.path === 'escapes.txt');
+    assert.match(escaped?.reason ?? '', /out of the folder/);
   });
 
   it('refuses a folder that does not exist, and a name a pack cannot carry', () => {

@@ -135,7 +135,10 @@ function buildProgram(): Command {
     )
     .action(async (dir: string, options: PackCliOptions) => {
       const { runPack } = await import('./pack.js');
-      process.exitCode = await runPack(dir, options, io);
+      // SIGINT and SIGTERM stop the write and remove its temp file.
+      process.exitCode = await withInterrupts((signal) =>
+        runPack(dir, options, io, process.env, signal),
+      );
     });
 
   return program;

@@ -6,7 +6,8 @@
  * `--new-key` makes one and prints it, and nothing else, on stdout. Exit 0 written, 1 not
  * written (bad folder, bad workflows, bad key, write failure), 2 usage error.
  */
-import { resolve } from 'node:path';
+import { readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { type CatalogResult, loadPackCatalog } from '../catalog/index.js';
 import { formatDiagnostic } from '../lang/index.js';
 import {
@@ -35,11 +36,12 @@ export async function runPack(
   options: PackCliOptions,
   io: Output,
   env: Readonly<Record<string, string | undefined>> = process.env,
+  signal?: AbortSignal,
 ): Promise<number> {
   const key = packKey(options, env, io);
   if (typeof key === 'number') return key;
   try {
-    return await packWith(resolve(dir), resolve(options.output), key, options, io);
+    return await packWith(resolve(dir), resolve(options.output), key, options, io, signal);
   } finally {
     key.fill(0);
   }
@@ -79,6 +81,7 @@ async function packWith(
   key: Buffer,
   options: PackCliOptions,
   io: Output,
+  signal: AbortSignal | undefined,
 ): Promise<number> {
   let bytes: Buffer;
   let loaded: CatalogResult;
@@ -102,8 +105,13 @@ async function packWith(
   }
   for (const w of loaded.warnings) io.err(formatDiagnostic(w, displayPath(w.span.file)));
   try {
-    await writeAtomic(NODE_FS, output, bytes);
+    removeStaleTemps(output);
+    await writeAtomic(NODE_FS, output, bytes, signal, tempPrefixOf(output, process.pid));
   } catch (e) {
+    if (signal?.aborted) {
+      io.err('mhl pack: interrupted: nothing written');
+      return 1;
+    }
     io.err(`mhl pack: cannot write ${output}: ${(e as Error).message}`);
     return 1;
   }
@@ -113,4 +121,43 @@ async function packWith(
   );
   if (options.newKey) io.out(formatWorkflowsKey(key));
   return 0;
+}
+
+/**
+ * The name a pack's temp file starts with: beside the output, hidden, naming the output and the
+ * writing process, so a later run can tell a dead writer's leftover from a live one's file.
+ */
+function tempPrefixOf(output: string, pid: number): string {
+  return `.${basename(output)}.tmp-${pid}-`;
+}
+
+/**
+ * Removes what an earlier `mhl pack` to the same output left when it was killed (SIGKILL gives
+ * it no chance): its temp files whose writing process no longer exists. Never throws.
+ */
+function removeStaleTemps(output: string): void {
+  const dir = dirname(output);
+  const prefix = `.${basename(output)}.tmp-`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    // No folder to clean: the write itself reports why it cannot go there.
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length))?.[1]);
+    if (!name.startsWith(prefix) || !Number.isSafeInteger(pid) || isRunning(pid)) continue;
+    rmSync(join(dir, name), { force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user's process.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

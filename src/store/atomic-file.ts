@@ -65,6 +65,8 @@ export async function makeDirs(fs: AtomicFs, dir: string): Promise<void> {
  * directory spans devices, as some bind and overlay mounts do), it falls back to rewriting
  * `path` in place and syncing it: durable, but not atomic. Aborting `signal` before the rename
  * removes the temp file and leaves `path` untouched; after the rename the write stands.
+ * `tempPrefix` names the temp file (a random suffix follows), so a caller can find what a killed
+ * writer left behind.
  * @throws the underlying system error (`ENOENT` when the directory vanished).
  */
 export async function writeAtomic(
@@ -72,9 +74,10 @@ export async function writeAtomic(
   path: string,
   data: Uint8Array,
   signal?: AbortSignal,
+  tempPrefix = TEMP_PREFIX,
 ): Promise<void> {
   const dir = dirname(path);
-  const tmp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`);
+  const tmp = join(dir, `${tempPrefix}${randomBytes(8).toString('hex')}`);
   const handle = await fs.open(tmp, 'wx', FILE_MODE);
   let replacing = false;
   try {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import {
   cpSync,
+  existsSync,
   type FSWatcher,
   mkdirSync,
   readdirSync,
@@ -216,6 +217,29 @@ describe('mhl pack', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, '');
     assert.match(result.stderr, /packed 6 files \(3 workflows, \d+ bytes\)/);
+  });
+
+  it('removes what a killed pack to the same output left, and no live writer’s file', async () => {
+    const dir = copyOf(FIXTURE);
+    const out = tempDir();
+    const pack = join(out, 'w.dmpk');
+    // A process that has exited: what a SIGKILLed `mhl pack` looks like to the next one.
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    const deadPid = Number(dead.stdout.toString());
+    const leftover = join(out, `.w.dmpk.tmp-${deadPid}-0123456789abcdef`);
+    const live = join(out, `.w.dmpk.tmp-${process.pid}-0123456789abcdef`);
+    const unrelated = join(out, `.other.dmpk.tmp-${deadPid}-0123456789abcdef`);
+    for (const file of [leftover, live, unrelated]) writeFileSync(file, 'partial pack');
+    const result = await runCli(['pack', dir, '-o', pack], { env: { [KEY_ENV]: KEY } });
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(
+      [existsSync(leftover), existsSync(live), existsSync(unrelated)],
+      [false, true, true],
+    );
+    assert.deepEqual(
+      readdirSync(out).sort(),
+      [basename(live), basename(unrelated), 'w.dmpk'].sort(),
+    );
   });
 
   it('writes nothing, and keeps an older pack, when the workflows do not load from the pack', async () => {

@@ -148,7 +148,11 @@ function removeStaleTemps(output: string): void {
   for (const name of names) {
     const pid = Number(/^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length))?.[1]);
     if (!name.startsWith(prefix) || !Number.isSafeInteger(pid) || isRunning(pid)) continue;
-    rmSync(join(dir, name), { force: true });
+    try {
+      rmSync(join(dir, name), { force: true });
+    } catch {
+      // Not ours to remove after all (another user's folder, say): leave it, write anyway.
+    }
   }
 }
 

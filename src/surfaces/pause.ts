@@ -1,6 +1,6 @@
 /**
  * What a synchronous workflow call answers when its workflow calls `pause(reason)`: never a
- * success. This module holds the parts `pipelines.ts` puts together: which answer a request
+ * success. This module holds the parts `sync-call.ts` puts together: which answer a request
  * gets (`pauseMode`), the form that asks for the pause's inputs (`elicitationParams`), the
  * 2026-07-28 `input_required` result (keyed by the pausing step) and the reading of its retry
  * (a bad `requestState` or `inputResponses` is a `-32602`), the `WORKFLOW_PAUSED` tool error,

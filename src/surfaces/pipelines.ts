@@ -3,9 +3,9 @@
  * workflow resources (a `ResourceProvider`).
  *
  * A synchronous `tools/call` runs the workflow with throwaway state (in memory, gone with the
- * call: no checkpoint, no `context.vars` carry-over). A run's own failure is a tool result
+ * call: no step checkpoint, no `context.vars` carry-over). A run's own failure is a tool result
  * with `isError: true` and a diagnostic, and so are invalid arguments (`INVALID_ARGUMENT`, from
- * `checkCall`); only an unknown tool is a JSON-RPC error. A pause is not a success: the client is
+ * `checkWorkflowCall`); only an unknown tool is a JSON-RPC error. A pause is not a success: the client is
  * asked for the pause's inputs and the call resumes at the pausing step, or it is a
  * `WORKFLOW_PAUSED` error (`sync-call.ts`, `pause.ts`). Knows nothing of sockets or streams.
  */

@@ -61,8 +61,9 @@ export async function runCall(
 ): Promise<ToolResult> {
   let current = inputs;
   let resume: PauseCheckpoint | undefined;
-  // 2026-07-28 answers, each used at most once per call: a step that pauses again is asked again.
-  const modern = pauseMode(ctx) === 'input_required';
+  // How a pause is answered on this request; it depends on the request alone.
+  const mode = pauseMode(ctx);
+  const modern = mode === 'input_required';
   // The steps before a pause ran with these: a retry must carry the same to resume there.
   const paused = { inputs, cwd: call.cwd };
   if (!modern && ctx.requestState !== undefined) {
@@ -73,6 +74,7 @@ export async function runCall(
       { field: 'requestState', reason: 'unusable' },
     );
   }
+  // 2026-07-28 answers, each used at most once per call: a step that pauses again is asked again.
   const responses = modern ? checkInputResponses(ctx.inputResponses) : {};
   const answered = new Set<string>();
   if (modern && ctx.requestState !== undefined) {
@@ -98,9 +100,7 @@ export async function runCall(
       if (limit.expired() && outcome.status === 'canceled') return timeoutResult(call);
       if (outcome.status !== 'paused' || checkpoint === undefined) return toResult(outcome);
       const { reason, key } = checkpoint;
-      // Decided only now: a call that never pauses pays nothing for it.
-      const mode = pauseMode(ctx);
-      if (mode === 'input_required') {
+      if (modern) {
         const answer = answered.has(key) ? undefined : answerFor(responses, key);
         if (answer === undefined) {
           return inputRequiredResult(workflow, ctx, paused, current, checkpoint);

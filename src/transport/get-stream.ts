@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Session } from '../protocol/index.js';
-import { type McpDispatcher, sessionFor } from './mcp-post.js';
+import type { McpDispatcher } from './mcp-post.js';
 import { plain } from './respond.js';
 import type { SessionTable } from './sessions.js';
 import { acceptsEventStream, messageEvent, STREAM_HEADERS } from './sse.js';
@@ -38,7 +38,7 @@ export function openSessionStream(
   if (!acceptsEventStream(req.headers.accept)) return plain(res, 406, 'Accept text/event-stream');
   const id = req.headers['mcp-session-id'];
   if (typeof id !== 'string') return plain(res, 400, 'missing Mcp-Session-Id');
-  const session = sessionFor(ctx.sessions, id, ctx.principal);
+  const session = ctx.sessions.get(id, ctx.principal);
   if (session === undefined) return plain(res, 404, 'unknown or ended session');
   if (ctx.streams.has(session)) return plain(res, 409, 'this session already has a stream');
   res.writeHead(200, STREAM_HEADERS);

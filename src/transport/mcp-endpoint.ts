@@ -11,7 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorResponse, RPC_ERROR_CODES, RpcError, type Session } from '../protocol/index.js';
 import { openSessionStream } from './get-stream.js';
-import { handleMcpPost, type McpDispatcher, principalOf, sessionFor } from './mcp-post.js';
+import { handleMcpPost, type McpDispatcher, principalOf } from './mcp-post.js';
 import type { Metrics } from './metrics.js';
 import { sendJson } from './respond.js';
 import type { Route } from './routes.js';
@@ -123,7 +123,7 @@ export class McpEndpoint {
     if (typeof id !== 'string') return refuseJsonRpc(res, 400, 'missing Mcp-Session-Id');
     const principal = principalOf(req, this.#options.principalHeader);
     // Only the caller that opened a session may end it.
-    if (sessionFor(this.#sessions, id, principal) === undefined || !this.#sessions.delete(id)) {
+    if (this.#sessions.get(id, principal) === undefined || !this.#sessions.delete(id)) {
       return refuseJsonRpc(res, 404, 'unknown session');
     }
     res.writeHead(204).end();

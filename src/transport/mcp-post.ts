@@ -172,7 +172,7 @@ function resolveSession(
   // Neither a session nor modern `_meta`: the dispatcher answers on a throwaway session, so the
   // client gets the -32602 (and its hint) stdio gives for the same request, with status 400.
   if (id === undefined) return { session: fresh(), created: 'ephemeral' };
-  const session = sessionFor(ctx.sessions, id, principal);
+  const session = ctx.sessions.get(id, principal);
   if (session === undefined) {
     throw refuse(404, RPC_ERROR_CODES.INVALID_REQUEST, 'unknown or ended session');
   }
@@ -250,19 +250,6 @@ function cancelOne(message: unknown, conn: Connection, dispatcher: McpDispatcher
     params: { requestId, reason: 'client disconnected' },
   };
   void dispatcher.handle(cancel, conn);
-}
-
-/**
- * The live session `id` names, for the caller that opened it: another verified caller gets
- * exactly what an unknown id gets, since a session id is not a credential.
- */
-export function sessionFor(
-  sessions: SessionTable,
-  id: string,
-  principal: string | undefined,
-): Session | undefined {
-  const session = sessions.get(id);
-  return session?.principal === principal ? session : undefined;
 }
 
 /** The caller identity the principal header names (only read behind the bearer token). */

@@ -38,9 +38,13 @@ export class SessionTable {
     return this.#sessions.size;
   }
 
-  /** The live session with this id, or undefined. */
-  get(id: string): Session | undefined {
-    return this.#sessions.get(id);
+  /**
+   * The live session with this id, for the caller that opened it; undefined otherwise. Another
+   * verified caller gets exactly what an unknown id gets: a session id is not a credential.
+   */
+  get(id: string, principal: string | undefined): Session | undefined {
+    const session = this.#sessions.get(id);
+    return session?.principal === principal ? session : undefined;
   }
 
   /**

@@ -13,6 +13,7 @@ import { McpEndpoint } from '../transport/mcp-endpoint.js';
 import type { HttpConfig } from './config.js';
 import type { MhlServer } from './create-server.js';
 import { withinBudget } from './lifecycle.js';
+import { registerProcessMetrics } from './process-metrics.js';
 import { httpRoutes } from './routes.js';
 
 /** Where start-up messages for a person go (stderr). */
@@ -61,6 +62,7 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
   const onSignal = () => requestStop();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const stopProcessMetrics = registerProcessMetrics(server.metrics);
   try {
     let bound: { address: string; port: number };
     try {
@@ -97,6 +99,7 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    stopProcessMetrics();
     server.close();
   }
 }

@@ -351,6 +351,17 @@ describe('mhl serve mcp --http', () => {
     ]) {
       assert.ok(metrics.text.split('\n').includes(line), `missing ${line} in\n${metrics.text}`);
     }
+    // The process's own gauges, read against what /proc says of the same process.
+    const gauge = (name: string) => {
+      const found = new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics.text);
+      assert.ok(found?.[1] !== undefined, `missing ${name} in\n${metrics.text}`);
+      return Number(found[1]);
+    };
+    const rss = gauge('process_resident_memory_bytes');
+    assert.ok(rss > 10_000_000 && rss < 1_000_000_000, `rss ${rss}`);
+    assert.ok(gauge('process_open_fds') > 3);
+    assert.ok(gauge('nodejs_active_resources') > 0);
+    assert.match(metrics.text, /^nodejs_eventloop_delay_seconds\{quantile="0\.99"\} \d/m);
     assert.equal(await server.stop(), 0);
   });
 

@@ -80,14 +80,14 @@ export class RunRegistry {
   }
 
   /** Runs waiting for a slot and runs working, for `/metrics`. */
-  get counts(): { queued: number; working: number } {
+  get counts(): { held: number; queued: number; working: number } {
     let queued = 0;
     let working = 0;
     for (const run of this.#runs.values()) {
       if (run.view.state === 'queued') queued++;
       else if (run.view.state === 'working') working++;
     }
-    return { queued, working };
+    return { held: this.#runs.size, queued, working };
   }
 
   /** Legs ended by state since start-up, for `/metrics`. */

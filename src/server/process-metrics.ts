@@ -19,6 +19,12 @@ export function registerProcessMetrics(metrics: Metrics): () => void {
     read: () => process.memoryUsage.rss(),
   });
   metrics.register({
+    name: 'nodejs_heap_used_bytes',
+    type: 'gauge',
+    help: 'V8 heap in use (garbage included until the next collection).',
+    read: () => process.memoryUsage().heapUsed,
+  });
+  metrics.register({
     name: 'process_open_fds',
     type: 'gauge',
     help: 'Open file descriptors (-1 where /proc is missing).',

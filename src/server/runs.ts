@@ -125,6 +125,12 @@ function registerRunMetrics(metrics: Metrics, registry: RunRegistry): void {
     read: () => registry.counts.queued,
   });
   metrics.register({
+    name: 'mhl_runs_held',
+    type: 'gauge',
+    help: 'Async runs held in memory, in any state (finished ones until the retention sweep).',
+    read: () => registry.counts.held,
+  });
+  metrics.register({
     name: 'mhl_runs_total',
     type: 'counter',
     help: 'Async run legs ended, by the state they ended in.',

@@ -2,7 +2,7 @@
  * The MCP endpoint's rows of the route table: `POST /mcp` and `POST /mcp/<method>` carry one
  * JSON-RPC message each, `GET /mcp` opens a legacy session's standing event stream (what the server
  * says outside any request, such as resource updates), `DELETE /mcp` ends a session. Holds the
- * legacy session table (`Mcp-Session-Id` → session, idle ones swept on a timer) and records each
+ * legacy session table (`Mcp-Session-Id` → session, capped, idle ones swept on a timer) and records each
  * request's duration. Knows nothing of workflows: it moves messages between requests and the
  * dispatcher.
  *
@@ -15,7 +15,7 @@ import { handleMcpPost, type McpDispatcher, principalOf } from './mcp-post.js';
 import type { Metrics } from './metrics.js';
 import { sendJson } from './respond.js';
 import type { Route } from './routes.js';
-import { SessionTable } from './sessions.js';
+import { SessionTable, type SessionTableOptions } from './sessions.js';
 
 /** How often idle legacy sessions are swept. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -29,6 +29,8 @@ export interface McpEndpointOptions {
   readonly shuttingDown: () => boolean;
   /** Clock for session activity; `Date.now` by default. */
   readonly now?: () => number;
+  /** The session caps, idle TTL and pins (`--max-sessions`, `--max-sessions-per-client`). */
+  readonly sessions?: Omit<SessionTableOptions, 'onEnd'>;
 }
 
 /** The `/mcp` rows and the legacy sessions behind them; `start` once, then `close`. */
@@ -44,6 +46,7 @@ export class McpEndpoint {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#sessions = new SessionTable({
+      ...options.sessions,
       onEnd: (session) => {
         options.dispatcher.closeSession(session, 'session ended');
         this.#streams.get(session)?.end();

@@ -131,6 +131,16 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     ...loggingMethods(),
     ...subscriptions.methods(),
   ]);
+  // A session's owner digest, made once: the pins are tested on every session at each sweep.
+  const ownerKeys = new WeakMap<Session, string>();
+  const ownerKey = (session: Session): string => {
+    let key = ownerKeys.get(session);
+    if (key === undefined) {
+      key = ownerOf({ session });
+      ownerKeys.set(session, key);
+    }
+    return key;
+  };
   const server: MhlServer = {
     config,
     dispatcher,
@@ -142,7 +152,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
       const owners = new Set(surfaces.flatMap((s) => [...(s.activeOwners?.() ?? [])]));
       return (session) =>
         dispatcher.inFlightOn(session) > 0 ||
-        (owners.size > 0 && session.principal === undefined && owners.has(ownerOf({ session })));
+        (owners.size > 0 && session.principal === undefined && owners.has(ownerKey(session)));
     },
     start: () => {
       for (const surface of surfaces) surface.start?.();

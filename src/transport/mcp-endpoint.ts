@@ -41,10 +41,19 @@ export class McpEndpoint {
   readonly #streams = new Map<Session, ServerResponse>();
   readonly #now: () => number;
   #sweeper: NodeJS.Timeout | undefined;
+  /** Refused `initialize`s, by the cap that refused them (`/metrics`). */
+  readonly #refused = { client: 0, server: 0 };
 
   constructor(options: McpEndpointOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    options.metrics.register({
+      name: 'mhl_sessions_refused_total',
+      type: 'counter',
+      help: 'Legacy initialize requests refused at a session cap, by cap (client or server).',
+      label: 'cap',
+      read: () => ({ ...this.#refused }),
+    });
     this.#sessions = new SessionTable({
       ...options.sessions,
       onEnd: (session) => {
@@ -118,6 +127,9 @@ export class McpEndpoint {
       principalHeader: this.#options.principalHeader,
       shuttingDown: this.#options.shuttingDown,
       now: this.#now,
+      onRefused: (cap) => {
+        this.#refused[cap]++;
+      },
     });
   }
 

@@ -54,6 +54,8 @@ export interface McpPostContext {
   readonly principalHeader: string | undefined;
   readonly shuttingDown: () => boolean;
   readonly now: () => number;
+  /** Told each `initialize` refused at a session cap. */
+  readonly onRefused?: (cap: SessionRefusal['cap']) => void;
 }
 
 /** A refusal answered before dispatch: HTTP status plus the JSON-RPC error. */
@@ -234,7 +236,10 @@ async function dispatch(
   if (created === 'initialize' && !Array.isArray(answer) && 'result' in answer) {
     const client = clientKey(principal, req.socket.remoteAddress);
     const full = ctx.sessions.add(session, ctx.now(), client);
-    if (full !== undefined) return refuseSession(res, answer.id, full);
+    if (full !== undefined) {
+      ctx.onRefused?.(full.cap);
+      return refuseSession(res, answer.id, full);
+    }
     res.setHeader('mcp-session-id', session.id);
   }
   sendJson(res, statusOf(answer, created === 'ephemeral'), answer);

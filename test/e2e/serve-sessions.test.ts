@@ -134,23 +134,28 @@ describe('mhl serve mcp --http: session caps', () => {
     }
     const metrics = await send(port, { method: 'GET', path: '/metrics' });
     assert.match(metrics.text, /^mhl_sessions_active 4$/m);
+    assert.match(metrics.text, /^mhl_sessions_refused_total\{cap="client"\} 1$/m);
+    assert.match(metrics.text, /^mhl_sessions_refused_total\{cap="server"\} 1$/m);
     assert.equal(await server.stop(), 0);
   });
 });
 
 describe('mhl serve mcp --http: busy sessions outlive a flood and the sweep', () => {
-  it('keeps a session with a call in flight and one with a run under way', async () => {
+  it('keeps a session with a call in flight, one with a run and one with a job under way', async () => {
     // A one-second idle TTL: an unpinned session is swept (or evicted) a second after its
     // last request, so the victims below would go first if they were not kept.
-    const server = start(['--max-sessions', '4', '--max-sessions-per-client', '4'], {
+    const server = start(['--max-sessions', '5', '--max-sessions-per-client', '5'], {
       MHL_SERVE_SESSION_IDLE_TTL: '1s',
     });
     const port = await server.ready;
     const dir = tempDir();
-    const [callGate, runGate] = [join(dir, 'call-gate'), join(dir, 'run-gate')];
+    const [callGate, runGate, jobGate] = ['call-gate', 'run-gate', 'job-gate'].map((f) =>
+      join(dir, f),
+    ) as [string, string, string];
     const caller = { address: '127.0.0.2' };
     const runner = { address: '127.0.0.3' };
     const idler = { address: '127.0.0.4' };
+    const jobber = { address: '127.0.0.5' };
     const flooder = { address: '127.0.0.1' };
 
     const callSession = await openSession(port, caller);
@@ -164,6 +169,18 @@ describe('mhl serve mcp --http: busy sessions outlive a flood and the sweep', ()
       runner,
     );
     const runId = (started.json()['result'] as { runId: string }).runId;
+    const jobSession = await openSession(port, jobber);
+    const job = await inSession(
+      port,
+      jobSession,
+      rpc(1, 'tools/call', {
+        name: 'job.start',
+        arguments: { tool: 'Gated', arguments: { gate: jobGate, context: { cwd: dir } } },
+      }),
+      jobber,
+    );
+    const jobId = (job.json()['result'] as { structuredContent: { job_id: string } })
+      .structuredContent.job_id;
     const idle = await openSession(port, idler);
 
     // The flood: initialize from one more client until three of its sessions got in. The table
@@ -195,6 +212,23 @@ describe('mhl serve mcp --http: busy sessions outlive a flood and the sweep', ()
       { what: 'the run to complete, read from its own session', timeoutMs: 20_000 },
     );
     assert.equal(done.state, 'completed');
+    const jobStatus = () =>
+      inSession(
+        port,
+        jobSession,
+        rpc(4, 'tools/call', { name: 'job.status', arguments: { job_id: jobId } }),
+        jobber,
+      );
+    writeFileSync(jobGate, '');
+    await until(
+      async () => {
+        const reply = await jobStatus();
+        assert.equal(reply.status, 200, 'the session that owns the job is still there');
+        const view = reply.json()['result'] as { structuredContent?: { status: string } };
+        return view.structuredContent?.status === 'succeeded';
+      },
+      { what: 'the job to succeed, read from its own session', timeoutMs: 20_000 },
+    );
     const gone = await inSession(port, idle, rpc(1, 'ping'), idler);
     assert.equal(gone.status, 404, 'the idle session was swept: the flood made room');
     assert.equal(await server.stop(), 0);

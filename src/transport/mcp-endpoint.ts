@@ -2,9 +2,9 @@
  * The MCP endpoint's rows of the route table: `POST /mcp` and `POST /mcp/<method>` carry one
  * JSON-RPC message each, `GET /mcp` opens a legacy session's standing event stream (what the server
  * says outside any request, such as resource updates), `DELETE /mcp` ends a session. Holds the
- * legacy session table (`Mcp-Session-Id` → session, capped, idle ones swept on a timer) and records each
- * request's duration. Knows nothing of workflows: it moves messages between requests and the
- * dispatcher.
+ * legacy session table (`Mcp-Session-Id` → session, capped per client and in all, idle ones
+ * swept on a timer), counts refused `initialize`s and records each request's duration. Knows
+ * nothing of workflows: it moves messages between requests and the dispatcher.
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  */

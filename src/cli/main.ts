@@ -115,6 +115,14 @@ function buildProgram(): Command {
       '--drain-timeout <duration>',
       'on shutdown, let working async runs finish for up to this long (e.g. 30s; default 0)',
     )
+    .option(
+      '--max-sessions <n>',
+      'HTTP: legacy sessions held at once; past it a new initialize is refused (default 1000)',
+    )
+    .option(
+      '--max-sessions-per-client <n>',
+      'HTTP: legacy sessions one client (principal, else address) holds at once (default 100)',
+    )
     .addOption(new Option('--max-queued <n>').hideHelp())
     .action(async (dir: string, options: ServeOptions) => {
       const { runServe } = await import('./serve.js');

@@ -161,6 +161,11 @@ export class Dispatcher {
     return count;
   }
 
+  /** Requests whose handlers are running on `session` (a transport keeps such a session). */
+  inFlightOn(session: Session): number {
+    return this.#inflight.get(session)?.size ?? 0;
+  }
+
   /**
    * Registers the handler of a request method; with `eras`, requests of any other era are
    * answered -32601 as for an unknown method (e.g. `logging/setLevel`, removed in 2026-07-28).

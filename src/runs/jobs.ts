@@ -115,6 +115,14 @@ export class JobRegistry {
     return this.#jobs.size;
   }
 
+  /** Owners with a job running: a legacy session that owns one is kept (nobody else can read it). */
+  activeOwners(): Set<string> {
+    const owners = new Set<string>();
+    for (const record of this.#jobs.values())
+      if (record.state === 'running') owners.add(record.owner);
+    return owners;
+  }
+
   /** Admits and starts `task`, or says why not. Never waits. */
   start(task: JobTask): JobView | JobRefusal {
     // The slot first: a start refused for want of one must not evict anyone's finished job.

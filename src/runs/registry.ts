@@ -90,6 +90,19 @@ export class RunRegistry {
     return { held: this.#runs.size, queued, working };
   }
 
+  /**
+   * Owners with a run under way (pending, queued or working): a legacy session that owns one is
+   * kept, since nobody else can reach it. A paused run waits for its owner and pins nothing.
+   */
+  activeOwners(): Set<string> {
+    const owners = new Set<string>();
+    for (const run of this.#runs.values()) {
+      if (!TERMINAL_STATES.has(run.view.state) && run.view.state !== 'paused')
+        owners.add(run.owner);
+    }
+    return owners;
+  }
+
   /** Legs ended by state since start-up, for `/metrics`. */
   get ended(): Readonly<Record<string, number>> {
     return { ...this.#ended };

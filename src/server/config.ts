@@ -9,6 +9,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT } from '../transport/index.js';
 
 /** The profiles `--profile` accepts; a profile chooses the surfaces served. */
 export const PROFILES = ['pipelines'] as const;
@@ -18,6 +19,8 @@ const DEFAULT_HTTP_PORT = 8787;
 const DEFAULT_MAX_ACTIVE = 32;
 const MAX_MAX_ACTIVE = 4096;
 const DEFAULT_TIMEOUT_MS = 300_000;
+/** Sessions are small (a few hundred bytes), but each may hold a stream and a socket. */
+const MAX_MAX_SESSIONS = 100_000;
 
 /** The HTTP listener and its guards. */
 export const HttpConfigSchema = z
@@ -30,6 +33,18 @@ export const HttpConfigSchema = z
       .min(1)
       .optional()
       .describe('header carrying the caller identity; honoured only with a token'),
+    maxSessions: z.number().int().min(1).describe('legacy sessions held at once'),
+    maxSessionsPerClient: z
+      .number()
+      .int()
+      .min(1)
+      .describe('legacy sessions one client (principal, else address) holds at once'),
+    sessionIdleTtlMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('how long an idle legacy session is kept (MHL_SERVE_SESSION_IDLE_TTL)'),
   })
   .strict();
 
@@ -79,6 +94,8 @@ export interface ServeFlags {
   readonly stateDir?: string;
   readonly drainTimeout?: string;
   readonly profile?: string;
+  readonly maxSessions?: string;
+  readonly maxSessionsPerClient?: string;
 }
 
 /** A refused configuration: what to print and the exit status (2 usage, 1 invalid setup). */
@@ -93,7 +110,15 @@ export type ConfigResult =
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const HTTP_ONLY_FLAGS = ['addr', 'port', 'token', 'principalHeader', 'workflowsPack'] as const;
+const HTTP_ONLY_FLAGS = [
+  'addr',
+  'port',
+  'token',
+  'principalHeader',
+  'workflowsPack',
+  'maxSessions',
+  'maxSessionsPerClient',
+] as const;
 
 /**
  * Reads the configuration from `flags`, `dir` and `env` (flags win over `MHL_SERVE_*`). Never
@@ -212,6 +237,38 @@ function readHttp(flags: ServeFlags, env: Env): HttpConfig | undefined {
     port,
     ...(token !== undefined ? { token } : {}),
     ...(principalHeader !== undefined ? { principalHeader } : {}),
+    ...readSessionLimits(flags, env),
+  };
+}
+
+/** `--max-sessions`, `--max-sessions-per-client` (at most the former) and the idle TTL. */
+function readSessionLimits(
+  flags: ServeFlags,
+  env: Env,
+): Pick<HttpConfig, 'maxSessions' | 'maxSessionsPerClient' | 'sessionIdleTtlMs'> {
+  const maxSessions = wholeNumber(
+    flags.maxSessions,
+    MAX_SESSIONS,
+    1,
+    MAX_MAX_SESSIONS,
+    `--max-sessions takes a whole number from 1 to ${MAX_MAX_SESSIONS}`,
+  );
+  const maxSessionsPerClient = wholeNumber(
+    flags.maxSessionsPerClient,
+    Math.min(MAX_SESSIONS_PER_CLIENT, maxSessions),
+    1,
+    maxSessions,
+    `--max-sessions-per-client takes a whole number from 1 to --max-sessions (${maxSessions})`,
+  );
+  const ttlText = nonEmpty(env['MHL_SERVE_SESSION_IDLE_TTL']);
+  const sessionIdleTtlMs = ttlText === undefined ? undefined : parseDuration(ttlText);
+  if (ttlText !== undefined && (sessionIdleTtlMs === undefined || sessionIdleTtlMs === 0)) {
+    throw new Refused('MHL_SERVE_SESSION_IDLE_TTL takes a duration such as 30m or 90s');
+  }
+  return {
+    maxSessions,
+    maxSessionsPerClient,
+    ...(sessionIdleTtlMs !== undefined ? { sessionIdleTtlMs } : {}),
   };
 }
 

@@ -6,8 +6,8 @@
  */
 import type { Catalog } from '../catalog/index.js';
 import { createLogger, type Logger } from '../log/index.js';
-import { Dispatcher } from '../protocol/index.js';
-import { Admission } from '../runs/index.js';
+import { Dispatcher, type Session } from '../protocol/index.js';
+import { Admission, ownerOf } from '../runs/index.js';
 import {
   COMPLETIONS_CAPABILITY,
   completionMethods,
@@ -43,6 +43,12 @@ export interface MhlServer {
   readonly version: string;
   /** Names of the served workflows, for the start-up log line. */
   readonly workflows: readonly string[];
+  /**
+   * What keeps a legacy session from being swept or evicted, as of now: a request in flight on
+   * it, or a run or job under way that it owns (only without a principal: a principal's work
+   * outlives any one of its sessions).
+   */
+  sessionPins(): (session: Session) => boolean;
   /** Starts the surfaces' background work; once, before serving. */
   start(): void;
   /** Shutdown's first phase: admission closes at once; runs may finish (`--drain-timeout`). */
@@ -125,6 +131,16 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     ...loggingMethods(),
     ...subscriptions.methods(),
   ]);
+  // A session's owner digest, made once: the pins are tested on every session at each sweep.
+  const ownerKeys = new WeakMap<Session, string>();
+  const ownerKey = (session: Session): string => {
+    let key = ownerKeys.get(session);
+    if (key === undefined) {
+      key = ownerOf({ session });
+      ownerKeys.set(session, key);
+    }
+    return key;
+  };
   const server: MhlServer = {
     config,
     dispatcher,
@@ -132,6 +148,12 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     metrics,
     version: parts.version,
     workflows: [...parts.catalog.workflows.keys()],
+    sessionPins: () => {
+      const owners = new Set(surfaces.flatMap((s) => [...(s.activeOwners?.() ?? [])]));
+      return (session) =>
+        dispatcher.inFlightOn(session) > 0 ||
+        (owners.size > 0 && session.principal === undefined && owners.has(ownerKey(session)));
+    },
     start: () => {
       for (const surface of surfaces) surface.start?.();
     },

@@ -88,6 +88,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
   const jobs: Surface = {
     name: 'jobs',
     tools: jobTools({ tools: targets, jobs: registry }),
+    activeOwners: () => registry.activeOwners(),
     stop: () => {
       registry.cancelAll('the server is shutting down');
       return registry.drained();

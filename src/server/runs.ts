@@ -101,6 +101,7 @@ export function runsSurface(options: RunsOptions): Surface {
       }, SWEEP_INTERVAL_MS);
       sweeper.unref();
     },
+    activeOwners: () => registry.activeOwners(),
     drain: () => registry.drain(options.drainMs),
     stop: () => registry.cancelAll(),
     close: () => {

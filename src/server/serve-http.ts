@@ -38,6 +38,12 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
     principalHeader: http.token === undefined ? undefined : http.principalHeader,
     metrics: server.metrics,
     shuttingDown: () => closing,
+    sessions: {
+      max: http.maxSessions,
+      maxPerClient: http.maxSessionsPerClient,
+      ...(http.sessionIdleTtlMs !== undefined ? { ttlMs: http.sessionIdleTtlMs } : {}),
+      pins: server.sessionPins,
+    },
   });
   const transport = new HttpTransport({
     host: http.host,

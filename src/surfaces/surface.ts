@@ -21,6 +21,11 @@ export interface Surface {
   readonly capabilities?: Readonly<Record<string, unknown>>;
   /** Merged into what `initialize` declares only (features the 2025 revisions alone have). */
   readonly legacyCapabilities?: Readonly<Record<string, unknown>>;
+  /**
+   * Owners (`ownerOf` keys) of background work under way that only they can reach (async runs,
+   * jobs): the HTTP transport keeps a legacy session that is such an owner.
+   */
+  activeOwners?(): ReadonlySet<string>;
   /** Starts background work (sweepers); called once, before the server accepts requests. */
   start?(): void;
   /** Shutdown's first phase: stop taking new work and let work finish (bounded). */

@@ -7,4 +7,5 @@
  */
 export { bearerMatches, hostAllowed, isLoopback, originAllowed } from './guards.js';
 export { type CallOutcome, type MetricFamily, Metrics } from './metrics.js';
+export { MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT } from './sessions.js';
 export { MAX_LINE_BYTES, type StdioOptions, StdioTransport } from './stdio.js';

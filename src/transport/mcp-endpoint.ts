@@ -2,9 +2,9 @@
  * The MCP endpoint's rows of the route table: `POST /mcp` and `POST /mcp/<method>` carry one
  * JSON-RPC message each, `GET /mcp` opens a legacy session's standing event stream (what the server
  * says outside any request, such as resource updates), `DELETE /mcp` ends a session. Holds the
- * legacy session table (`Mcp-Session-Id` → session, idle ones swept on a timer) and records each
- * request's duration. Knows nothing of workflows: it moves messages between requests and the
- * dispatcher.
+ * legacy session table (`Mcp-Session-Id` → session, capped per client and in all, idle ones
+ * swept on a timer), counts refused `initialize`s and records each request's duration. Knows
+ * nothing of workflows: it moves messages between requests and the dispatcher.
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  */
@@ -15,7 +15,7 @@ import { handleMcpPost, type McpDispatcher, principalOf } from './mcp-post.js';
 import type { Metrics } from './metrics.js';
 import { sendJson } from './respond.js';
 import type { Route } from './routes.js';
-import { SessionTable } from './sessions.js';
+import { SessionTable, type SessionTableOptions } from './sessions.js';
 
 /** How often idle legacy sessions are swept. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -29,6 +29,8 @@ export interface McpEndpointOptions {
   readonly shuttingDown: () => boolean;
   /** Clock for session activity; `Date.now` by default. */
   readonly now?: () => number;
+  /** The session caps, idle TTL and pins (`--max-sessions`, `--max-sessions-per-client`). */
+  readonly sessions?: Omit<SessionTableOptions, 'onEnd'>;
 }
 
 /** The `/mcp` rows and the legacy sessions behind them; `start` once, then `close`. */
@@ -39,11 +41,21 @@ export class McpEndpoint {
   readonly #streams = new Map<Session, ServerResponse>();
   readonly #now: () => number;
   #sweeper: NodeJS.Timeout | undefined;
+  /** Refused `initialize`s, by the cap that refused them (`/metrics`). */
+  readonly #refused = { client: 0, server: 0 };
 
   constructor(options: McpEndpointOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    options.metrics.register({
+      name: 'mhl_sessions_refused_total',
+      type: 'counter',
+      help: 'Legacy initialize requests refused at a session cap, by cap (client or server).',
+      label: 'cap',
+      read: () => ({ ...this.#refused }),
+    });
     this.#sessions = new SessionTable({
+      ...options.sessions,
       onEnd: (session) => {
         options.dispatcher.closeSession(session, 'session ended');
         this.#streams.get(session)?.end();
@@ -115,6 +127,9 @@ export class McpEndpoint {
       principalHeader: this.#options.principalHeader,
       shuttingDown: this.#options.shuttingDown,
       now: this.#now,
+      onRefused: (cap) => {
+        this.#refused[cap]++;
+      },
     });
   }
 

@@ -23,6 +23,7 @@ import {
   MODERN_VERSION,
   metaOf,
   parseJson,
+  type RequestId,
   RPC_ERROR_CODES,
   RpcError,
   type RpcErrorCode,
@@ -31,8 +32,9 @@ import {
   tooLargeResponse,
 } from '../protocol/index.js';
 import { discardRest, isJsonContentType, MAX_BODY_BYTES, readBody } from './body.js';
+import { clientKey } from './client-key.js';
 import { sendJson } from './respond.js';
-import type { SessionTable } from './sessions.js';
+import type { SessionRefusal, SessionTable } from './sessions.js';
 import { acceptsEventStream, EventStream } from './sse.js';
 
 /** The dispatcher calls the HTTP transport needs (`Dispatcher` satisfies it). */
@@ -52,6 +54,8 @@ export interface McpPostContext {
   readonly principalHeader: string | undefined;
   readonly shuttingDown: () => boolean;
   readonly now: () => number;
+  /** Told each `initialize` refused at a session cap. */
+  readonly onRefused?: (cap: SessionRefusal['cap']) => void;
 }
 
 /** A refusal answered before dispatch: HTTP status plus the JSON-RPC error. */
@@ -215,30 +219,79 @@ async function dispatch(
     res.off('close', onClose);
   }
   if (res.destroyed) return;
-  const refusal = answer === undefined ? shutdownRefusal(message, ctx) : undefined;
+  // The end of a request is activity too: a long call does not leave its session looking idle.
+  if (created === undefined) session.touch(ctx.now());
+  const unanswered =
+    answer === undefined ? endedRefusal(message, session, created, ctx) : undefined;
   if (stream?.started) {
     // The status (200) is already on the wire: errors travel in the last event.
-    const final = answer ?? refusal;
+    const final = answer ?? unanswered?.response;
     return stream.end(final === undefined ? [] : Array.isArray(final) ? final : [final]);
   }
   if (answer === undefined) {
-    if (refusal !== undefined) return sendJson(res, 503, refusal);
+    if (unanswered !== undefined) return sendJson(res, unanswered.status, unanswered.response);
     res.writeHead(202).end();
     return;
   }
   if (created === 'initialize' && !Array.isArray(answer) && 'result' in answer) {
-    ctx.sessions.add(session, ctx.now());
+    const client = clientKey(principal, req.socket.remoteAddress);
+    const full = ctx.sessions.add(session, ctx.now(), client);
+    if (full !== undefined) {
+      ctx.onRefused?.(full.cap);
+      return refuseSession(res, answer.id, full);
+    }
     res.setHeader('mcp-session-id', session.id);
   }
   sendJson(res, statusOf(answer, created === 'ephemeral'), answer);
 }
 
-/** The answer for a request that went unanswered because shutdown cancelled it. */
-function shutdownRefusal(message: unknown, ctx: McpPostContext): JsonRpcErrorResponse | undefined {
+/**
+ * The answer for a request that went unanswered because its session ended under it (shutdown:
+ * 503 `-32000`; a `DELETE`: 404 `-32600`, as for a request naming an ended session), so every
+ * request with an id gets a response. Undefined for a notification or a response, and for a
+ * request the client cancelled itself (MCP: a cancelled request gets no response).
+ */
+function endedRefusal(
+  message: unknown,
+  session: Session,
+  created: 'initialize' | 'ephemeral' | undefined,
+  ctx: McpPostContext,
+): { status: number; response: JsonRpcErrorResponse } | undefined {
   const id = idOf(message);
-  if (id === null || !ctx.shuttingDown()) return undefined;
-  const error = new RpcError(RPC_ERROR_CODES.SERVER_UNAVAILABLE, 'server is shutting down');
-  return errorResponse(id, error);
+  if (id === null || !isRecord(message) || typeof message['method'] !== 'string') return undefined;
+  if (ctx.shuttingDown()) {
+    const error = new RpcError(RPC_ERROR_CODES.SERVER_UNAVAILABLE, 'server is shutting down');
+    return { status: 503, response: errorResponse(id, error) };
+  }
+  if (created !== undefined || ctx.sessions.holds(session)) return undefined;
+  const error = new RpcError(
+    RPC_ERROR_CODES.INVALID_REQUEST,
+    'the session ended while this request was in flight; initialize a new one',
+    { code: 'SESSION_ENDED' },
+  );
+  return { status: 404, response: errorResponse(id, error) };
+}
+
+/**
+ * Refuses an `initialize` at a session cap: `-32000` (no capacity, as every capacity refusal
+ * is) with `data.code`, 429 for the client's own cap and 503 for the server's, and Retry-After
+ * (seconds) for when an idle session may have made room.
+ */
+function refuseSession(res: ServerResponse, id: RequestId, refusal: SessionRefusal): void {
+  const own = refusal.cap === 'client';
+  const error = new RpcError(
+    RPC_ERROR_CODES.SERVER_UNAVAILABLE,
+    own
+      ? `this client already holds ${refusal.limit} sessions (--max-sessions-per-client): end unused ones with DELETE /mcp, or retry later`
+      : `the server holds ${refusal.limit} sessions (--max-sessions), none idle long enough to end: retry later`,
+    {
+      code: own ? 'CLIENT_SESSION_LIMIT' : 'SESSION_CAPACITY_FULL',
+      retryable: true,
+      limit: refusal.limit,
+    },
+  );
+  res.setHeader('retry-after', String(Math.max(1, Math.ceil(refusal.retryAfterMs / 1000))));
+  sendJson(res, own ? 429 : 503, errorResponse(id, error));
 }
 
 function cancelOne(message: unknown, conn: Connection, dispatcher: McpDispatcher): void {

@@ -107,6 +107,8 @@ export function send(
     headers?: Record<string, string>;
     body?: unknown;
     agent?: Agent;
+    /** The loopback address to send from (127.0.0.2, …), to look like another host. */
+    localAddress?: string;
   },
 ): Promise<Reply> {
   const body =
@@ -123,6 +125,7 @@ export function send(
         method: options.method ?? 'POST',
         path: options.path ?? '/mcp',
         agent: options.agent ?? false,
+        ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
         headers: { 'content-type': 'application/json', ...options.headers },
       },
       (res) => {

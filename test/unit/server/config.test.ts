@@ -68,6 +68,13 @@ describe('readServeConfig', () => {
     [{ cwd: '/definitely/not/here' }, {}, 2],
     [{ http: true, principalHeader: 'x-user' }, {}, 1],
     [{}, { MHL_SERVE_TERMINAL_RUN_TTL: 'soon' }, 2],
+    [{ maxSessions: '10' }, {}, 2],
+    [{ http: true, maxSessions: '0' }, {}, 2],
+    [{ http: true, maxSessions: '100001' }, {}, 2],
+    [{ http: true, maxSessions: 'many' }, {}, 2],
+    [{ http: true, maxSessionsPerClient: '0' }, {}, 2],
+    [{ http: true, maxSessions: '10', maxSessionsPerClient: '11' }, {}, 2],
+    [{ http: true }, { MHL_SERVE_SESSION_IDLE_TTL: '0' }, 2],
   ] as [ServeFlags, Record<string, string>, number][]) {
     it(`refuses ${JSON.stringify(flags)} ${JSON.stringify(env)} with exit ${exit}`, () => {
       const result = read(flags, env);
@@ -75,6 +82,23 @@ describe('readServeConfig', () => {
       if (!result.ok) assert.equal(result.exit, exit);
     });
   }
+
+  it('caps legacy sessions at 1000, 100 per client (never more than the total), by default', () => {
+    const http = config({ http: true }).http;
+    assert.deepEqual([http?.maxSessions, http?.maxSessionsPerClient], [1000, 100]);
+    assert.equal(http?.sessionIdleTtlMs, undefined);
+    const small = config({ http: true, maxSessions: '40' }, { MHL_SERVE_SESSION_IDLE_TTL: '90s' });
+    assert.deepEqual([small.http?.maxSessions, small.http?.maxSessionsPerClient], [40, 40]);
+    assert.equal(small.http?.sessionIdleTtlMs, 90_000);
+    const set = config({ http: true, maxSessions: '50', maxSessionsPerClient: '5' }).http;
+    assert.deepEqual([set?.maxSessions, set?.maxSessionsPerClient], [50, 5]);
+  });
+
+  it('names the flag and its range when a session cap is refused', () => {
+    const result = read({ http: true, maxSessions: '10', maxSessionsPerClient: '11' });
+    assert.ok(!result.ok);
+    assert.match(result.message, /--max-sessions-per-client takes a whole number from 1 to/);
+  });
 
   it('reads MHL_PASS_ENV and MHL_LOG_LEVEL once', () => {
     const c = config({}, { MHL_PASS_ENV: 'A,B,,C', MHL_LOG_LEVEL: 'debug' });

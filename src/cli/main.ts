@@ -113,7 +113,7 @@ function buildProgram(): Command {
     )
     .option(
       '--max-queued-per-owner <n>',
-      'async runs of one caller that may wait for an execution slot (default 100)',
+      'async runs of one caller that may wait for an execution slot (default 250)',
     )
     .option(
       '--state-dir <dir>',

@@ -7,7 +7,10 @@
  * rebuilt from its record the first time its owner names it.
  *
  * Ownership is an opaque owner string (`owner.ts`); a run that belongs to someone else is
- * answered exactly like a run that does not exist.
+ * answered exactly like a run that does not exist, decided from the owner index of
+ * `run-table.ts` before anything of the run is read. Each owner holds and queues at most its
+ * quota (`run-policy.ts`), so no one owner can fill the table for the others; a session's
+ * runs outlive it, claimable by whoever names them next (`release`).
  */
 import { randomBytes } from 'node:crypto';
 import type { Workflow } from '../catalog/index.js';
@@ -132,6 +135,9 @@ export class RunRegistry {
       leg: undefined,
       finishedAt: undefined,
     };
+    // Refused for its queue quota before `#admit` may forget a finished run to make room: a
+    // caller retrying against a full queue must not wipe its finished runs one by one.
+    this.#checkQueue(caller.owner);
     this.#admit(caller.owner, true);
     this.#table.add(run);
     try {
@@ -343,6 +349,14 @@ export class RunRegistry {
       this.#options.logger.warn({ err: error, runId: run.runId }, 'could not delete run state'),
     );
     return true;
+  }
+
+  /** Refuses when a run of `owner` would have to wait for a slot and its queue quota is used up. */
+  #checkQueue(owner: string): void {
+    const { admission } = this.#options;
+    const waits = admission.active >= admission.capacity || admission.queued > 0;
+    if (waits && this.#table.countOf(owner).queued >= this.#limits.queuedPerOwner)
+      throw overQuota('queued', this.#limits.queuedPerOwner, owner);
   }
 
   /**

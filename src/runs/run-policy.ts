@@ -20,11 +20,12 @@ export const MAX_RUNS = 10_000;
 export const MAX_QUEUED_RUNS = 1_000;
 /**
  * What one owner may hold of those (`--max-runs-per-owner`, `--max-queued-per-owner`): a tenth
- * each, so one owner can never fill the table for the others (issue 18). Every stateless
- * caller without a principal is the one anonymous owner, and shares one quota.
+ * of the table and a quarter of the queue (room for one client's burst of a few hundred), so
+ * one owner can never fill either for the others (issue 18). Every stateless caller without a
+ * principal is the one anonymous owner, and shares one quota.
  */
 export const DEFAULT_RUNS_PER_OWNER = 1_000;
-export const DEFAULT_QUEUED_PER_OWNER = 100;
+export const DEFAULT_QUEUED_PER_OWNER = 250;
 
 /** The run limits in force: server-wide and per owner. */
 export interface Limits {

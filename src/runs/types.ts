@@ -118,7 +118,7 @@ export interface RunRegistryOptions {
   readonly onChange?: (runId: string) => void;
   /**
    * Most runs held in memory and most waiting for a slot, server-wide (defaults 10,000 and
-   * 1,000) and per owner (defaults 1,000 and 100).
+   * 1,000) and per owner (defaults 1,000 and 250).
    */
   readonly limits?: {
     readonly runs?: number;

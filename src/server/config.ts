@@ -21,7 +21,7 @@ const DEFAULT_TIMEOUT_MS = 300_000;
 /** Per-owner run quotas; the caps are the server-wide limits (src/runs/run-policy.ts). */
 const DEFAULT_RUNS_PER_OWNER = 1_000;
 const MAX_RUNS_PER_OWNER = 10_000;
-const DEFAULT_QUEUED_PER_OWNER = 100;
+const DEFAULT_QUEUED_PER_OWNER = 250;
 const MAX_QUEUED_PER_OWNER = 1_000;
 
 /** The HTTP listener and its guards. */

@@ -152,7 +152,10 @@ describe('RunRegistry', () => {
 
   it("refuses an owner past its quota of queued runs, while another owner's run still queues", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mhl-reg-'));
-    const { runs, admission } = registry({ capacity: 1, limits: { queuedPerOwner: 1 } });
+    const limits = { queuedPerOwner: 1, runsPerOwner: 3 };
+    const { runs, admission } = registry({ capacity: 1, limits });
+    const finished = (await runs.start('Count', {}, ann)).runId;
+    assert.equal((await settled(runs, finished)).state, 'completed');
     const held = await runs.start('Blocker', { dir }, ann);
     assert.equal(held.state, 'working');
     assert.equal((await runs.start('Count', {}, ann)).state, 'queued');
@@ -163,6 +166,8 @@ describe('RunRegistry', () => {
         e.code === 'QUOTA_EXCEEDED' &&
         e.data?.['limit'] === '--max-queued-per-owner',
     );
+    // At both quotas: refused for the queue, without forgetting her finished run to make room.
+    assert.equal((await runs.status(finished, ann)).state, 'completed');
     const theirs = await runs.start('Count', {}, bob);
     assert.equal(theirs.state, 'queued');
     writeFileSync(join(dir, 'go'), '');

@@ -25,7 +25,7 @@ describe('readServeConfig', () => {
     assert.equal(c.defaultTimeoutMs, 300_000);
     assert.equal(c.drainMs, 0);
     assert.equal(c.maxRunsPerOwner, 1000);
-    assert.equal(c.maxQueuedPerOwner, 100);
+    assert.equal(c.maxQueuedPerOwner, 250);
   });
 
   it('takes per-owner run quotas up to the server-wide limits', () => {

@@ -108,6 +108,14 @@ function buildProgram(): Command {
       'execution slots shared by direct calls, jobs and async runs (default 32)',
     )
     .option(
+      '--max-runs-per-owner <n>',
+      'async runs one caller may hold, finished ones included (default 1000; its oldest finished goes first)',
+    )
+    .option(
+      '--max-queued-per-owner <n>',
+      'async runs of one caller that may wait for an execution slot (default 250)',
+    )
+    .option(
       '--state-dir <dir>',
       'HTTP: keep async runs here so a later process can resume them (env MHL_SERVE_STATE_DIR)',
     )

@@ -7,7 +7,10 @@
  * rebuilt from its record the first time its owner names it.
  *
  * Ownership is an opaque owner string (`owner.ts`); a run that belongs to someone else is
- * answered exactly like a run that does not exist.
+ * answered exactly like a run that does not exist, decided from the owner index of
+ * `run-table.ts` before anything of the run is read. Each owner holds and queues at most its
+ * quota (`run-policy.ts`), so no one owner can fill the table for the others; a session's
+ * runs outlive it, claimable by whoever names them next (`release`).
  */
 import { randomBytes } from 'node:crypto';
 import type { Workflow } from '../catalog/index.js';
@@ -20,8 +23,9 @@ import {
   checkArgumentsSize,
   DEFAULT_TERMINAL_TTL_MS,
   draining,
-  MAX_QUEUED_RUNS,
-  MAX_RUNS,
+  type Limits,
+  limitsOf,
+  overQuota,
   reclaimedView,
   resumableAfter,
 } from './run-policy.js';
@@ -29,9 +33,11 @@ import {
   deleteRun,
   type RunRecord,
   readRecord,
+  scanStoredRuns,
   sweepStoredRuns,
   writeRecord,
 } from './run-records.js';
+import { RunTable } from './run-table.js';
 import {
   type Caller,
   type CheckedCall,
@@ -47,7 +53,8 @@ import {
 interface LiveRun {
   readonly runId: string;
   readonly workflow: Workflow;
-  owner: string;
+  /** Null once the owning session ended: the first caller to name the run claims it. */
+  owner: string | null;
   readonly principalOwner: string | undefined;
   arguments: Readonly<Record<string, unknown>>;
   readonly digest: string;
@@ -61,11 +68,13 @@ interface LiveRun {
 
 export class RunRegistry {
   readonly #options: RunRegistryOptions;
-  readonly #runs = new Map<string, LiveRun>();
+  /** Held runs, by id and owner, and the owners of runs only in the store. */
+  readonly #table = new RunTable<LiveRun>();
+  readonly #limits: Limits;
+  /** Settles once the runs an earlier process left in the store are in the owner index. */
+  readonly #indexed: Promise<void>;
   readonly #now: () => number;
   #draining = false;
-  /** Runs whose state the sweep is deleting: unknown to everyone from the sweep's start. */
-  readonly #sweeping = new Set<string>();
   /** How many legs ended in each state, since start-up. */
   readonly #ended: Record<'completed' | 'failed' | 'canceled' | 'paused', number> = {
     completed: 0,
@@ -77,17 +86,23 @@ export class RunRegistry {
   constructor(options: RunRegistryOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#limits = limitsOf(options.limits);
+    this.#indexed = scanStoredRuns(options.store, (runId, principalOwner) =>
+      this.#table.addStored(runId, principalOwner),
+    ).catch((error: unknown) =>
+      options.logger.warn({ err: error }, 'could not list the runs kept in the store'),
+    );
   }
 
   /** Runs waiting for a slot and runs working, for `/metrics`. */
   get counts(): { held: number; queued: number; working: number } {
     let queued = 0;
     let working = 0;
-    for (const run of this.#runs.values()) {
+    for (const run of this.#table.values()) {
       if (run.view.state === 'queued') queued++;
       else if (run.view.state === 'working') working++;
     }
-    return { held: this.#runs.size, queued, working };
+    return { held: this.#table.size, queued, working };
   }
 
   /**
@@ -96,8 +111,9 @@ export class RunRegistry {
    */
   activeOwners(): Set<string> {
     const owners = new Set<string>();
-    for (const run of this.#runs.values()) {
-      if (!TERMINAL_STATES.has(run.view.state) && run.view.state !== 'paused')
+    for (const run of this.#table.values()) {
+      // A released run (owner null) has no session left to keep.
+      if (run.owner !== null && !TERMINAL_STATES.has(run.view.state) && run.view.state !== 'paused')
         owners.add(run.owner);
     }
     return owners;
@@ -133,13 +149,15 @@ export class RunRegistry {
       leg: undefined,
       finishedAt: undefined,
     };
-    if (this.#runs.size >= (this.#options.limits?.runs ?? MAX_RUNS))
-      throw busy('runs are held in memory');
-    this.#runs.set(runId, run);
+    // Refused for its queue quota before `#admit` may forget a finished run to make room: a
+    // caller retrying against a full queue must not wipe its finished runs one by one.
+    this.#checkQueue(caller.owner);
+    this.#admit(caller.owner, true);
+    this.#table.add(run);
     try {
       await this.#begin(run, checked, false, caller);
     } catch (error) {
-      this.#runs.delete(runId);
+      this.#table.remove(run);
       throw error;
     }
     this.#options.logger.info({ runId, owner: caller.owner, workflow: name }, 'run started');
@@ -215,9 +233,13 @@ export class RunRegistry {
   async #begin(run: LiveRun, checked: CheckedCall, resume: boolean, caller: Caller): Promise<void> {
     const slot = this.#options.admission.tryAcquire();
     if (slot === 'closed') throw draining();
-    const maxQueued = this.#options.limits?.queued ?? MAX_QUEUED_RUNS;
-    if (slot === 'full' && this.counts.queued >= maxQueued)
-      throw busy('runs are waiting for an execution slot');
+    if (slot === 'full') {
+      const { queued } = this.#table.countOf(caller.owner);
+      if (queued >= this.#limits.queuedPerOwner)
+        throw overQuota('queued', this.#limits.queuedPerOwner, caller.owner);
+      if (this.counts.queued >= this.#limits.queued)
+        throw busy('runs are waiting for an execution slot');
+    }
     this.#set(run, { state: slot === 'full' ? 'queued' : 'working' });
     const persisted = this.#persist(run);
     this.#launch(run, checked, resume, caller, slot === 'full' ? undefined : slot, persisted);
@@ -245,8 +267,8 @@ export class RunRegistry {
 
   /** The caller's runs, sorted by id. */
   list(caller: Caller): RunView[] {
-    return [...this.#runs.values()]
-      .filter((run) => run.owner === caller.owner)
+    return this.#table
+      .owned(caller.owner)
       .map((run) => run.view)
       .sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   }
@@ -294,7 +316,7 @@ export class RunRegistry {
   }
 
   #legs(): NonNullable<LiveRun['leg']>[] {
-    return [...this.#runs.values()].flatMap((run) => (run.leg ? [run.leg] : []));
+    return [...this.#table.values()].flatMap((run) => (run.leg ? [run.leg] : []));
   }
 
   /**
@@ -305,50 +327,112 @@ export class RunRegistry {
     const ttl = this.#options.terminalTtlMs ?? DEFAULT_TERMINAL_TTL_MS;
     const cutoff = this.#now() - ttl;
     let swept = 0;
-    for (const run of [...this.#runs.values()]) {
+    for (const run of [...this.#table.values()]) {
       if (run.finishedAt === undefined || run.finishedAt > cutoff || run.leg) continue;
       if (!TERMINAL_STATES.has(run.view.state)) continue;
-      this.#sweeping.add(run.runId);
-      await deleteRun(this.#options.store, run.runId).catch((error: unknown) =>
-        this.#options.logger.warn({ err: error, runId: run.runId }, 'could not delete run state'),
-      );
-      this.#runs.delete(run.runId);
-      this.#sweeping.delete(run.runId);
-      swept++;
+      if (await this.#forget(run)) swept++;
     }
-    const stored = await sweepStoredRuns(this.#options.store, cutoff, (id) => this.#runs.has(id), {
+    await this.#indexed;
+    const held = (id: string) => this.#table.get(id) !== undefined;
+    const stored = await sweepStoredRuns(this.#options.store, cutoff, held, {
+      forget: (runId) => this.#table.removeStored(runId),
       warn: (runId, error) =>
         this.#options.logger.warn({ err: error, runId }, 'could not delete run state'),
     });
     return swept + stored;
   }
 
-  /** The caller's run, live or rebuilt from the store; anyone else's is `unknownRun`. */
+  /**
+   * Makes the runs of `owner` claimable: its session ended, and nobody can present that owner
+   * again. They keep running and stay retained as before; the first caller to name one claims
+   * it, as after a restart. Resolves to how many runs it released.
+   */
+  release(owner: string): number {
+    const released = this.#table.orphan(owner);
+    if (released > 0) this.#options.logger.info({ owner, runs: released }, 'runs released');
+    return released;
+  }
+
+  /**
+   * Forgets a finished run and deletes its state: unknown to everyone from the first line on.
+   * False when it was already forgotten.
+   */
+  async #forget(run: LiveRun): Promise<boolean> {
+    if (!this.#table.remove(run)) return false;
+    await deleteRun(this.#options.store, run.runId).catch((error: unknown) =>
+      this.#options.logger.warn({ err: error, runId: run.runId }, 'could not delete run state'),
+    );
+    return true;
+  }
+
+  /** Refuses when a run of `owner` would have to wait for a slot and its queue quota is used up. */
+  #checkQueue(owner: string): void {
+    const { admission } = this.#options;
+    const waits = admission.active >= admission.capacity || admission.queued > 0;
+    if (waits && this.#table.countOf(owner).queued >= this.#limits.queuedPerOwner)
+      throw overQuota('queued', this.#limits.queuedPerOwner, owner);
+  }
+
+  /**
+   * Makes room for one more run held for `owner` (`table`: also counting it against the
+   * server-wide table, for a run not held yet). An owner at its quota loses its own oldest
+   * finished run first, as the sweep would have at the end of its retention; with none
+   * finished the start is refused, and so is one past the server-wide limit. Synchronous, so
+   * the run can be added before anyone else is admitted.
+   */
+  #admit(owner: string, table: boolean): void {
+    if (this.#table.countOf(owner).held >= this.#limits.runsPerOwner) {
+      const oldest = this.#table.oldestFinished(owner, (run) =>
+        TERMINAL_STATES.has(run.view.state),
+      );
+      if (oldest === undefined) throw overQuota('runs', this.#limits.runsPerOwner, owner);
+      this.#options.logger.info(
+        { runId: oldest.runId, owner },
+        'run forgotten early: its owner reached --max-runs-per-owner',
+      );
+      void this.#forget(oldest);
+    }
+    if (table && this.#table.size >= this.#limits.runs) throw busy('runs are held in memory');
+  }
+
+  /**
+   * The caller's run, live or rebuilt from the store; anyone else's is `unknownRun`. Whether
+   * the caller may reach the run is decided from the owner index alone, before anything of the
+   * run is touched: a foreign id and an unknown one take the same steps to the same error.
+   */
   async #find(runId: string, caller: Caller): Promise<LiveRun> {
     if (typeof runId !== 'string' || !/^[0-9a-f]{32}$/.test(runId)) throw unknownRun();
-    const live = this.#runs.get(runId);
-    if (live && live.owner === caller.owner && !this.#sweeping.has(runId)) return live;
-    // Everyone else takes the path an unknown id takes, store read included, so neither the
-    // answer nor its timing tells a foreign run from a missing one.
+    await this.#indexed;
+    const reach = this.#table.reach(runId, caller.owner);
+    if (reach === undefined) throw unknownRun();
+    if (reach === 'live') return this.#claim(runId, caller);
     const record = await readRecord(this.#options.store, runId).catch(() => undefined);
-    if (live || this.#sweeping.has(runId)) throw unknownRun();
+    // While it was read, another caller may have claimed it, or the sweep deleted it.
+    const now = this.#table.reach(runId, caller.owner);
+    if (now === undefined) throw unknownRun();
+    if (now === 'live') return this.#claim(runId, caller);
     const workflow = record && this.#options.catalog.workflows.get(record.workflow);
     if (!record || !workflow) throw unknownRun();
     if (record.principalOwner !== undefined && record.principalOwner !== caller.owner)
       throw unknownRun();
-    // A second caller may have claimed it while we read.
-    const raced = this.#runs.get(runId);
-    if (raced) {
-      if (raced.owner !== caller.owner) throw unknownRun();
-      return raced;
-    }
-    const run = await this.#rebuild(record, workflow, caller);
-    this.#runs.set(runId, run);
+    this.#admit(caller.owner, true);
+    const run = this.#rebuild(record, workflow, caller);
+    this.#table.add(run);
+    return run;
+  }
+
+  /** A held run the caller may reach: its own, or one whose session ended, which it claims now. */
+  #claim(runId: string, caller: Caller): LiveRun {
+    const run = this.#table.get(runId) as LiveRun;
+    if (run.owner !== null) return run;
+    this.#admit(caller.owner, false);
+    this.#table.setOwner(run, caller.owner);
+    this.#options.logger.info({ runId, owner: caller.owner }, 'run claimed');
     return run;
   }
 
   /** A run from its record: one that was in flight when its process died is now `failed`. */
-  async #rebuild(record: RunRecord, workflow: Workflow, caller: Caller): Promise<LiveRun> {
+  #rebuild(record: RunRecord, workflow: Workflow, caller: Caller): LiveRun {
     const view = reclaimedView(record.view, workflow, this.#iso());
     const run: LiveRun = {
       runId: record.view.runId,

@@ -5,6 +5,7 @@
 
 import type { Workflow } from '../catalog/index.js';
 import { ArgumentError } from './argument-error.js';
+import { ANONYMOUS_OWNER } from './owner.js';
 import { RunError, type RunState, type RunView, TERMINAL_STATES } from './types.js';
 
 /** Arguments are persisted with the run, so they are capped (seed 000). */
@@ -17,6 +18,32 @@ export const DEFAULT_TERMINAL_TTL_MS = 60 * 60 * 1000;
  */
 export const MAX_RUNS = 10_000;
 export const MAX_QUEUED_RUNS = 1_000;
+/**
+ * What one owner may hold of those (`--max-runs-per-owner`, `--max-queued-per-owner`): a tenth
+ * of the table and a quarter of the queue (room for one client's burst of a few hundred), so
+ * one owner can never fill either for the others (issue 18). Every stateless caller without a
+ * principal is the one anonymous owner, and shares one quota.
+ */
+export const DEFAULT_RUNS_PER_OWNER = 1_000;
+export const DEFAULT_QUEUED_PER_OWNER = 250;
+
+/** The run limits in force: server-wide and per owner. */
+export interface Limits {
+  readonly runs: number;
+  readonly queued: number;
+  readonly runsPerOwner: number;
+  readonly queuedPerOwner: number;
+}
+
+/** The limits `options` asks for, the defaults for the rest. */
+export function limitsOf(options: Partial<Limits> | undefined): Limits {
+  return {
+    runs: options?.runs ?? MAX_RUNS,
+    queued: options?.queued ?? MAX_QUEUED_RUNS,
+    runsPerOwner: options?.runsPerOwner ?? DEFAULT_RUNS_PER_OWNER,
+    queuedPerOwner: options?.queuedPerOwner ?? DEFAULT_QUEUED_PER_OWNER,
+  };
+}
 
 /**
  * Whether a run that ended in `state` can be resumed: a paused run always (the pause wrote its
@@ -31,6 +58,26 @@ export function resumableAfter(workflow: Workflow, state: RunState, fixable: boo
 
 export function busy(what: string): RunError {
   return new RunError('CAPACITY_FULL', `too many ${what} (a server-wide limit); retry later`);
+}
+
+/**
+ * The caller's own quota is used up (not the server's): `runs` held that are all still queued,
+ * working or paused, or `queued` waiting for a slot. Says what frees room.
+ */
+export function overQuota(what: 'runs' | 'queued', max: number, owner: string): RunError {
+  const flag = what === 'runs' ? '--max-runs-per-owner' : '--max-queued-per-owner';
+  const held =
+    what === 'runs'
+      ? `${max} runs held, none of them finished (queued, working or paused); cancel or resume some, or wait for them to finish`
+      : `${max} runs waiting for an execution slot; wait for them to start or cancel some`;
+  const shared =
+    owner === ANONYMOUS_OWNER
+      ? ' (every stateless caller without a principal shares this quota; see --principal-header)'
+      : '';
+  return new RunError('QUOTA_EXCEEDED', `your quota is used up: ${held}, then retry${shared}`, {
+    limit: flag,
+    max,
+  });
 }
 
 export function draining(): RunError {

@@ -82,6 +82,23 @@ function isRecord(value: Partial<RunRecord> | null): value is RunRecord {
 }
 
 /**
+ * Tells `found` of every run record in the store, with the principal owner persisted with it
+ * (null when there is none: the first caller to name the run claims it), for the owner index.
+ * Run once at start-up, so that later lookups never read a record to learn whose it is.
+ */
+export async function scanStoredRuns(
+  store: Store,
+  found: (runId: string, principalOwner: string | null) => void,
+): Promise<void> {
+  for (const key of await store.list('state/')) {
+    const runId = /^state\/([0-9a-f]{32})\/mhl-run\.json$/.exec(key)?.[1];
+    if (runId === undefined) continue;
+    const record = await readRecord(store, runId).catch(() => undefined);
+    if (record !== undefined) found(runId, record.principalOwner ?? null);
+  }
+}
+
+/**
  * Deletes the finished (completed, failed, cancelled) runs an earlier process left in the
  * store once they are past `cutoff`, as the in-memory sweep does; `live` runs are this
  * process's to sweep. Paused runs, and runs that were in flight when their process died
@@ -91,7 +108,11 @@ export async function sweepStoredRuns(
   store: Store,
   cutoff: number,
   live: (runId: string) => boolean,
-  report: { readonly warn: (runId: string, error: unknown) => void },
+  report: {
+    /** Told each run just before its state is deleted. */
+    readonly forget: (runId: string) => void;
+    readonly warn: (runId: string, error: unknown) => void;
+  },
 ): Promise<number> {
   let swept = 0;
   const keys = await store.list('state/').catch(() => []);
@@ -102,6 +123,7 @@ export async function sweepStoredRuns(
     if (!view || Date.parse(view.updatedAt) > cutoff) continue;
     const over = view.state === 'completed' || (TERMINAL_STATES.has(view.state) && !view.resumable);
     if (!over || live(runId)) continue;
+    report.forget(runId);
     await deleteRun(store, runId).catch((error: unknown) => report.warn(runId, error));
     swept++;
   }

@@ -57,6 +57,8 @@ export const RUN_ERROR_CODES = {
   SHUTTING_DOWN: 'SHUTTING_DOWN',
   /** A server-wide limit on runs is reached; retry later. */
   CAPACITY_FULL: 'CAPACITY_FULL',
+  /** The caller's own quota of runs is used up; finish or cancel some, then retry. */
+  QUOTA_EXCEEDED: 'QUOTA_EXCEEDED',
 } as const;
 
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[keyof typeof RUN_ERROR_CODES];
@@ -114,7 +116,15 @@ export interface RunRegistryOptions {
    * synchronously, so it must be cheap and must not throw.
    */
   readonly onChange?: (runId: string) => void;
-  /** Most runs held in memory and most waiting for a slot (defaults 10,000 and 1,000). */
-  readonly limits?: { readonly runs?: number; readonly queued?: number };
+  /**
+   * Most runs held in memory and most waiting for a slot, server-wide (defaults 10,000 and
+   * 1,000) and per owner (defaults 1,000 and 250).
+   */
+  readonly limits?: {
+    readonly runs?: number;
+    readonly queued?: number;
+    readonly runsPerOwner?: number;
+    readonly queuedPerOwner?: number;
+  };
   readonly now?: () => number;
 }

@@ -21,6 +21,11 @@ const MAX_MAX_ACTIVE = 4096;
 const DEFAULT_TIMEOUT_MS = 300_000;
 /** Sessions are small (a few hundred bytes), but each may hold a stream and a socket. */
 const MAX_MAX_SESSIONS = 100_000;
+/** Per-owner run quotas; the caps are the server-wide limits (src/runs/run-policy.ts). */
+const DEFAULT_RUNS_PER_OWNER = 1_000;
+const MAX_RUNS_PER_OWNER = 10_000;
+const DEFAULT_QUEUED_PER_OWNER = 250;
+const MAX_QUEUED_PER_OWNER = 1_000;
 
 /** The HTTP listener and its guards. */
 export const HttpConfigSchema = z
@@ -60,6 +65,18 @@ export const ServeConfigSchema = z
     requireCwd: z.boolean().describe('refuse calls without an absolute context.cwd'),
     defaultTimeoutMs: z.number().int().positive().describe('bounds every synchronous call'),
     maxActive: z.number().int().min(1).max(MAX_MAX_ACTIVE).describe('execution slots'),
+    maxRunsPerOwner: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_RUNS_PER_OWNER)
+      .describe('async runs one owner may hold, finished ones included'),
+    maxQueuedPerOwner: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_QUEUED_PER_OWNER)
+      .describe('async runs of one owner that may wait for a slot'),
     stateDir: z.string().optional().describe('where async runs are kept; else a temp dir'),
     drainMs: z.number().int().min(0).describe('how long working runs may finish at shutdown'),
     terminalRunTtlMs: z
@@ -91,6 +108,8 @@ export interface ServeFlags {
   readonly defaultTimeoutMs?: string;
   readonly maxActive?: string;
   readonly maxQueued?: string;
+  readonly maxRunsPerOwner?: string;
+  readonly maxQueuedPerOwner?: string;
   readonly stateDir?: string;
   readonly drainTimeout?: string;
   readonly profile?: string;
@@ -194,6 +213,20 @@ function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown
       1,
       MAX_MAX_ACTIVE,
       `--max-active takes a whole number from 1 to ${MAX_MAX_ACTIVE}`,
+    ),
+    maxRunsPerOwner: wholeNumber(
+      flags.maxRunsPerOwner,
+      DEFAULT_RUNS_PER_OWNER,
+      1,
+      MAX_RUNS_PER_OWNER,
+      `--max-runs-per-owner takes a whole number from 1 to ${MAX_RUNS_PER_OWNER}`,
+    ),
+    maxQueuedPerOwner: wholeNumber(
+      flags.maxQueuedPerOwner,
+      DEFAULT_QUEUED_PER_OWNER,
+      1,
+      MAX_QUEUED_PER_OWNER,
+      `--max-queued-per-owner takes a whole number from 1 to ${MAX_QUEUED_PER_OWNER}`,
     ),
     ...(stateDir !== undefined ? { stateDir: resolve(stateDir) } : {}),
     drainMs,

@@ -122,6 +122,9 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
   });
   const providers = surfaces.flatMap((s) => s.resources ?? []);
   subscriptions = new Subscriptions(dispatcher, providers);
+  dispatcher.onSessionClose((session) => {
+    for (const surface of surfaces) surface.sessionEnded?.(session);
+  });
   registerMethods(dispatcher, [
     ...toolMethods(tools, { admission, onCall: (outcome) => metrics.toolCall(outcome) }),
     ...resourceMethods(providers),

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
-import { type Admission, checkWorkflowCall, RunRegistry } from '../runs/index.js';
+import { type Admission, checkWorkflowCall, ownerOf, RunRegistry } from '../runs/index.js';
 import { DirStore } from '../store/index.js';
 import {
   type PipelineSurfaceOptions,
@@ -26,6 +26,8 @@ export interface RunsOptions {
   /** Absolute `--state-dir`; undefined for a temporary one. */
   readonly stateDir: string | undefined;
   readonly terminalTtlMs: number | undefined;
+  /** `--max-runs-per-owner` and `--max-queued-per-owner`. */
+  readonly limits: { readonly runsPerOwner: number; readonly queuedPerOwner: number };
   /** Which transport serves the runs (how loudly a temporary state directory is reported). */
   readonly transport: 'stdio' | 'http';
   /** `--drain-timeout`: how long working runs may finish at shutdown. */
@@ -79,6 +81,7 @@ export function runsSurface(options: RunsOptions): Surface {
       return { inputs, cwd: call.cwd, ...(bounded ? { timeoutMs: call.timeoutMs } : {}) };
     },
     ...(options.terminalTtlMs !== undefined ? { terminalTtlMs: options.terminalTtlMs } : {}),
+    limits: options.limits,
     onChange: options.onChange,
   });
   registerRunMetrics(options.metrics, registry);
@@ -102,6 +105,11 @@ export function runsSurface(options: RunsOptions): Surface {
       sweeper.unref();
     },
     activeOwners: () => registry.activeOwners(),
+    // A session's runs outlive it: nobody can present that session again, so they become
+    // claimable by whoever names them, as after a restart. A principal's runs stay its own.
+    sessionEnded: (session) => {
+      if (session.principal === undefined) registry.release(ownerOf({ session }));
+    },
     drain: () => registry.drain(options.drainMs),
     stop: () => registry.cancelAll(),
     close: () => {

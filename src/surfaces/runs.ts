@@ -118,10 +118,19 @@ async function mapErrors<T>(body: () => Promise<T>): Promise<T> {
       throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, error.message, data);
     }
     if (!(error instanceof RunError)) throw error;
-    // A draining or saturated server is unavailable (-32000, spec/mhl-serve.md §10).
-    const unavailable = error.code === 'SHUTTING_DOWN' || error.code === 'CAPACITY_FULL';
-    const code = unavailable ? RPC_ERROR_CODES.SERVER_UNAVAILABLE : RPC_ERROR_CODES.INVALID_PARAMS;
-    throw new RpcError(code, error.message, error.data);
+    // A draining or saturated server, or a caller over its quota, is unavailable for now
+    // (-32000, spec/mhl-serve.md §10); `data.code` tells the server's limit from the caller's.
+    const unavailable =
+      error.code === 'SHUTTING_DOWN' ||
+      error.code === 'CAPACITY_FULL' ||
+      error.code === 'QUOTA_EXCEEDED';
+    if (!unavailable) throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, error.message, error.data);
+    const [code, retryable] = RUN_ERROR_RESULTS[error.code];
+    throw new RpcError(RPC_ERROR_CODES.SERVER_UNAVAILABLE, error.message, {
+      code,
+      retryable,
+      ...error.data,
+    });
   }
 }
 
@@ -302,6 +311,7 @@ const RUN_ERROR_RESULTS: Readonly<Record<RunErrorCode, [string, boolean]>> = {
   RUN_NOT_RESUMABLE: ['RUN_NOT_RESUMABLE', false],
   SHUTTING_DOWN: ['EXECUTOR_SHUTTING_DOWN', true],
   CAPACITY_FULL: ['RUN_CAPACITY_FULL', true],
+  QUOTA_EXCEEDED: ['RUN_QUOTA_EXCEEDED', true],
 };
 
 /** A bridged method's refusal as a tool result; anything else is the server's own fault. */

@@ -4,6 +4,7 @@
  * server and stops with it. `createServer` (src/server) collects the surfaces a profile
  * chooses and registers them on one dispatcher; a surface never touches a socket or a stream.
  */
+import type { Session } from '../protocol/index.js';
 import type { MethodEntry } from './methods.js';
 import type { ResourceProvider } from './resources.js';
 import type { ToolDefinition } from './tools.js';
@@ -28,6 +29,8 @@ export interface Surface {
   activeOwners?(): ReadonlySet<string>;
   /** Starts background work (sweepers); called once, before the server accepts requests. */
   start?(): void;
+  /** Told each legacy session that ended (deleted, swept or evicted), after its requests were cancelled. */
+  sessionEnded?(session: Session): void;
   /** Shutdown's first phase: stop taking new work and let work finish (bounded). */
   drain?(): Promise<void>;
   /** Shutdown's second phase, within the budget: cancel what still runs and wait for it. */

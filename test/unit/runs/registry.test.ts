@@ -40,7 +40,7 @@ function registry(
     store?: MemoryStore;
     env?: Record<string, string>;
     cacheRoot?: string;
-    limits?: { runs?: number; queued?: number };
+    limits?: { runs?: number; queued?: number; runsPerOwner?: number; queuedPerOwner?: number };
   } = {},
 ) {
   const loaded = loadCatalog(FOLDER);
@@ -110,6 +110,85 @@ describe('RunRegistry', () => {
     await assert.rejects(runs.start('Count', {}, ann), busy, 'four runs held in memory');
     assert.equal((await settled(runs, last.runId)).state, 'completed');
     assert.equal(admission.active, 0);
+  });
+
+  it("refuses an owner past its quota of unfinished runs, while another owner's start succeeds", async () => {
+    let t = 1_000_000;
+    const { runs, store } = registry({ now: () => (t += 1000), limits: { runsPerOwner: 2 } });
+    const quota = (e: unknown) =>
+      e instanceof RunError &&
+      e.code === 'QUOTA_EXCEEDED' &&
+      e.data?.['limit'] === '--max-runs-per-owner' &&
+      e.data?.['max'] === 2;
+    const first = (await runs.start('Approval', {}, ann)).runId;
+    const second = (await runs.start('Approval', {}, ann)).runId;
+    assert.equal((await settled(runs, first)).state, 'paused');
+    assert.equal((await settled(runs, second)).state, 'paused');
+    await assert.rejects(runs.start('Count', {}, ann), quota, 'both held runs are unfinished');
+    const theirs = await runs.start('Count', {}, bob);
+    assert.equal((await settled(runs, theirs.runId, bob)).state, 'completed');
+    // A finished run of her own makes room: the oldest finished one is forgotten, state and all.
+    await runs.cancel(second, ann);
+    await runs.cancel(first, ann);
+    const third = (await runs.start('Count', {}, ann)).runId;
+    await assert.rejects(
+      runs.status(second, ann),
+      (e: unknown) => e instanceof RunError && e.code === 'RUN_NOT_FOUND',
+    );
+    await until(async () => (await store.list(`state/${second}/`)).length === 0 || undefined, {
+      what: 'the forgotten run state to be deleted',
+    });
+    assert.equal((await runs.status(first, ann)).state, 'canceled');
+    assert.deepEqual(
+      runs
+        .list(ann)
+        .map((v) => v.runId)
+        .sort(),
+      [first, third].sort(),
+    );
+    assert.equal((await settled(runs, third)).state, 'completed');
+    assert.equal((await runs.status(theirs.runId, bob)).state, 'completed', "bob's run untouched");
+  });
+
+  it("refuses an owner past its quota of queued runs, while another owner's run still queues", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mhl-reg-'));
+    const limits = { queuedPerOwner: 1, runsPerOwner: 3 };
+    const { runs, admission } = registry({ capacity: 1, limits });
+    const finished = (await runs.start('Count', {}, ann)).runId;
+    assert.equal((await settled(runs, finished)).state, 'completed');
+    const held = await runs.start('Blocker', { dir }, ann);
+    assert.equal(held.state, 'working');
+    assert.equal((await runs.start('Count', {}, ann)).state, 'queued');
+    await assert.rejects(
+      runs.start('Count', {}, ann),
+      (e: unknown) =>
+        e instanceof RunError &&
+        e.code === 'QUOTA_EXCEEDED' &&
+        e.data?.['limit'] === '--max-queued-per-owner',
+    );
+    // At both quotas: refused for the queue, without forgetting her finished run to make room.
+    assert.equal((await runs.status(finished, ann)).state, 'completed');
+    const theirs = await runs.start('Count', {}, bob);
+    assert.equal(theirs.state, 'queued');
+    writeFileSync(join(dir, 'go'), '');
+    assert.equal((await settled(runs, held.runId)).state, 'completed');
+    assert.equal((await settled(runs, theirs.runId, bob)).state, 'completed');
+    assert.equal(admission.active, 0);
+  });
+
+  it('lets the first caller to name a released run claim it; its old owner no longer reaches it', async () => {
+    const { runs } = registry();
+    const { runId } = await runs.start('Approval', {}, ann);
+    assert.equal((await settled(runs, runId)).state, 'paused');
+    assert.equal(runs.release(ann.owner), 1);
+    assert.deepEqual(runs.list(ann), [], 'released: nobody lists it until it is claimed');
+    assert.equal((await runs.status(runId, bob)).state, 'paused');
+    await assert.rejects(
+      runs.status(runId, ann),
+      (e: unknown) => e instanceof RunError && e.code === 'RUN_NOT_FOUND',
+    );
+    await runs.resume(runId, { approved: true }, bob);
+    assert.equal((await settled(runs, runId, bob)).state, 'completed');
   });
 
   it('hides runs from everyone but their owner', async () => {

@@ -1,0 +1,223 @@
+/**
+ * Async runs shared by many callers, end to end (issue 18, parts 2 and 5): per-owner quotas
+ * that leave room for the others, a session's runs outliving the session, and a foreign runId
+ * answered as fast as an unknown one, measured.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { MODERN_META, modern, rpc, send, serverStarter } from '../helpers/http-server.js';
+import { until } from '../helpers/poll.js';
+import { isAlive, readPid } from '../helpers/processes.js';
+
+const FOLDER = resolve(REPO_ROOT, 'test/fixtures/runs');
+const CWD = { context: { cwd: REPO_ROOT } };
+const AUTH = ['--token', 'k', '--principal-header', 'X-Who'];
+const ANN = { authorization: 'Bearer k', 'x-who': 'ann' };
+const BOB = { authorization: 'Bearer k', 'x-who': 'bob' };
+
+const start = serverStarter(FOLDER, 'SIGKILL');
+
+async function call(
+  port: number,
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
+  const reply = await modern(port, method, params, headers);
+  const body = reply.json();
+  assert.equal(body['error'], undefined, `${method}: ${reply.text}`);
+  return body['result'] as Record<string, unknown>;
+}
+
+function settle(
+  port: number,
+  runId: string,
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
+  return until(
+    async () => {
+      const view = await call(port, 'run/status', { runId }, headers);
+      return view['state'] === 'working' || view['state'] === 'queued' ? undefined : view;
+    },
+    { what: `run ${runId} to settle`, timeoutMs: 30_000 },
+  );
+}
+
+/** A legacy (2025-11-25) session without a principal; resolves to its id. */
+async function openSession(port: number): Promise<string> {
+  const init = await send(port, {
+    headers: { accept: 'application/json, text/event-stream' },
+    body: rpc(0, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    }),
+  });
+  const id = init.headers['mcp-session-id'];
+  assert.equal(typeof id, 'string', init.text);
+  await send(port, {
+    headers: { 'mcp-session-id': id as string, 'mcp-protocol-version': '2025-11-25' },
+    body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+  });
+  return id as string;
+}
+
+async function inSession(
+  port: number,
+  session: string,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const reply = await send(port, {
+    headers: {
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': session,
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: rpc(7, method, params),
+  });
+  const body = reply.json();
+  assert.equal(body['error'], undefined, `${method}: ${reply.text}`);
+  return body['result'] as Record<string, unknown>;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** The standard error of a sample's median, estimated robustly from its MAD. */
+function medianError(values: readonly number[]): number {
+  const m = median(values);
+  const mad = median(values.map((v) => Math.abs(v - m)));
+  // sigma ≈ 1.4826 MAD; the median's standard error ≈ 1.2533 sigma / sqrt(n).
+  return (1.2533 * 1.4826 * mad) / Math.sqrt(values.length);
+}
+
+describe('async runs shared by many callers', () => {
+  it("refuses an owner past its quota with RUN_QUOTA_EXCEEDED while another owner's start succeeds", async () => {
+    const server = start([...AUTH, '--max-runs-per-owner', '1']);
+    const port = await server.ready;
+    const held = await call(port, 'run/start', { name: 'Approval', arguments: CWD }, ANN);
+    await settle(port, held['runId'] as string, ANN);
+    const refused = await modern(port, 'run/start', { name: 'Count', arguments: CWD }, ANN);
+    assert.equal(refused.status, 503, refused.text);
+    const error = refused.json()['error'] as { code: number; data: Record<string, unknown> };
+    assert.equal(error.code, -32000);
+    assert.deepEqual(
+      [error.data['code'], error.data['retryable'], error.data['limit'], error.data['max']],
+      ['RUN_QUOTA_EXCEEDED', true, '--max-runs-per-owner', 1],
+    );
+    const tool = await call(
+      port,
+      'tools/call',
+      { name: 'mhl_run_start', arguments: { workflow: 'Count', arguments: CWD } },
+      ANN,
+    );
+    const diagnostic = (tool['_meta'] as Record<string, Record<string, unknown>>)['mhl/diagnostic'];
+    assert.equal(tool['isError'], true);
+    assert.equal(diagnostic?.['code'], 'RUN_QUOTA_EXCEEDED');
+    const theirs = await call(port, 'run/start', { name: 'Count', arguments: CWD }, BOB);
+    assert.equal((await settle(port, theirs['runId'] as string, BOB))['state'], 'completed');
+  });
+
+  it('keeps a run working after its session is deleted; the next caller to name it claims it', async () => {
+    const server = start();
+    const port = await server.ready;
+    const dir = tempDir('mhl-runs-');
+    const session = await openSession(port);
+    const started = await inSession(port, session, 'run/start', {
+      name: 'Blocker',
+      arguments: { dir, ...CWD },
+    });
+    const runId = started['runId'] as string;
+    const pid = await until(() => readPid(join(dir, 'hold.pid')), { what: 'the Hold step' });
+    const deleted = await send(port, {
+      method: 'DELETE',
+      headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+    });
+    assert.ok(deleted.status < 300, deleted.text);
+    await server.logged(/"msg":"runs released"/);
+    assert.equal(isAlive(pid), true, 'the run outlives its session');
+    writeFileSync(join(dir, 'go'), '');
+    const other = await openSession(port);
+    const view = await until(
+      async () => {
+        const v = await inSession(port, other, 'run/status', { runId });
+        return v['state'] === 'completed' ? v : undefined;
+      },
+      { what: 'the released run to complete', timeoutMs: 30_000 },
+    );
+    assert.deepEqual(view['reached'], ['First', 'Hold', 'Last']);
+    const list = await inSession(port, other, 'run/list', {});
+    assert.deepEqual(
+      (list['runs'] as { runId: string }[]).map((r) => r.runId),
+      [runId],
+      'claimed by the session that named it',
+    );
+    const stranger = await modern(port, 'run/status', { runId });
+    assert.equal((stranger.json()['error'] as { code: number }).code, -32602, stranger.text);
+  });
+
+  it('answers a foreign runId with 250 KiB of arguments as fast as an unknown one (1,000 samples each)', async (t) => {
+    const server = start(AUTH, { MHL_LOG_LEVEL: 'warn' });
+    const port = await server.ready;
+    const label = 'x'.repeat(250 * 1024);
+    const started = await call(
+      port,
+      'run/start',
+      { name: 'Count', arguments: { label, ...CWD } },
+      ANN,
+    );
+    const runId = started['runId'] as string;
+    await settle(port, runId, ANN);
+    // One kept-alive connection, so each sample is one request and its answer, nothing more.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const status = async (id: string): Promise<{ ms: number; text: string }> => {
+      const began = process.hrtime.bigint();
+      const reply = await send(port, {
+        agent,
+        headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'run/status', ...BOB },
+        body: rpc(1, 'run/status', { runId: id, _meta: MODERN_META }),
+      });
+      return { ms: Number(process.hrtime.bigint() - began) / 1e6, text: reply.text };
+    };
+    const unknownId = () => randomBytes(16).toString('hex');
+    const foreign: number[] = [];
+    const unknownA: number[] = [];
+    const unknownB: number[] = [];
+    try {
+      const sample = await status(runId);
+      assert.equal(sample.text, (await status(unknownId())).text, 'the same answer, byte for byte');
+      for (let i = 0; i < 200; i++) await status(i % 2 ? runId : unknownId()); // warm-up
+      // Interleaved in a random order each round, so load on the machine hits all three alike.
+      for (let round = 0; round < 1000; round++) {
+        const order = [0, 1, 2].sort(() => Math.random() - 0.5);
+        for (const which of order) {
+          if (which === 0) foreign.push((await status(runId)).ms);
+          else (which === 1 ? unknownA : unknownB).push((await status(unknownId())).ms);
+        }
+      }
+    } finally {
+      agent.destroy();
+    }
+    const unknown = [...unknownA, ...unknownB];
+    const difference = Math.abs(median(foreign) - median(unknown));
+    // The noise band, measured: how far two samples of the very same path drift apart, and four
+    // standard errors of the difference of the two medians compared, whichever is wider.
+    const split = Math.abs(median(unknownA) - median(unknownB));
+    const statistical = 4 * Math.hypot(medianError(foreign), medianError(unknown));
+    const band = Math.max(split, statistical);
+    const report = `foreign ${median(foreign).toFixed(3)} ms, unknown ${median(unknown).toFixed(3)} ms, difference ${(difference * 1000).toFixed(0)} µs, band ${(band * 1000).toFixed(0)} µs (split ${(split * 1000).toFixed(0)}, 4 SE ${(statistical * 1000).toFixed(0)})`;
+    t.diagnostic(report);
+    assert.ok(difference <= band, report);
+  });
+});

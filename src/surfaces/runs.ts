@@ -5,7 +5,8 @@
  *
  * For the methods, run errors become JSON-RPC errors: an unknown or foreign runId is one fixed
  * `-32602` answer, refused arguments `-32602` naming the field in `error.data`, a refused
- * request `-32602` with the reason, a draining or saturated server `-32000`. The tools answer
+ * request `-32602` with the reason, a draining or saturated server, or one whose state storage
+ * refused the run's record (`data.code` `STATE_STORAGE_FULL`), `-32000`. The tools answer
  * the same errors as tool results (`isError`, `_meta["mhl/diagnostic"]`), so a model can react.
  */
 import { type Catalog, type CONTROL_RISK, controlToolRisk } from '../catalog/index.js';
@@ -118,8 +119,8 @@ async function mapErrors<T>(body: () => Promise<T>): Promise<T> {
       throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, error.message, data);
     }
     if (!(error instanceof RunError)) throw error;
-    // A draining or saturated server is unavailable (-32000, spec/mhl-serve.md §10).
-    const unavailable = error.code === 'SHUTTING_DOWN' || error.code === 'CAPACITY_FULL';
+    // A draining, saturated or storage-starved server is unavailable (-32000, spec/mhl-serve.md §10).
+    const unavailable = UNAVAILABLE.has(error.code);
     const code = unavailable ? RPC_ERROR_CODES.SERVER_UNAVAILABLE : RPC_ERROR_CODES.INVALID_PARAMS;
     throw new RpcError(code, error.message, error.data);
   }
@@ -302,7 +303,17 @@ const RUN_ERROR_RESULTS: Readonly<Record<RunErrorCode, [string, boolean]>> = {
   RUN_NOT_RESUMABLE: ['RUN_NOT_RESUMABLE', false],
   SHUTTING_DOWN: ['EXECUTOR_SHUTTING_DOWN', true],
   CAPACITY_FULL: ['RUN_CAPACITY_FULL', true],
+  STATE_STORAGE_FULL: ['STATE_STORAGE_FULL', true],
+  STATE_STORE_FAILED: ['STATE_STORE_FAILED', true],
 };
+
+/** Run errors that are the server's condition, not the request's (-32000, retry later). */
+const UNAVAILABLE: ReadonlySet<RunErrorCode> = new Set([
+  'SHUTTING_DOWN',
+  'CAPACITY_FULL',
+  'STATE_STORAGE_FULL',
+  'STATE_STORE_FAILED',
+]);
 
 /** A bridged method's refusal as a tool result; anything else is the server's own fault. */
 function bridgeFailure(error: unknown, bridge: Bridge): ToolResult {

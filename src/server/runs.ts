@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
 import { type Admission, checkWorkflowCall, RunRegistry } from '../runs/index.js';
-import { DirStore } from '../store/index.js';
+import { DirStore, probeWritable } from '../store/index.js';
 import {
   type PipelineSurfaceOptions,
   runSurface,
@@ -43,9 +43,14 @@ export interface RunsOptions {
   readonly onChange: (runId: string) => void;
 }
 
-/** The run surface; `stop` cancels what still runs, `close` removes temporary state. */
-export function runsSurface(options: RunsOptions): Surface {
+/**
+ * The run surface; `stop` cancels what still runs, `close` removes temporary state. A
+ * `--state-dir` that cannot take a write is the start-up problem instead (see `stateDirProblem`).
+ */
+export function runsSurface(options: RunsOptions): Surface | { readonly problem: string } {
   const { logger } = options;
+  const problem = options.stateDir === undefined ? undefined : stateDirProblem(options.stateDir);
+  if (problem !== undefined) return { problem };
   const temporary = options.stateDir === undefined;
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'mhl-serve-'));
   if (temporary) {
@@ -109,6 +114,20 @@ export function runsSurface(options: RunsOptions): Surface {
       if (temporary) rmSync(stateDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Why runs could not be kept under `stateDir`, for the operator's terminal (the path is theirs),
+ * or undefined when a probe write there works. Better refused at start than a failed first run.
+ */
+function stateDirProblem(stateDir: string): string | undefined {
+  const failed = probeWritable(join(stateDir, '.mhl'));
+  if (failed === undefined) return undefined;
+  const remedy =
+    failed.code === 'ENOSPC' || failed.code === 'EDQUOT'
+      ? 'free space there'
+      : 'make it writable by this user (a read-write mount, owner permissions)';
+  return `--state-dir ${stateDir} cannot be written: ${failed.reason} (${failed.code}); ${remedy}, or pass another --state-dir`;
 }
 
 function registerRunMetrics(metrics: Metrics, registry: RunRegistry): void {

@@ -162,6 +162,40 @@ describe('storage faults', () => {
     assertWhole(state);
   });
 
+  it('a state dir that turns read-only under the server fails the run as STATE_STORE_FAILED', async (t) => {
+    const disk = needMount(t, '1m');
+    if (!disk) return;
+    const scratch = tempDir();
+    const server = start(['--state-dir', disk.dir]);
+    const port = await server.ready;
+    const { runId } = (await call(port, 'run/start', {
+      name: 'Fill',
+      arguments: { dir: scratch, kib: 16 },
+    })) as { runId: string };
+    await until(() => readPid(join(scratch, 'hold.pid')), { what: 'the Hold step to start' });
+    disk.remount(true);
+    writeFileSync(join(scratch, 'go'), '');
+    const failed = await settle(port, runId);
+    assert.equal(failed['state'], 'failed');
+    assert.equal(failed['errorCode'], 'STATE_STORE_FAILED');
+    assert.equal(failed['resumable'], true);
+    // A new run's directory does not exist yet: the log names the real cause, not ENOENT.
+    const refused = (
+      await modern(port, 'run/start', { name: 'Echo', arguments: { text: 'x' } })
+    ).json()['error'] as { code: number; data?: { code?: string } };
+    assert.equal(refused.code, -32000, JSON.stringify(refused));
+    assert.equal(refused.data?.code, 'STATE_STORE_FAILED');
+    await server.logged('could not persist the run record');
+    assert.match(server.stderr, /could not write the state file \(EROFS\)/);
+    assert.doesNotMatch(server.stderr, /\(ENOENT\)/);
+    const echoed = await call(port, 'tools/call', { name: 'Echo', arguments: { text: 'hi' } });
+    assert.deepEqual(echoed['structuredContent'], { text: 'hi' });
+    disk.remount(false);
+    await call(port, 'run/resume', { runId });
+    assert.equal((await settle(port, runId))['state'], 'completed');
+    assertWhole(join(disk.dir, '.mhl'));
+  });
+
   it('a read-only state dir stops the server at start, naming the directory', async (t) => {
     const disk = needMount(t, '1m', true);
     if (!disk) return;

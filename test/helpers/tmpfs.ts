@@ -11,6 +11,8 @@ import { tempDir } from './cli.js';
 
 export interface Tmpfs {
   readonly dir: string;
+  /** Remounts it read-only or read-write (as a failing disk turns read-only, then is fixed). */
+  remount(readOnly: boolean): void;
   /** Unmounts (lazily, so a straggling child cannot keep it busy) and removes the mount point. */
   unmount(): void;
 }
@@ -30,6 +32,12 @@ export function mountTmpfs(size: string, readOnly = false): Tmpfs | string {
   }
   return {
     dir,
+    remount: (readOnly) => {
+      const done = spawnSync('mount', ['-o', `remount,${readOnly ? 'ro' : 'rw'}`, dir], {
+        encoding: 'utf8',
+      });
+      if (done.status !== 0) throw new Error(`remount of ${dir} failed: ${done.stderr}`);
+    },
     unmount: () => {
       spawnSync('umount', ['-l', dir]);
       rmSync(dir, { recursive: true, force: true });

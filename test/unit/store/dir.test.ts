@@ -162,6 +162,28 @@ describe('DirStore on disk', () => {
     assert.deepEqual(walk(root).sort(), ['x/', 'x/key']);
   });
 
+  it("reports a read-only mount's EROFS, not the ENOENT Node's recursive mkdir answers", async () => {
+    const root = tempRoot();
+    const errno = (code: string) => Object.assign(new Error(code), { code });
+    let attempts = 0;
+    const mkdir = (async (path: string, options?: { recursive?: boolean }) => {
+      if (options?.recursive) {
+        attempts++;
+        throw errno('ENOENT');
+      }
+      if (path.startsWith(root)) throw errno('EROFS');
+      return NODE_FS.mkdir(path, options);
+    }) as typeof NODE_FS.mkdir;
+    const store = new DirStore(root, { fs: { ...NODE_FS, mkdir } });
+    await assert.rejects(store.put('x/key', 'v'), (err: unknown) => {
+      const e = err as { code: string; cause: { code: string } };
+      assert.equal(e.code, 'STORE_IO');
+      assert.equal(e.cause.code, 'EROFS');
+      return true;
+    });
+    assert.equal(attempts, 1, 'a refusal is not retried as a concurrent delete');
+  });
+
   it('wraps unexpected file system errors as STORE_IO with the key and cause', async () => {
     const root = tempRoot();
     const failure = Object.assign(new Error('disk on fire'), { code: 'EIO' });

@@ -2,7 +2,8 @@
  * Storage faults under the real server (issue 18): `--state-dir` on a 1 MiB tmpfs the test
  * mounts. A full disk fails the run with a stable code, loses no earlier checkpoint, leaves no
  * torn record or temp file, and the server keeps answering; freed space lets the run resume. A
- * read-only (or full) state dir stops `mhl serve` at start, naming the directory.
+ * read-only (or full) state dir stops `mhl serve` at start, naming the directory, and `mhl run`
+ * on a full one says so instead of crashing.
  *
  * Needs root to mount; without it the tests skip (and fail under CI=true), see helpers/tmpfs.ts.
  */
@@ -216,5 +217,20 @@ describe('storage faults', () => {
     assert.equal(served.code, 1, served.stderr);
     assert.ok(served.stderr.includes(disk.dir), served.stderr);
     assert.match(served.stderr, /ENOSPC/);
+  });
+
+  it('mhl run on a full state dir says where and what to do, without a stack trace', async (t) => {
+    const disk = needMount(t, '1m');
+    if (!disk) return;
+    const scratch = tempDir();
+    writeFileSync(join(scratch, 'go'), '');
+    writeFiller(join(disk.dir, 'filler'), freeBytes(disk.dir));
+    const file = join(FOLDER, 'fill.mh');
+    const ran = await runCli(['run', file, '--input', `dir=${scratch}`, '--state-dir', disk.dir]);
+    assert.equal(ran.code, 1, ran.stderr);
+    assert.ok(ran.stderr.includes(disk.dir), ran.stderr);
+    assert.match(ran.stderr, /--resume/);
+    assert.doesNotMatch(ran.stderr, /StoreError|\n\s+at /, 'no stack trace');
+    assertWhole(join(disk.dir, '.mhl'));
   });
 });

@@ -21,7 +21,7 @@ import {
   typeText,
   type Value,
 } from '../runtime/index.js';
-import { DirStore } from '../store/index.js';
+import { DirStore, STORE_ERROR_CODES, StoreError } from '../store/index.js';
 import { displayPath } from './files.js';
 import type { Output } from './lint.js';
 import { Progress } from './progress.js';
@@ -78,7 +78,7 @@ export async function runRun(
     else progress.line(text);
   };
   const store = new DirStore(resolve(stateDir, '.mhl'));
-  const { outcome, redactor } = await executeWorkflow({
+  const execution = await executeWorkflow({
     program: loaded.program,
     pipeline,
     inputs,
@@ -93,8 +93,17 @@ export async function runRun(
     output,
     agentCache: { dir: resolve(stateDir, '.mhl-cache') },
     onEvent: (event) => progress.event(event, options.format === 'text'),
+  }).catch((error: unknown) => {
+    // The state dir failing (a full disk) is the operator's to fix, not a crash to trace.
+    if (!(error instanceof StoreError)) throw error;
+    return error;
   });
   progress.done();
+  if (execution instanceof StoreError) {
+    io.err(`mhl run: ${stateFailure(execution, stateDir)}`);
+    return EXIT_FAILED;
+  }
+  const { outcome, redactor } = execution;
   const resumable = await canResume(outcome, pipeline, store, redactor);
   if (options.format === 'json')
     io.out(JSON.stringify(jsonOutcome(outcome, resolve(file), outputLines, resumable)));
@@ -102,6 +111,15 @@ export async function runRun(
   if (outcome.status === 'completed' || outcome.status === 'paused') return EXIT_OK;
   // Inputs that do not fit the declaration are the caller's mistake, like a bad --input.
   return outcome.error?.kind === 'invalid_inputs' ? EXIT_USAGE : EXIT_FAILED;
+}
+
+/** What to tell the operator when the state store refused a write: where, why, what next. */
+function stateFailure(error: StoreError, stateDir: string): string {
+  const why =
+    error.code === STORE_ERROR_CODES.FULL
+      ? 'no space left; free space there'
+      : `${error.message}; make it writable`;
+  return `the run state could not be saved under ${stateDir} (--state-dir): ${why}, then rerun with --resume to continue from the last checkpoint`;
 }
 
 function usage(io: Output, message: string): number {

@@ -18,6 +18,7 @@ import {
 } from '../runtime/index.js';
 import type { Store } from '../store/index.js';
 import type { RunLog } from './run-log.js';
+import { stateFaultOf, stoppedMessage } from './state-fault.js';
 import { messageOf, type RunState, type RunView } from './types.js';
 
 /** What every leg shares: the child environment, the server's environment, a cache root. */
@@ -51,7 +52,7 @@ export interface Leg {
 /** The view fields a finished leg sets; `resumable` is a wish the registry may veto. */
 export type LegUpdate = { readonly state: RunState; readonly resumable?: boolean } & Pick<
   RunView,
-  'vars' | 'error' | 'reason' | 'reached'
+  'vars' | 'error' | 'errorCode' | 'reason' | 'reached'
 >;
 
 export async function runLeg(leg: Leg): Promise<LegUpdate> {
@@ -95,7 +96,12 @@ export async function runLeg(leg: Leg): Promise<LegUpdate> {
     return update(outcome, leg.signal, redactor);
   } catch (error) {
     // The runner reports program errors in its outcome; this is an infrastructure fault.
-    return { state: 'failed', error: redactor.redact(messageOf(error)), resumable: true };
+    const fault = stateFaultOf(error);
+    if (fault === undefined)
+      return { state: 'failed', error: redactor.redact(messageOf(error)), resumable: true };
+    // The store's own words (key, errno) are for the operator's log, not the caller.
+    leg.logger.error({ err: error }, 'the run state could not be saved');
+    return { state: 'failed', error: stoppedMessage(fault), errorCode: fault, resumable: true };
   }
 }
 

@@ -28,6 +28,11 @@ export {
 export { ANONYMOUS_OWNER, type OwnerContext, ownerOf } from './owner.js';
 export { RunRegistry } from './registry.js';
 export {
+  STATE_FAULT_CODES,
+  type StateFaultCode,
+  stateFaultOf,
+} from './state-fault.js';
+export {
   type Caller,
   type CheckedCall,
   RunError,

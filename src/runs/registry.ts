@@ -38,6 +38,7 @@ import {
   writeRecord,
 } from './run-records.js';
 import { RunTable } from './run-table.js';
+import { refusalOf } from './state-fault.js';
 import {
   type Caller,
   type CheckedCall,
@@ -200,7 +201,7 @@ export class RunRegistry {
     const merged = { ...run.arguments, ...args };
     const checked = this.#check(run.workflow, merged);
     const before = { view: run.view, arguments: run.arguments, finishedAt: run.finishedAt };
-    const { error: _e, reason: _r, vars: _v, resumable: _s, ...rest } = run.view;
+    const { error: _e, errorCode: _c, reason: _r, vars: _v, resumable: _s, ...rest } = run.view;
     run.view = { ...rest, state: 'pending', updatedAt: this.#iso() };
     run.arguments = merged;
     run.finishedAt = undefined;
@@ -243,7 +244,16 @@ export class RunRegistry {
     this.#set(run, { state: slot === 'full' ? 'queued' : 'working' });
     const persisted = this.#persist(run);
     this.#launch(run, checked, resume, caller, slot === 'full' ? undefined : slot, persisted);
-    await persisted;
+    await persisted.catch((error: unknown) => this.#refuse(run, error));
+  }
+
+  /** A record that could not be written: logged in full, and the caller told (`refusalOf`). */
+  #refuse(run: LiveRun, error: unknown): never {
+    this.#options.logger.error(
+      { err: error, runId: run.runId },
+      'could not persist the run record',
+    );
+    throw refusalOf(error);
   }
 
   /** Cancels a queued or working run; the view says `canceled` at once. */
@@ -258,9 +268,16 @@ export class RunRegistry {
         ...(resumable ? { resumable: true as const } : {}),
       });
     } else if (run.view.state === 'paused') {
+      const paused = run.view;
       this.#set(run, { state: 'canceled', error: 'canceled by run/cancel', resumable: true });
       run.finishedAt = this.#now();
-      await this.#persist(run);
+      await this.#persist(run).catch((error: unknown) => {
+        // Not recorded, so not cancelled: the run stays paused, as a restart would find it.
+        run.view = paused;
+        run.finishedAt = undefined;
+        this.#options.onChange?.(run.runId);
+        this.#refuse(run, error);
+      });
     }
     return run.view;
   }
@@ -560,7 +577,7 @@ export class RunRegistry {
       !fields.reached.includes(current)
     )
       fields.reached = [...fields.reached, current];
-    const { error: _e, reason: _r, vars: _v, resumable: _s, ...rest } = run.view;
+    const { error: _e, errorCode: _c, reason: _r, vars: _v, resumable: _s, ...rest } = run.view;
     const canResume =
       resumable === true && (!ran || resumableAfter(run.workflow, fields.state, true));
     run.view = {

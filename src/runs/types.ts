@@ -9,6 +9,7 @@ import type { Logger } from '../log/index.js';
 import type { Store } from '../store/index.js';
 import type { Admission } from './admission.js';
 import type { LegServices } from './executor.js';
+import type { StateFaultCode } from './state-fault.js';
 
 export type RunState =
   | 'pending'
@@ -41,6 +42,11 @@ export interface RunView {
   readonly vars?: Readonly<Record<string, unknown>>;
   /** Only for `failed` and `canceled`. */
   readonly error?: string;
+  /**
+   * Only for a run that failed because its state could not be saved: `STATE_STORAGE_FULL`
+   * (free space, then resume) or `STATE_STORE_FAILED` (state-fault.ts).
+   */
+  readonly errorCode?: StateFaultCode;
   /** Only for `paused`: the `pause()` argument. */
   readonly reason?: string;
 }
@@ -59,6 +65,10 @@ export const RUN_ERROR_CODES = {
   CAPACITY_FULL: 'CAPACITY_FULL',
   /** The caller's own quota of runs is used up; finish or cancel some, then retry. */
   QUOTA_EXCEEDED: 'QUOTA_EXCEEDED',
+  /** The run's record could not be saved: the state storage is full; retry once freed. */
+  STATE_STORAGE_FULL: 'STATE_STORAGE_FULL',
+  /** The run's record could not be saved: the state storage failed; retry later. */
+  STATE_STORE_FAILED: 'STATE_STORE_FAILED',
 } as const;
 
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[keyof typeof RUN_ERROR_CODES];
@@ -68,8 +78,13 @@ export class RunError extends Error {
   readonly code: RunErrorCode;
   readonly data: Readonly<Record<string, unknown>> | undefined;
 
-  constructor(code: RunErrorCode, message: string, data?: Readonly<Record<string, unknown>>) {
-    super(message);
+  constructor(
+    code: RunErrorCode,
+    message: string,
+    data?: Readonly<Record<string, unknown>>,
+    options?: { readonly cause?: unknown },
+  ) {
+    super(message, options);
     this.name = 'RunError';
     this.code = code;
     this.data = data;

@@ -109,6 +109,10 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     target: workflows.tools?.[0],
     onChange: parts.onRunChange,
   });
+  if ('problem' in runs) {
+    workflows.close?.();
+    return { problem: runs.problem };
+  }
   return { surfaces: [workflows, jobs, runs] };
 }
 

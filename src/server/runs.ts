@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
 import { type Admission, checkWorkflowCall, ownerOf, RunRegistry } from '../runs/index.js';
-import { DirStore } from '../store/index.js';
+import { DirStore, probeWritable } from '../store/index.js';
 import {
   type PipelineSurfaceOptions,
   runSurface,
@@ -45,9 +45,16 @@ export interface RunsOptions {
   readonly onChange: (runId: string) => void;
 }
 
-/** The run surface; `stop` cancels what still runs, `close` removes temporary state. */
-export function runsSurface(options: RunsOptions): Surface {
+/**
+ * The run surface; `stop` cancels what still runs, `close` removes temporary state. A
+ * `--state-dir` that cannot be written is the start-up problem instead (see `stateDirProblem`).
+ */
+export function runsSurface(options: RunsOptions): Surface | { readonly problem: string } {
   const { logger } = options;
+  const problem = options.stateDir === undefined ? undefined : stateDirProblem(options.stateDir);
+  if (problem?.fatal) return { problem: problem.text };
+  // A full disk may be freed while the server runs, and until then everything but runs works.
+  if (problem) logger.warn({ code: 'STATE_STORAGE_FULL' }, problem.text);
   const temporary = options.stateDir === undefined;
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'mhl-serve-'));
   if (temporary) {
@@ -117,6 +124,25 @@ export function runsSurface(options: RunsOptions): Surface {
       void store.close();
       if (temporary) rmSync(stateDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Why runs could not be kept under `stateDir`, for the operator's terminal (the path is theirs),
+ * or undefined when a probe write there works. A directory that cannot be written is fatal:
+ * better refused at start than a failed first run. A full one is not: space can be freed while
+ * the server serves everything but runs, which fail with `STATE_STORAGE_FULL` until then.
+ */
+function stateDirProblem(stateDir: string): { fatal: boolean; text: string } | undefined {
+  const failed = probeWritable(join(stateDir, '.mhl'));
+  if (failed === undefined) return undefined;
+  const full = failed.code === 'ENOSPC' || failed.code === 'EDQUOT';
+  const remedy = full
+    ? 'free space there; until then async runs are refused with STATE_STORAGE_FULL'
+    : 'make it writable by this user (a read-write mount, owner permissions), or pass another --state-dir';
+  return {
+    fatal: !full,
+    text: `--state-dir ${stateDir} cannot be written: ${failed.reason} (${failed.code}); ${remedy}`,
   };
 }
 

@@ -52,12 +52,40 @@ export async function syncDir(fs: AtomicFs, dir: string): Promise<void> {
  * changed. Resolves once the chain is durable.
  */
 export async function makeDirs(fs: AtomicFs, dir: string): Promise<void> {
-  const first = await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
+  let first: string | undefined;
+  try {
+    first = await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
+  } catch (err: unknown) {
+    if (errnoCode(err) !== 'ENOENT') throw err;
+    throw await mkdirCause(fs, dir, err);
+  }
   if (first === undefined) return;
   for (let d = dirname(dir); ; d = dirname(d)) {
     await syncDir(fs, d);
     if (d === dirname(first) || d === dirname(d)) break;
   }
+}
+
+/**
+ * The real reason a recursive mkdir of `dir` failed with `ENOENT`: Node answers `ENOENT` for any
+ * failure under a missing parent (`EROFS` from a read-only mount, `EACCES`), which would read as
+ * a concurrent delete and be retried. Asking for each missing level alone finds the refusal;
+ * when none refuses (a delete really raced), the original error stands.
+ */
+async function mkdirCause(fs: AtomicFs, dir: string, original: unknown): Promise<unknown> {
+  const chain: string[] = [];
+  for (let d = dir; d !== dirname(d); d = dirname(d)) chain.unshift(d);
+  for (const d of chain) {
+    try {
+      await fs.mkdir(d, { mode: DIR_MODE });
+      // Made here, so made durable here: the retry's mkdir will find it and sync nothing.
+      await syncDir(fs, dirname(d));
+    } catch (err: unknown) {
+      const code = errnoCode(err);
+      if (code !== 'EEXIST' && code !== 'ENOENT') return err;
+    }
+  }
+  return original;
 }
 
 /**

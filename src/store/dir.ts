@@ -211,8 +211,19 @@ function conflict(key: string, why: string, cause: unknown): StoreError {
   });
 }
 
+/** Errors meaning the device (or the user's quota) has no room for the write. */
+const FULL = new Set(['ENOSPC', 'EDQUOT']);
+
 function ioError(key: string, op: string, cause: unknown): StoreError {
   const code = errnoCode(cause) ?? 'unknown error';
+  if (FULL.has(code)) {
+    return new StoreError(
+      STORE_ERROR_CODES.FULL,
+      key,
+      `could not ${op} the state file: no space left (${code})`,
+      { cause },
+    );
+  }
   return new StoreError(STORE_ERROR_CODES.IO, key, `could not ${op} the state file (${code})`, {
     cause,
   });

@@ -12,6 +12,7 @@ export {
 } from './atomic-file.js';
 export { DirStore, type DirStoreOptions } from './dir.js';
 export { MemoryStore } from './memory.js';
+export { type ProbeFailure, probeWritable } from './probe.js';
 export {
   type CasCapability,
   type Fence,

@@ -118,7 +118,7 @@ export interface Store {
   readonly scan?: ScanCapability;
   /** @throws StoreError `STORE_INVALID_KEY`, `STORE_IO`. Honours `signal`. */
   get(key: string, options?: StoreOptions): Promise<string | undefined>;
-  /** @throws StoreError `STORE_INVALID_KEY`, `STORE_INVALID_VALUE`, `STORE_KEY_CONFLICT`, `STORE_IO`. Honours `signal`. */
+  /** @throws StoreError `STORE_INVALID_KEY`, `STORE_INVALID_VALUE`, `STORE_KEY_CONFLICT`, `STORE_FULL`, `STORE_IO`. Honours `signal`. */
   put(key: string, value: string, options?: StoreOptions): Promise<void>;
   /** @throws StoreError `STORE_INVALID_KEY`, `STORE_IO`. Honours `signal`. */
   delete(key: string, options?: StoreOptions): Promise<void>;
@@ -144,6 +144,8 @@ export const STORE_ERROR_CODES = {
   INVALID_VALUE: 'STORE_INVALID_VALUE',
   KEY_CONFLICT: 'STORE_KEY_CONFLICT',
   CLOSED: 'STORE_CLOSED',
+  /** The device or quota is full (`ENOSPC`, `EDQUOT`): the write left nothing behind. */
+  FULL: 'STORE_FULL',
   IO: 'STORE_IO',
 } as const;
 /** One of `STORE_ERROR_CODES`. */

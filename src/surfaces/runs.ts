@@ -5,7 +5,8 @@
  *
  * For the methods, run errors become JSON-RPC errors: an unknown or foreign runId is one fixed
  * `-32602` answer, refused arguments `-32602` naming the field in `error.data`, a refused
- * request `-32602` with the reason, a draining or saturated server `-32000`. The tools answer
+ * request `-32602` with the reason, a draining or saturated server, or one whose state storage
+ * refused the run's record (`data.code` `STATE_STORAGE_FULL`), `-32000`. The tools answer
  * the same errors as tool results (`isError`, `_meta["mhl/diagnostic"]`), so a model can react.
  */
 import { type Catalog, type CONTROL_RISK, controlToolRisk } from '../catalog/index.js';
@@ -118,13 +119,10 @@ async function mapErrors<T>(body: () => Promise<T>): Promise<T> {
       throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, error.message, data);
     }
     if (!(error instanceof RunError)) throw error;
-    // A draining or saturated server, or a caller over its quota, is unavailable for now
-    // (-32000, spec/mhl-serve.md §10); `data.code` tells the server's limit from the caller's.
-    const unavailable =
-      error.code === 'SHUTTING_DOWN' ||
-      error.code === 'CAPACITY_FULL' ||
-      error.code === 'QUOTA_EXCEEDED';
-    if (!unavailable) throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, error.message, error.data);
+    // A draining, saturated or storage-starved server, or a caller over its quota, is
+    // unavailable for now (-32000, spec/mhl-serve.md §10); `data.code` tells which.
+    if (!UNAVAILABLE.has(error.code))
+      throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, error.message, error.data);
     const [code, retryable] = RUN_ERROR_RESULTS[error.code];
     throw new RpcError(RPC_ERROR_CODES.SERVER_UNAVAILABLE, error.message, {
       code,
@@ -312,7 +310,18 @@ const RUN_ERROR_RESULTS: Readonly<Record<RunErrorCode, [string, boolean]>> = {
   SHUTTING_DOWN: ['EXECUTOR_SHUTTING_DOWN', true],
   CAPACITY_FULL: ['RUN_CAPACITY_FULL', true],
   QUOTA_EXCEEDED: ['RUN_QUOTA_EXCEEDED', true],
+  STATE_STORAGE_FULL: ['STATE_STORAGE_FULL', true],
+  STATE_STORE_FAILED: ['STATE_STORE_FAILED', true],
 };
+
+/** Run errors that are the server's condition, not the request's (-32000, retry later). */
+const UNAVAILABLE: ReadonlySet<RunErrorCode> = new Set([
+  'SHUTTING_DOWN',
+  'CAPACITY_FULL',
+  'QUOTA_EXCEEDED',
+  'STATE_STORAGE_FULL',
+  'STATE_STORE_FAILED',
+]);
 
 /** A bridged method's refusal as a tool result; anything else is the server's own fault. */
 function bridgeFailure(error: unknown, bridge: Bridge): ToolResult {

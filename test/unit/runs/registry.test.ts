@@ -10,7 +10,7 @@ import { ArgumentError } from '../../../src/runs/argument-error.js';
 import { checkWorkflowCall } from '../../../src/runs/call-context.js';
 import { RunRegistry } from '../../../src/runs/registry.js';
 import { type Caller, RunError, type RunView } from '../../../src/runs/types.js';
-import { MemoryStore } from '../../../src/store/index.js';
+import { MemoryStore, STORE_ERROR_CODES, StoreError } from '../../../src/store/index.js';
 import { until } from '../../helpers/poll.js';
 
 const FOLDER = resolve(import.meta.dirname, '../../fixtures/runs');
@@ -29,6 +29,16 @@ class GatedStore extends MemoryStore {
   }
   override async put(key: string, value: string): Promise<void> {
     await this.#open;
+    return super.put(key, value);
+  }
+}
+
+/** A memory store that takes `room` more writes, then refuses them as a full disk would. */
+class FullStore extends MemoryStore {
+  room = Number.POSITIVE_INFINITY;
+  override async put(key: string, value: string): Promise<void> {
+    if (this.room <= 0) throw new StoreError(STORE_ERROR_CODES.FULL, key, 'no space left (ENOSPC)');
+    this.room--;
     return super.put(key, value);
   }
 }
@@ -358,5 +368,48 @@ describe('RunRegistry', () => {
     assert.equal(view.state, 'failed', JSON.stringify(view));
     assert.match(view.error ?? '', /timed out after 300 ms/);
     assert.equal(view.resumable, true);
+  });
+
+  it('fails a run whose checkpoint cannot be written as STATE_STORAGE_FULL, and resumes it once writes work', async () => {
+    const store = new FullStore();
+    const { runs, admission } = registry({ store });
+    // Room for the run record only: the first checkpoint finds the disk full.
+    store.room = 1;
+    const started = await runs.start('Count', {}, ann);
+    const failed = await settled(runs, started.runId);
+    assert.equal(failed.state, 'failed');
+    assert.equal(failed.errorCode, 'STATE_STORAGE_FULL');
+    assert.equal(failed.resumable, true);
+    assert.doesNotMatch(failed.error ?? '', /ENOSPC|state\//, 'the store detail stays in the log');
+    const full = (e: unknown) => e instanceof RunError && e.code === 'STATE_STORAGE_FULL';
+    await assert.rejects(runs.start('Count', {}, ann), full, 'a start is refused');
+    await assert.rejects(runs.resume(started.runId, {}, ann), full, 'so is a resume');
+    assert.equal(
+      (await runs.status(started.runId, ann)).state,
+      'failed',
+      'the refusal changed nothing',
+    );
+    assert.equal(runs.list(ann).length, 1, 'the refused start left no run');
+    store.room = Number.POSITIVE_INFINITY;
+    await runs.resume(started.runId, {}, ann);
+    const done = await settled(runs, started.runId);
+    assert.equal(done.state, 'completed');
+    assert.equal(done.errorCode, undefined);
+    assert.equal(admission.active, 0);
+  });
+
+  it('keeps a paused run paused when its cancel cannot be recorded', async () => {
+    const store = new FullStore();
+    const { runs } = registry({ store });
+    const { runId } = await runs.start('Approval', {}, ann);
+    assert.equal((await settled(runs, runId)).state, 'paused');
+    store.room = 0;
+    await assert.rejects(
+      runs.cancel(runId, ann),
+      (e: unknown) => e instanceof RunError && e.code === 'STATE_STORAGE_FULL',
+    );
+    assert.equal((await runs.status(runId, ann)).state, 'paused');
+    store.room = Number.POSITIVE_INFINITY;
+    assert.equal((await runs.cancel(runId, ann)).state, 'canceled');
   });
 });

@@ -133,6 +133,57 @@ describe('DirStore on disk', () => {
     assert.deepEqual(walk(root).sort(), ['x/', 'x/key']);
   });
 
+  it('reports a full device as STORE_FULL, keeping the old value and no temp file', async () => {
+    const root = tempRoot();
+    const full = Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    const open = (async (path: string, flags: string, mode?: number) => {
+      const handle = await NODE_FS.open(path, flags, mode);
+      if (flags !== 'wx') return handle;
+      // The device fills mid-write: some bytes land in the temp file, then ENOSPC.
+      return Object.assign(Object.create(handle), {
+        writeFile: async (data: Uint8Array) => {
+          await handle.write(data.subarray(0, 2));
+          throw full;
+        },
+        sync: () => handle.sync(),
+        close: () => handle.close(),
+      });
+    }) as typeof NODE_FS.open;
+    await new DirStore(root).put('x/key', 'old');
+    const store = new DirStore(root, { fs: { ...NODE_FS, open } });
+    await assert.rejects(store.put('x/key', 'new value'), (err: unknown) => {
+      const e = err as { code: string; key: string; cause: unknown };
+      assert.equal(e.code, 'STORE_FULL');
+      assert.equal(e.key, 'x/key');
+      assert.equal(e.cause, full);
+      return true;
+    });
+    assert.equal(await store.get('x/key'), 'old');
+    assert.deepEqual(walk(root).sort(), ['x/', 'x/key']);
+  });
+
+  it("reports a read-only mount's EROFS, not the ENOENT Node's recursive mkdir answers", async () => {
+    const root = tempRoot();
+    const errno = (code: string) => Object.assign(new Error(code), { code });
+    let attempts = 0;
+    const mkdir = (async (path: string, options?: { recursive?: boolean }) => {
+      if (options?.recursive) {
+        attempts++;
+        throw errno('ENOENT');
+      }
+      if (path.startsWith(root)) throw errno('EROFS');
+      return NODE_FS.mkdir(path, options);
+    }) as typeof NODE_FS.mkdir;
+    const store = new DirStore(root, { fs: { ...NODE_FS, mkdir } });
+    await assert.rejects(store.put('x/key', 'v'), (err: unknown) => {
+      const e = err as { code: string; cause: { code: string } };
+      assert.equal(e.code, 'STORE_IO');
+      assert.equal(e.cause.code, 'EROFS');
+      return true;
+    });
+    assert.equal(attempts, 1, 'a refusal is not retried as a concurrent delete');
+  });
+
   it('wraps unexpected file system errors as STORE_IO with the key and cause', async () => {
     const root = tempRoot();
     const failure = Object.assign(new Error('disk on fire'), { code: 'EIO' });

@@ -115,6 +115,24 @@ function buildProgram(): Command {
       '--drain-timeout <duration>',
       'on shutdown, let working async runs finish for up to this long (e.g. 30s; default 0)',
     )
+    .option('--headers-timeout <duration>', "HTTP: deadline for a request's headers (default 10s)")
+    .option(
+      '--body-timeout <duration>',
+      "HTTP: deadline for a request's body once its headers are in (default 10s)",
+    )
+    .option(
+      '--request-timeout <duration>',
+      'HTTP: deadline for a whole request, headers and body; not its answer (default 30s)',
+    )
+    .option('--max-connections <n>', 'HTTP: connections open at once (default 512)')
+    .option(
+      '--max-connections-per-address <n>',
+      'HTTP: connections open at once from one address (default 128)',
+    )
+    .option(
+      '--body-buffer-mib <n>',
+      'HTTP: MiB of request bodies held in memory at once, all connections together (default 8)',
+    )
     .addOption(new Option('--max-queued <n>').hideHelp())
     .action(async (dir: string, options: ServeOptions) => {
       const { runServe } = await import('./serve.js');

@@ -18,6 +18,21 @@ const DEFAULT_HTTP_PORT = 8787;
 const DEFAULT_MAX_ACTIVE = 32;
 const MAX_MAX_ACTIVE = 4096;
 const DEFAULT_TIMEOUT_MS = 300_000;
+/**
+ * Slow clients (docs/serve.md, "Slow clients"). A request's headers must arrive within 10 s, its
+ * body within 10 s more, the whole request within 30 s; at most 512 connections, 128 of them
+ * from one address; at most 8 MiB of bodies held at once.
+ */
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+const DEFAULT_BODY_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Longest deadline accepted: Node's timers cannot count past 24.8 days, and no body needs more. */
+const MAX_DEADLINE_MS = 3_600_000;
+const DEFAULT_MAX_CONNECTIONS = 512;
+const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 128;
+const MAX_CONNECTION_CAP = 65_535;
+const DEFAULT_BODY_BUFFER_MIB = 8;
+const MAX_BODY_BUFFER_MIB = 4096;
 
 /** The HTTP listener and its guards. */
 export const HttpConfigSchema = z
@@ -30,6 +45,12 @@ export const HttpConfigSchema = z
       .min(1)
       .optional()
       .describe('header carrying the caller identity; honoured only with a token'),
+    headersTimeoutMs: z.number().int().positive().describe("deadline for a request's headers"),
+    requestTimeoutMs: z.number().int().positive().describe('deadline for headers and body'),
+    bodyTimeoutMs: z.number().int().positive().describe('deadline for a body once headers are in'),
+    maxConnections: z.number().int().positive().describe('open connections at once'),
+    maxConnectionsPerAddress: z.number().int().positive().describe('the same, per remote address'),
+    bodyBufferBytes: z.number().int().positive().describe('bytes of bodies held at once'),
   })
   .strict();
 
@@ -79,6 +100,12 @@ export interface ServeFlags {
   readonly stateDir?: string;
   readonly drainTimeout?: string;
   readonly profile?: string;
+  readonly headersTimeout?: string;
+  readonly requestTimeout?: string;
+  readonly bodyTimeout?: string;
+  readonly maxConnections?: string;
+  readonly maxConnectionsPerAddress?: string;
+  readonly bodyBufferMib?: string;
 }
 
 /** A refused configuration: what to print and the exit status (2 usage, 1 invalid setup). */
@@ -93,7 +120,19 @@ export type ConfigResult =
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const HTTP_ONLY_FLAGS = ['addr', 'port', 'token', 'principalHeader', 'workflowsPack'] as const;
+const HTTP_ONLY_FLAGS = [
+  'addr',
+  'port',
+  'token',
+  'principalHeader',
+  'workflowsPack',
+  'headersTimeout',
+  'requestTimeout',
+  'bodyTimeout',
+  'maxConnections',
+  'maxConnectionsPerAddress',
+  'bodyBufferMib',
+] as const;
 
 /**
  * Reads the configuration from `flags`, `dir` and `env` (flags win over `MHL_SERVE_*`). Never
@@ -212,7 +251,66 @@ function readHttp(flags: ServeFlags, env: Env): HttpConfig | undefined {
     port,
     ...(token !== undefined ? { token } : {}),
     ...(principalHeader !== undefined ? { principalHeader } : {}),
+    ...readSlowClientLimits(flags),
   };
+}
+
+/** The deadlines and caps that bound what slow or numerous clients hold (docs/serve.md). */
+function readSlowClientLimits(flags: ServeFlags) {
+  const headersTimeoutMs = deadline(
+    flags.headersTimeout,
+    DEFAULT_HEADERS_TIMEOUT_MS,
+    '--headers-timeout',
+  );
+  const requestTimeoutMs = deadline(
+    flags.requestTimeout,
+    DEFAULT_REQUEST_TIMEOUT_MS,
+    '--request-timeout',
+  );
+  // Node refuses a headers deadline past the whole request's: say so in terms of the flags.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new Refused(
+      `--headers-timeout (${headersTimeoutMs} ms) cannot exceed --request-timeout ` +
+        `(${requestTimeoutMs} ms): the request deadline covers its headers`,
+    );
+  }
+  const cap = (text: string | undefined, fallback: number, flag: string) =>
+    wholeNumber(
+      text,
+      fallback,
+      1,
+      MAX_CONNECTION_CAP,
+      `${flag} takes a whole number from 1 to ${MAX_CONNECTION_CAP}`,
+    );
+  const bufferMib = wholeNumber(
+    flags.bodyBufferMib,
+    DEFAULT_BODY_BUFFER_MIB,
+    1,
+    MAX_BODY_BUFFER_MIB,
+    `--body-buffer-mib takes a whole number of MiB from 1 to ${MAX_BODY_BUFFER_MIB}`,
+  );
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    bodyTimeoutMs: deadline(flags.bodyTimeout, DEFAULT_BODY_TIMEOUT_MS, '--body-timeout'),
+    maxConnections: cap(flags.maxConnections, DEFAULT_MAX_CONNECTIONS, '--max-connections'),
+    maxConnectionsPerAddress: cap(
+      flags.maxConnectionsPerAddress,
+      DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+      '--max-connections-per-address',
+    ),
+    bodyBufferBytes: bufferMib * 1024 * 1024,
+  };
+}
+
+/** A deadline flag: a duration from 1 ms to an hour. */
+function deadline(text: string | undefined, fallback: number, flag: string): number {
+  if (text === undefined) return fallback;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms === 0 || ms > MAX_DEADLINE_MS) {
+    throw new Refused(`${flag} takes a duration from 1ms to 1h, such as 10s or 500ms`);
+  }
+  return ms;
 }
 
 function wholeNumber(

@@ -10,6 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorResponse, RPC_ERROR_CODES, RpcError, type Session } from '../protocol/index.js';
+import type { BodyLimits } from './body.js';
 import { openSessionStream } from './get-stream.js';
 import { handleMcpPost, type McpDispatcher, principalOf } from './mcp-post.js';
 import type { Metrics } from './metrics.js';
@@ -29,6 +30,8 @@ export interface McpEndpointOptions {
   readonly shuttingDown: () => boolean;
   /** Clock for session activity; `Date.now` by default. */
   readonly now?: () => number;
+  /** The deadline and shared budget of every POST body. */
+  readonly body: BodyLimits;
 }
 
 /** The `/mcp` rows and the legacy sessions behind them; `start` once, then `close`. */
@@ -115,6 +118,7 @@ export class McpEndpoint {
       principalHeader: this.#options.principalHeader,
       shuttingDown: this.#options.shuttingDown,
       now: this.#now,
+      body: this.#options.body,
     });
   }
 

@@ -30,7 +30,13 @@ import {
   type SessionOptions,
   tooLargeResponse,
 } from '../protocol/index.js';
-import { discardRest, isJsonContentType, MAX_BODY_BYTES, readBody } from './body.js';
+import {
+  type BodyLimits,
+  discardRest,
+  isJsonContentType,
+  MAX_BODY_BYTES,
+  readBody,
+} from './body.js';
 import { sendJson } from './respond.js';
 import type { SessionTable } from './sessions.js';
 import { acceptsEventStream, EventStream } from './sse.js';
@@ -52,6 +58,7 @@ export interface McpPostContext {
   readonly principalHeader: string | undefined;
   readonly shuttingDown: () => boolean;
   readonly now: () => number;
+  readonly body: BodyLimits;
 }
 
 /** A refusal answered before dispatch: HTTP status plus the JSON-RPC error. */
@@ -106,12 +113,8 @@ export async function handleMcpPost(
     const error = new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, 'Content-Type must be JSON');
     return sendJson(res, 415, errorResponse(null, error));
   }
-  const body = await readBody(req, MAX_BODY_BYTES);
-  if (!body.ok) {
-    if (body.reason === 'aborted') return void res.destroy();
-    discardRest(req);
-    return sendJson(res, 413, tooLargeResponse(MAX_BODY_BYTES));
-  }
+  const body = await readBody(req, MAX_BODY_BYTES, ctx.body);
+  if (!body.ok) return refuseBody(req, res, body.reason, ctx.body);
   const parsed = parseJson(body.text);
   if (!parsed.ok) return sendJson(res, 400, parsed.response);
   const message = parsed.value;
@@ -122,6 +125,44 @@ export async function handleMcpPost(
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
     sendJson(res, error.status, errorResponse(idOf(message), error.error));
+  }
+}
+
+/** Answers a body that was not read whole. */
+function refuseBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  reason: 'too-large' | 'aborted' | 'timeout' | 'busy',
+  limits: BodyLimits,
+): void {
+  switch (reason) {
+    case 'aborted':
+      return void res.destroy();
+    case 'too-large':
+      discardRest(req);
+      return sendJson(res, 413, tooLargeResponse(MAX_BODY_BYTES));
+    case 'busy': {
+      // Other requests' bodies fill the budget: the client may retry once they are read. The
+      // rest is not read (reading only to throw it away is what a flood of bodies costs), so
+      // the connection closes after the answer; a small body has been read whole by now.
+      res.setHeader('connection', 'close');
+      const error = new RpcError(RPC_ERROR_CODES.SERVER_UNAVAILABLE, 'server busy reading bodies', {
+        code: 'BODY_BUFFER_FULL',
+        retryable: true,
+      });
+      return sendJson(res, 503, errorResponse(null, error));
+    }
+    case 'timeout': {
+      // The client stopped sending: nothing more is read, and the connection closes once the
+      // answer is out, which frees its slot under the connection caps.
+      const message = `request body not received within ${limits.timeoutMs} ms`;
+      const error = new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, message, {
+        code: 'BODY_TIMEOUT',
+        timeoutMs: limits.timeoutMs,
+      });
+      res.setHeader('connection', 'close');
+      return sendJson(res, 408, errorResponse(null, error));
+    }
   }
 }
 

@@ -23,14 +23,21 @@ const MAX_DISCARD_MS = 5000;
 
 /**
  * Bytes of request bodies held in memory at once, across every connection. One instance per
- * server; `readBody` takes bytes as chunks arrive and gives them all back when it finishes.
+ * server; `readBody` takes bytes as chunks arrive and gives them all back when it finishes. One
+ * remote address may hold at most half of it, so clients that stall from one address cannot
+ * starve everyone else of it (on a loopback bind every local client shares one address, so
+ * there the half is all of them).
  */
 export class BodyBudget {
   readonly capacity: number;
+  readonly perAddress: number;
   #used = 0;
+  /** Bytes held by remote address; an address leaves the map when it holds none. */
+  readonly #held = new Map<string, number>();
 
   constructor(capacity: number) {
     this.capacity = capacity;
+    this.perAddress = Math.floor(capacity / 2);
   }
 
   /** Bytes currently held. */
@@ -38,15 +45,21 @@ export class BodyBudget {
     return this.#used;
   }
 
-  /** Takes `bytes` if they fit; false (nothing taken) when they do not. */
-  take(bytes: number): boolean {
-    if (this.#used + bytes > this.capacity) return false;
+  /** Takes `bytes` for `address` if they fit; false (nothing taken) when they do not. */
+  take(address: string, bytes: number): boolean {
+    const held = this.#held.get(address) ?? 0;
+    if (this.#used + bytes > this.capacity || held + bytes > this.perAddress) return false;
     this.#used += bytes;
+    if (bytes > 0) this.#held.set(address, held + bytes);
     return true;
   }
 
-  give(bytes: number): void {
+  give(address: string, bytes: number): void {
+    if (bytes === 0) return;
     this.#used -= bytes;
+    const left = (this.#held.get(address) ?? bytes) - bytes;
+    if (left === 0) this.#held.delete(address);
+    else this.#held.set(address, left);
   }
 }
 
@@ -79,8 +92,9 @@ export function readBody(
   // A declared length is taken from the budget whole, before a byte is read: a body that cannot
   // fit is refused without reading on (what Node has already read of it is all it costs). A
   // chunked body takes its bytes as they come.
+  const address = req.socket.remoteAddress ?? '';
   const reserved = Number.isFinite(declared) ? declared : 0;
-  if (!limits.budget.take(reserved)) return Promise.resolve({ ok: false, reason: 'busy' });
+  if (!limits.budget.take(address, reserved)) return Promise.resolve({ ok: false, reason: 'busy' });
   return new Promise((done) => {
     // Chunks as they came: nothing is allocated ahead of the bytes a client actually sent.
     const chunks: Buffer[] = [];
@@ -92,7 +106,7 @@ export function readBody(
       req.off('end', onEnd);
       req.off('error', onAbort);
       req.off('close', onAbort);
-      limits.budget.give(taken);
+      limits.budget.give(address, taken);
       if (!result.ok) {
         req.pause();
         chunks.length = 0;
@@ -103,7 +117,8 @@ export function readBody(
       size += chunk.length;
       if (size > limit) return finish({ ok: false, reason: 'too-large' });
       if (size > taken) {
-        if (!limits.budget.take(size - taken)) return finish({ ok: false, reason: 'busy' });
+        if (!limits.budget.take(address, size - taken))
+          return finish({ ok: false, reason: 'busy' });
         taken = size;
       }
       chunks.push(chunk);

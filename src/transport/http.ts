@@ -135,7 +135,12 @@ export class HttpTransport {
   close(): Promise<void> {
     this.#closing = true;
     const closed = new Promise<void>((done) => this.#server.close(() => done()));
-    for (const res of this.#open) if (!res.headersSent) res.setHeader('connection', 'close');
+    for (const res of this.#open) {
+      // A request still arriving has started no work: waiting for a stalled client to finish
+      // it would only spend the shutdown budget.
+      if (!res.req.complete) res.destroy();
+      else if (!res.headersSent) res.setHeader('connection', 'close');
+    }
     this.#server.closeIdleConnections();
     for (const socket of this.#unused) socket.destroy();
     return closed;

@@ -144,7 +144,8 @@ function refuseBody(
     case 'busy': {
       // Other requests' bodies fill the budget: the client may retry once they are read. The
       // rest is not read (reading only to throw it away is what a flood of bodies costs), so
-      // the connection closes after the answer; a small body has been read whole by now.
+      // the connection closes after the answer; a small body has usually arrived whole with its
+      // headers, so closing does not reset its client before it reads the 503.
       res.setHeader('connection', 'close');
       const error = new RpcError(RPC_ERROR_CODES.SERVER_UNAVAILABLE, 'server busy reading bodies', {
         code: 'BODY_BUFFER_FULL',

@@ -124,10 +124,10 @@ function buildProgram(): Command {
       '--request-timeout <duration>',
       'HTTP: deadline for a whole request, headers and body; not its answer (default 30s)',
     )
-    .option('--max-connections <n>', 'HTTP: connections open at once (default 256)')
+    .option('--max-connections <n>', 'HTTP: connections open at once (default 512)')
     .option(
       '--max-connections-per-address <n>',
-      'HTTP: connections open at once from one address (default 128)',
+      'HTTP: connections open at once from one address (default 256)',
     )
     .option(
       '--body-buffer-mib <n>',

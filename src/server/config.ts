@@ -20,7 +20,7 @@ const MAX_MAX_ACTIVE = 4096;
 const DEFAULT_TIMEOUT_MS = 300_000;
 /**
  * Slow clients (docs/serve.md, "Slow clients"). A request's headers must arrive within 10 s, its
- * body within 10 s more, the whole request within 30 s; at most 256 connections, 128 of them
+ * body within 10 s more, the whole request within 30 s; at most 512 connections, 256 of them
  * from one address; at most 8 MiB of bodies held at once.
  */
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -28,8 +28,8 @@ const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** Longest deadline accepted: Node's timers cannot count past 24.8 days, and no body needs more. */
 const MAX_DEADLINE_MS = 3_600_000;
-const DEFAULT_MAX_CONNECTIONS = 256;
-const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 128;
+const DEFAULT_MAX_CONNECTIONS = 512;
+const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
 const MAX_CONNECTION_CAP = 65_535;
 const DEFAULT_BODY_BUFFER_MIB = 8;
 /** One address may hold half the budget: at 2 MiB, one largest (1 MiB) body still fits. */

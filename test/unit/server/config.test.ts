@@ -81,8 +81,8 @@ describe('readServeConfig', () => {
     assert.equal(http?.headersTimeoutMs, 10_000);
     assert.equal(http?.bodyTimeoutMs, 10_000);
     assert.equal(http?.requestTimeoutMs, 30_000);
-    assert.equal(http?.maxConnections, 256);
-    assert.equal(http?.maxConnectionsPerAddress, 128);
+    assert.equal(http?.maxConnections, 512);
+    assert.equal(http?.maxConnectionsPerAddress, 256);
     assert.equal(http?.bodyBufferBytes, 8 * 1024 * 1024);
     const set = config({
       http: true,

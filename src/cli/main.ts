@@ -131,6 +131,24 @@ function buildProgram(): Command {
       '--max-sessions-per-client <n>',
       'HTTP: legacy sessions one client (principal, else address) holds at once (default 100)',
     )
+    .option('--headers-timeout <duration>', "HTTP: deadline for a request's headers (default 10s)")
+    .option(
+      '--body-timeout <duration>',
+      "HTTP: deadline for a request's body once its headers are in (default 10s)",
+    )
+    .option(
+      '--request-timeout <duration>',
+      'HTTP: deadline for a whole request, headers and body; not its answer (default 30s)',
+    )
+    .option('--max-connections <n>', 'HTTP: connections open at once (default 512)')
+    .option(
+      '--max-connections-per-address <n>',
+      'HTTP: connections open at once from one address (default 256)',
+    )
+    .option(
+      '--body-buffer-mib <n>',
+      'HTTP: MiB of request bodies held in memory at once, all connections together (default 8)',
+    )
     .addOption(new Option('--max-queued <n>').hideHelp())
     .action(async (dir: string, options: ServeOptions) => {
       const { runServe } = await import('./serve.js');

@@ -26,6 +26,23 @@ const DEFAULT_RUNS_PER_OWNER = 1_000;
 const MAX_RUNS_PER_OWNER = 10_000;
 const DEFAULT_QUEUED_PER_OWNER = 250;
 const MAX_QUEUED_PER_OWNER = 1_000;
+/**
+ * Slow clients (docs/serve.md, "Slow clients"). A request's headers must arrive within 10 s, its
+ * body within 10 s more, the whole request within 30 s; at most 512 connections, 256 of them
+ * from one address; at most 8 MiB of bodies held at once.
+ */
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+const DEFAULT_BODY_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Longest deadline accepted: Node's timers cannot count past 24.8 days, and no body needs more. */
+const MAX_DEADLINE_MS = 3_600_000;
+const DEFAULT_MAX_CONNECTIONS = 512;
+const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
+const MAX_CONNECTION_CAP = 65_535;
+const DEFAULT_BODY_BUFFER_MIB = 8;
+/** One address may hold half the budget: at 2 MiB, one largest (1 MiB) body still fits. */
+const MIN_BODY_BUFFER_MIB = 2;
+const MAX_BODY_BUFFER_MIB = 4096;
 
 /** The HTTP listener and its guards. */
 export const HttpConfigSchema = z
@@ -50,6 +67,12 @@ export const HttpConfigSchema = z
       .positive()
       .optional()
       .describe('how long an idle legacy session is kept (MHL_SERVE_SESSION_IDLE_TTL)'),
+    headersTimeoutMs: z.number().int().positive().describe("deadline for a request's headers"),
+    requestTimeoutMs: z.number().int().positive().describe('deadline for headers and body'),
+    bodyTimeoutMs: z.number().int().positive().describe('deadline for a body once headers are in'),
+    maxConnections: z.number().int().positive().describe('open connections at once'),
+    maxConnectionsPerAddress: z.number().int().positive().describe('the same, per remote address'),
+    bodyBufferBytes: z.number().int().positive().describe('bytes of bodies held at once'),
   })
   .strict();
 
@@ -115,6 +138,12 @@ export interface ServeFlags {
   readonly profile?: string;
   readonly maxSessions?: string;
   readonly maxSessionsPerClient?: string;
+  readonly headersTimeout?: string;
+  readonly requestTimeout?: string;
+  readonly bodyTimeout?: string;
+  readonly maxConnections?: string;
+  readonly maxConnectionsPerAddress?: string;
+  readonly bodyBufferMib?: string;
 }
 
 /** A refused configuration: what to print and the exit status (2 usage, 1 invalid setup). */
@@ -137,6 +166,12 @@ const HTTP_ONLY_FLAGS = [
   'workflowsPack',
   'maxSessions',
   'maxSessionsPerClient',
+  'headersTimeout',
+  'requestTimeout',
+  'bodyTimeout',
+  'maxConnections',
+  'maxConnectionsPerAddress',
+  'bodyBufferMib',
 ] as const;
 
 /**
@@ -271,6 +306,7 @@ function readHttp(flags: ServeFlags, env: Env): HttpConfig | undefined {
     ...(token !== undefined ? { token } : {}),
     ...(principalHeader !== undefined ? { principalHeader } : {}),
     ...readSessionLimits(flags, env),
+    ...readSlowClientLimits(flags),
   };
 }
 
@@ -303,6 +339,64 @@ function readSessionLimits(
     maxSessionsPerClient,
     ...(sessionIdleTtlMs !== undefined ? { sessionIdleTtlMs } : {}),
   };
+}
+
+/** The deadlines and caps that bound what slow or numerous clients hold (docs/serve.md). */
+function readSlowClientLimits(flags: ServeFlags) {
+  const headersTimeoutMs = deadline(
+    flags.headersTimeout,
+    DEFAULT_HEADERS_TIMEOUT_MS,
+    '--headers-timeout',
+  );
+  const requestTimeoutMs = deadline(
+    flags.requestTimeout,
+    DEFAULT_REQUEST_TIMEOUT_MS,
+    '--request-timeout',
+  );
+  // Node refuses a headers deadline past the whole request's: say so in terms of the flags.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new Refused(
+      `--headers-timeout (${headersTimeoutMs} ms) cannot exceed --request-timeout ` +
+        `(${requestTimeoutMs} ms): the request deadline covers its headers`,
+    );
+  }
+  const cap = (text: string | undefined, fallback: number, flag: string) =>
+    wholeNumber(
+      text,
+      fallback,
+      1,
+      MAX_CONNECTION_CAP,
+      `${flag} takes a whole number from 1 to ${MAX_CONNECTION_CAP}`,
+    );
+  const bufferMib = wholeNumber(
+    flags.bodyBufferMib,
+    DEFAULT_BODY_BUFFER_MIB,
+    MIN_BODY_BUFFER_MIB,
+    MAX_BODY_BUFFER_MIB,
+    `--body-buffer-mib takes a whole number of MiB from ${MIN_BODY_BUFFER_MIB} to ${MAX_BODY_BUFFER_MIB}`,
+  );
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    bodyTimeoutMs: deadline(flags.bodyTimeout, DEFAULT_BODY_TIMEOUT_MS, '--body-timeout'),
+    maxConnections: cap(flags.maxConnections, DEFAULT_MAX_CONNECTIONS, '--max-connections'),
+    maxConnectionsPerAddress: cap(
+      flags.maxConnectionsPerAddress,
+      DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+      '--max-connections-per-address',
+    ),
+    bodyBufferBytes: bufferMib * 1024 * 1024,
+  };
+}
+
+/** A deadline flag: a duration from 1 ms to an hour. */
+function deadline(text: string | undefined, fallback: number, flag: string): number {
+  if (text === undefined) return fallback;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms === 0 || ms > MAX_DEADLINE_MS) {
+    throw new Refused(`${flag} takes a duration from 1ms to 1h, such as 10s or 500ms`);
+  }
+  return ms;
 }
 
 function wholeNumber(

@@ -7,6 +7,7 @@
  * failure (`MCP_SERVER_FAILED`) or an expired budget (`MCP_SHUTDOWN_TIMEOUT`).
  */
 import { randomUUID } from 'node:crypto';
+import { BodyBudget, type BodyLimits } from '../transport/body.js';
 import { HttpTransport } from '../transport/http.js';
 import { isLoopback } from '../transport/index.js';
 import { McpEndpoint } from '../transport/mcp-endpoint.js';
@@ -33,6 +34,11 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
   const stopRequested = new Promise<void>((done) => {
     requestStop = done;
   });
+  // One budget for every body the server reads, whichever route reads it.
+  const body: BodyLimits = {
+    timeoutMs: http.bodyTimeoutMs,
+    budget: new BodyBudget(http.bodyBufferBytes),
+  };
   const mcp = new McpEndpoint({
     dispatcher: server.dispatcher,
     principalHeader: http.token === undefined ? undefined : http.principalHeader,
@@ -44,11 +50,13 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
       ...(http.sessionIdleTtlMs !== undefined ? { ttlMs: http.sessionIdleTtlMs } : {}),
       pins: server.sessionPins,
     },
+    body,
   });
   const transport = new HttpTransport({
     host: http.host,
     port: http.port,
     token: http.token,
+    limits: http,
     routes: httpRoutes({
       mcp,
       ops: {
@@ -58,11 +66,13 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
         shuttingDown: () => stopping,
         requestShutdown: () => requestStop(),
         metrics: () => server.metrics.render(mcp.sessionsActive),
+        body,
       },
     }),
     shuttingDown: () => closing,
     onError: (error) => logger.error({ err: error }, 'http handler failed'),
   });
+  registerConnectionMetrics(server, transport, body);
   // Handlers go in before the server says it is listening: a SIGTERM that arrived in between
   // would otherwise kill the process outright (Node's default), skipping the shutdown path.
   const onSignal = () => requestStop();
@@ -108,4 +118,27 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
     stopProcessMetrics();
     server.close();
   }
+}
+
+/** The connection and body-buffer gauges of `/metrics` (docs/serve.md, "Slow clients"). */
+function registerConnectionMetrics(server: MhlServer, transport: HttpTransport, body: BodyLimits) {
+  server.metrics.register({
+    name: 'mhl_http_connections_open',
+    type: 'gauge',
+    help: 'HTTP connections open.',
+    read: () => transport.stats().open,
+  });
+  server.metrics.register({
+    name: 'mhl_http_connections_refused_total',
+    type: 'counter',
+    help: 'HTTP connections closed on arrival by a connection cap.',
+    label: 'cap',
+    read: () => transport.stats().refused,
+  });
+  server.metrics.register({
+    name: 'mhl_http_body_buffer_bytes',
+    type: 'gauge',
+    help: 'Bytes of request bodies held in memory, of the --body-buffer-mib budget.',
+    read: () => body.budget.used,
+  });
 }

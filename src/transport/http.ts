@@ -8,9 +8,32 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { AddressCaps } from './connections.js';
 import { bearerMatches, hostAllowed, originAllowed } from './guards.js';
 import { plain } from './respond.js';
 import { checkRoutes, findRoute, type Route } from './routes.js';
+
+/**
+ * What slow or numerous clients may hold: the deadlines for a request's headers and for the
+ * whole request (headers and body; the answer is not covered, so event streams and long calls
+ * outlive it), and the connection caps.
+ */
+export interface HttpLimits {
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly maxConnections: number;
+  readonly maxConnectionsPerAddress: number;
+}
+
+/** Node's defaults, set explicitly so `--max-http-header-size` in NODE_OPTIONS cannot raise them. */
+const MAX_HEADER_BYTES = 16 * 1024;
+const KEEP_ALIVE_MS = 5000;
+
+/** Connection counts for `/metrics`. */
+export interface ConnectionStats {
+  readonly open: number;
+  readonly refused: { readonly total: number; readonly per_address: number };
+}
 
 /** Options for `new HttpTransport()`. */
 export interface HttpTransportOptions {
@@ -21,6 +44,7 @@ export interface HttpTransportOptions {
   readonly routes: readonly Route[];
   /** Bearer token `bearer` rows require, if set. */
   readonly token?: string | undefined;
+  readonly limits: HttpLimits;
   /** True once shutdown has begun: connections are not kept alive. */
   readonly shuttingDown: () => boolean;
   readonly onError: (error: unknown) => void;
@@ -38,12 +62,29 @@ export class HttpTransport {
    * stream), so shutdown closes them itself.
    */
   readonly #unused = new Set<Socket>();
+  readonly #caps: AddressCaps;
+  #connections = 0;
+  #refusedTotal = 0;
   #closing = false;
 
   constructor(options: HttpTransportOptions) {
     checkRoutes(options.routes);
     this.#options = options;
-    this.#server = createServer((req, res) => {
+    const { limits } = options;
+    this.#caps = new AddressCaps(limits.maxConnectionsPerAddress);
+    const serverOptions = {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Node checks both deadlines on this interval (30 s by default, which would let a 10 s
+      // deadline run to 40 s): a quarter of the shorter one, within 50 ms to 1 s.
+      connectionsCheckingInterval: Math.min(
+        1000,
+        Math.max(50, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)),
+      ),
+      keepAliveTimeout: KEEP_ALIVE_MS,
+      maxHeaderSize: MAX_HEADER_BYTES,
+    };
+    this.#server = createServer(serverOptions, (req, res) => {
       this.#open.add(res);
       res.once('close', () => {
         this.#open.delete(res);
@@ -54,11 +95,25 @@ export class HttpTransport {
       this.#unused.delete(req.socket);
       this.#route(req, res).catch((error: unknown) => this.#fail(error, res));
     });
+    this.#server.maxConnections = limits.maxConnections;
+    this.#server.on('drop', () => this.#refusedTotal++);
     this.#server.on('connection', (socket: Socket) => {
-      if (this.#closing) return void socket.destroy();
+      if (this.#closing || !this.#caps.admit(socket)) return void socket.destroy();
+      this.#connections++;
       this.#unused.add(socket);
-      socket.once('close', () => this.#unused.delete(socket));
+      socket.once('close', () => {
+        this.#connections--;
+        this.#unused.delete(socket);
+      });
     });
+  }
+
+  /** Open connections, and those refused by the total and the per-address cap. */
+  stats(): ConnectionStats {
+    return {
+      open: this.#connections,
+      refused: { total: this.#refusedTotal, per_address: this.#caps.refused },
+    };
   }
 
   /** Binds; resolves with the bound address. Rejects on a bind failure (e.g. port in use). */
@@ -80,7 +135,12 @@ export class HttpTransport {
   close(): Promise<void> {
     this.#closing = true;
     const closed = new Promise<void>((done) => this.#server.close(() => done()));
-    for (const res of this.#open) if (!res.headersSent) res.setHeader('connection', 'close');
+    for (const res of this.#open) {
+      // A request still arriving has started no work: waiting for a stalled client to finish
+      // it would only spend the shutdown budget.
+      if (!res.req.complete) res.destroy();
+      else if (!res.headersSent) res.setHeader('connection', 'close');
+    }
     this.#server.closeIdleConnections();
     for (const socket of this.#unused) socket.destroy();
     return closed;

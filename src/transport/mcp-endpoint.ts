@@ -10,6 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorResponse, RPC_ERROR_CODES, RpcError, type Session } from '../protocol/index.js';
+import type { BodyLimits } from './body.js';
 import { openSessionStream } from './get-stream.js';
 import { handleMcpPost, type McpDispatcher, principalOf } from './mcp-post.js';
 import type { Metrics } from './metrics.js';
@@ -31,6 +32,8 @@ export interface McpEndpointOptions {
   readonly now?: () => number;
   /** The session caps, idle TTL and pins (`--max-sessions`, `--max-sessions-per-client`). */
   readonly sessions?: Omit<SessionTableOptions, 'onEnd'>;
+  /** The deadline and shared budget of every POST body. */
+  readonly body: BodyLimits;
 }
 
 /** The `/mcp` rows and the legacy sessions behind them; `start` once, then `close`. */
@@ -130,6 +133,7 @@ export class McpEndpoint {
       onRefused: (cap) => {
         this.#refused[cap]++;
       },
+      body: this.#options.body,
     });
   }
 

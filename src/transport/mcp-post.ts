@@ -31,7 +31,13 @@ import {
   type SessionOptions,
   tooLargeResponse,
 } from '../protocol/index.js';
-import { discardRest, isJsonContentType, MAX_BODY_BYTES, readBody } from './body.js';
+import {
+  type BodyLimits,
+  discardRest,
+  isJsonContentType,
+  MAX_BODY_BYTES,
+  readBody,
+} from './body.js';
 import { clientKey } from './client-key.js';
 import { sendJson } from './respond.js';
 import type { SessionRefusal, SessionTable } from './sessions.js';
@@ -56,6 +62,7 @@ export interface McpPostContext {
   readonly now: () => number;
   /** Told each `initialize` refused at a session cap. */
   readonly onRefused?: (cap: SessionRefusal['cap']) => void;
+  readonly body: BodyLimits;
 }
 
 /** A refusal answered before dispatch: HTTP status plus the JSON-RPC error. */
@@ -110,12 +117,8 @@ export async function handleMcpPost(
     const error = new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, 'Content-Type must be JSON');
     return sendJson(res, 415, errorResponse(null, error));
   }
-  const body = await readBody(req, MAX_BODY_BYTES);
-  if (!body.ok) {
-    if (body.reason === 'aborted') return void res.destroy();
-    discardRest(req);
-    return sendJson(res, 413, tooLargeResponse(MAX_BODY_BYTES));
-  }
+  const body = await readBody(req, MAX_BODY_BYTES, ctx.body);
+  if (!body.ok) return refuseBody(req, res, body.reason, ctx.body);
   const parsed = parseJson(body.text);
   if (!parsed.ok) return sendJson(res, 400, parsed.response);
   const message = parsed.value;
@@ -126,6 +129,45 @@ export async function handleMcpPost(
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
     sendJson(res, error.status, errorResponse(idOf(message), error.error));
+  }
+}
+
+/** Answers a body that was not read whole. */
+function refuseBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  reason: 'too-large' | 'aborted' | 'timeout' | 'busy',
+  limits: BodyLimits,
+): void {
+  switch (reason) {
+    case 'aborted':
+      return void res.destroy();
+    case 'too-large':
+      discardRest(req);
+      return sendJson(res, 413, tooLargeResponse(MAX_BODY_BYTES));
+    case 'busy': {
+      // Other requests' bodies fill the budget: the client may retry once they are read. The
+      // rest is not read (reading only to throw it away is what a flood of bodies costs), so
+      // the connection closes after the answer; a small body has usually arrived whole with its
+      // headers, so closing does not reset its client before it reads the 503.
+      res.setHeader('connection', 'close');
+      const error = new RpcError(RPC_ERROR_CODES.SERVER_UNAVAILABLE, 'server busy reading bodies', {
+        code: 'BODY_BUFFER_FULL',
+        retryable: true,
+      });
+      return sendJson(res, 503, errorResponse(null, error));
+    }
+    case 'timeout': {
+      // The client stopped sending: nothing more is read, and the connection closes once the
+      // answer is out, which frees its slot under the connection caps.
+      const message = `request body not received within ${limits.timeoutMs} ms`;
+      const error = new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, message, {
+        code: 'BODY_TIMEOUT',
+        timeoutMs: limits.timeoutMs,
+      });
+      res.setHeader('connection', 'close');
+      return sendJson(res, 408, errorResponse(null, error));
+    }
   }
 }
 

@@ -6,7 +6,7 @@
  * are ever sent; the Host and Origin guards run before these handlers. Knows nothing of MCP.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { discardRest, isJsonContentType, readBody } from './body.js';
+import { type BodyLimits, discardRest, isJsonContentType, readBody } from './body.js';
 import { plain, sendJson } from './respond.js';
 import type { Route } from './routes.js';
 
@@ -27,6 +27,8 @@ export interface OpsOptions {
   readonly requestShutdown: () => void;
   /** The Prometheus text of `GET /metrics`. */
   readonly metrics: () => string;
+  /** The deadline and shared budget of the shutdown request's body. */
+  readonly body: BodyLimits;
 }
 
 /**
@@ -86,10 +88,17 @@ async function controlShutdown(
     sendJson(res, 415, { error: 'UNSUPPORTED_MEDIA_TYPE' });
     return;
   }
-  const body = await readBody(req, MAX_CONTROL_BYTES);
+  const body = await readBody(req, MAX_CONTROL_BYTES, options.body);
+  if (!body.ok) {
+    if (body.reason === 'aborted') return void res.destroy();
+    // A stalled or unfittable body is not read further: its connection closes after the answer.
+    if (body.reason === 'too-large') discardRest(req);
+    else res.setHeader('connection', 'close');
+    if (body.reason === 'timeout') return sendJson(res, 408, { error: 'REQUEST_TIMEOUT' });
+    if (body.reason === 'busy') return sendJson(res, 503, { error: 'BODY_BUFFER_FULL' });
+  }
   const requested = body.ok ? shutdownTarget(body.text) : undefined;
   if (requested === undefined) {
-    if (!body.ok && body.reason === 'too-large') discardRest(req);
     sendJson(res, 400, { error: 'INVALID_SHUTDOWN_REQUEST' });
     return;
   }

@@ -115,6 +115,61 @@ describe('readServeConfig', () => {
     assert.ok(!result.ok);
     assert.match(result.message, /--max-sessions-per-client takes a whole number from 1 to/);
   });
+  it('bounds slow clients by default, and takes each bound from its flag', () => {
+    const http = config({ http: true }).http;
+    assert.equal(http?.headersTimeoutMs, 10_000);
+    assert.equal(http?.bodyTimeoutMs, 10_000);
+    assert.equal(http?.requestTimeoutMs, 30_000);
+    assert.equal(http?.maxConnections, 512);
+    assert.equal(http?.maxConnectionsPerAddress, 256);
+    assert.equal(http?.bodyBufferBytes, 8 * 1024 * 1024);
+    const set = config({
+      http: true,
+      headersTimeout: '250ms',
+      bodyTimeout: '2s',
+      requestTimeout: '1m',
+      maxConnections: '10',
+      maxConnectionsPerAddress: '3',
+      bodyBufferMib: '2',
+    }).http;
+    assert.deepEqual(
+      [
+        set?.headersTimeoutMs,
+        set?.bodyTimeoutMs,
+        set?.requestTimeoutMs,
+        set?.maxConnections,
+        set?.maxConnectionsPerAddress,
+        set?.bodyBufferBytes,
+      ],
+      [250, 2000, 60_000, 10, 3, 2 * 1024 * 1024],
+    );
+  });
+
+  for (const [flags, flag] of [
+    [{ headersTimeout: '0' }, '--headers-timeout'],
+    [{ headersTimeout: '10' }, '--headers-timeout'],
+    [{ bodyTimeout: '2h' }, '--body-timeout'],
+    [{ requestTimeout: 'soon' }, '--request-timeout'],
+    [{ headersTimeout: '20s', requestTimeout: '10s' }, '--headers-timeout'],
+    [{ maxConnections: '0' }, '--max-connections'],
+    [{ maxConnections: '65536' }, '--max-connections'],
+    [{ maxConnectionsPerAddress: '1.5' }, '--max-connections-per-address'],
+    [{ bodyBufferMib: '1' }, '--body-buffer-mib'],
+    [{ bodyBufferMib: '4097' }, '--body-buffer-mib'],
+  ] as [ServeFlags, string][]) {
+    it(`refuses ${JSON.stringify(flags)}, naming ${flag}`, () => {
+      const result = read({ http: true, ...flags });
+      assert.equal(result.ok, false);
+      if (!result.ok) {
+        assert.equal(result.exit, 2);
+        assert.ok(result.message.startsWith(flag), result.message);
+      }
+      // Without HTTP there is no listener to bound: the flag itself is refused.
+      const stdio = read(flags);
+      assert.equal(stdio.ok, false);
+      if (!stdio.ok) assert.ok(stdio.message.startsWith(flag), stdio.message);
+    });
+  }
 
   it('reads MHL_PASS_ENV and MHL_LOG_LEVEL once', () => {
     const c = config({}, { MHL_PASS_ENV: 'A,B,,C', MHL_LOG_LEVEL: 'debug' });

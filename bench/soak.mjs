@@ -10,15 +10,14 @@
 // and the server idle (no request in flight, no run active), after a warm-up, so they compare
 // like with like. Prints one JSON line per figure; exits 1 when a bound is broken or a request
 // got an answer it should not have.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { client, parse, startMhl } from './lib/mhl-http.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
@@ -43,39 +42,21 @@ const BOUNDS = {
   // The idle event loop's 99th percentile, absolute.
   idleDelayP99Seconds: 0.05,
 };
-const MODERN = '2026-07-28';
-const META = {
-  'io.modelcontextprotocol/protocolVersion': MODERN,
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
 
 const scratch = mkdtempSync(join(tmpdir(), 'mhl-soak-'));
 const token = randomBytes(24).toString('hex');
-const server = spawn(
-  process.execPath,
-  [
-    join(here, '..', 'dist', 'bin', 'mhl.js'),
-    ...['serve', 'mcp', join(here, 'soak'), '--http', '--port', '0'],
-    ...['--token', token, '--principal-header', 'x-soak-user'],
+const server = await startMhl({
+  folder: join(here, 'soak'),
+  args: [
+    ...['--token', token, '--principal-header', 'x-user'],
     ...['--state-dir', scratch, '--cwd', scratch],
   ],
-  {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    // Finished runs are forgotten at the next sweep (each minute) instead of after the default
-    // hour, so each idle measurement can wait until none is held.
-    env: { ...process.env, MHL_LOG_LEVEL: 'warn', MHL_SERVE_TERMINAL_RUN_TTL: '1s' },
-  },
-);
-let stderr = '';
-const port = await new Promise((done, fail) => {
-  server.stderr.setEncoding('utf8').on('data', (text) => {
-    stderr += text;
-    const found = /listening on http:\/\/[^\s]+:(\d+)/.exec(stderr);
-    if (found) done(Number(found[1]));
-  });
-  server.on('close', () => fail(new Error(`server exited:\n${stderr}`)));
+  // Finished runs are forgotten at the next sweep (each minute) instead of after the default
+  // hour, so each idle measurement can wait until none is held.
+  env: { MHL_SERVE_TERMINAL_RUN_TTL: '1s' },
 });
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+const { port } = server;
+const http = client({ port, token });
 
 /** Counts of what the load saw, by kind; `unexpected` must stay empty. */
 const seen = {};
@@ -88,59 +69,14 @@ const wrong = (what) => {
   if (unexpected.length < 20) unexpected.push(what);
 };
 
-function post(body, { user, headers = {}, path = '/mcp' } = {}) {
-  const payload = JSON.stringify(body);
-  return new Promise((done, fail) => {
-    const req = request(
-      {
-        agent,
-        port,
-        host: '127.0.0.1',
-        method: 'POST',
-        path,
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          authorization: `Bearer ${token}`,
-          ...(user ? { 'x-soak-user': user } : {}),
-          ...headers,
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d) => {
-          text += d;
-        });
-        res.on('end', () => done({ status: res.statusCode, headers: res.headers, text }));
-      },
-    );
-    req.on('error', fail);
-    req.end(payload);
-  });
-}
-
-let nextId = 1;
-/** A modern (stateless) call; the JSON-RPC result, or undefined after recording what went wrong. */
+/** A stateless call's result, or undefined after recording what went wrong. */
 async function modern(method, params, user) {
-  const id = nextId++;
-  const res = await post(
-    { jsonrpc: '2.0', id, method, params: { ...params, _meta: META } },
-    { user, headers: { 'mcp-protocol-version': MODERN, 'mcp-method': method } },
-  );
-  const body = parse(res.text);
-  if (res.status !== 200 || body?.id !== id || body.result === undefined) {
-    wrong(`${method}: HTTP ${res.status} ${res.text.slice(0, 200)}`);
+  const reply = await http.modern(method, params, { user });
+  if (reply.status !== 200 || reply.json?.id !== reply.id || reply.json.result === undefined) {
+    wrong(`${method}: HTTP ${reply.status} ${reply.text.slice(0, 200)}`);
     return undefined;
   }
-  return body.result;
-}
-
-function parse(text) {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  return reply.json.result;
 }
 
 let running = true;
@@ -189,50 +125,21 @@ async function cancels(user, deadline) {
 
 /** Legacy sessions, one every two seconds: half deleted, half abandoned to the idle sweep. */
 async function sessions(deadline) {
-  for (let n = 0; until(deadline); n++) {
-    const user = `session-${n % 50}`;
-    const init = await post(
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'soak', version: '1' },
-        },
-      },
-      { user },
-    );
-    const id = init.headers['mcp-session-id'];
-    if (init.status !== 200 || !id) {
+  for (let n = 0; until(deadline); n++, await pause(2000)) {
+    const session = await http.session({ user: `session-${n % 50}` });
+    if (session.refused) {
       // A session cap refusing a new session is the server holding, not failing.
-      if (parse(init.text)?.error) count('session refused');
-      else wrong(`initialize: HTTP ${init.status} ${init.text.slice(0, 200)}`);
-      await pause(2000);
+      if (parse(session.refused.text)?.error) count('session refused');
+      else
+        wrong(`initialize: HTTP ${session.refused.status} ${session.refused.text.slice(0, 200)}`);
       continue;
     }
-    const session = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
-    await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { user, headers: session });
-    const list = await post(
-      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-      { user, headers: session },
-    );
+    const list = await session.call('tools/list');
     if (list.status !== 200) wrong(`tools/list in a session: HTTP ${list.status}`);
     if (n % 2 === 0) {
-      await new Promise((done, fail) => {
-        const req = request(
-          { agent, port, host: '127.0.0.1', method: 'DELETE', path: '/mcp' },
-          (res) => res.resume().on('end', done),
-        );
-        req.setHeader('authorization', `Bearer ${token}`);
-        req.setHeader('x-soak-user', user);
-        for (const [k, v] of Object.entries(session)) req.setHeader(k, v);
-        req.on('error', fail).end();
-      });
+      await session.end();
       count('session deleted');
     } else count('session abandoned');
-    await pause(2000);
   }
 }
 
@@ -272,25 +179,7 @@ async function load(seconds) {
 }
 
 async function metrics() {
-  const text = await new Promise((done, fail) => {
-    const req = request(
-      {
-        agent,
-        port,
-        host: '127.0.0.1',
-        path: '/metrics',
-        headers: { authorization: `Bearer ${token}` },
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (d) => {
-          body += d;
-        });
-        res.on('end', () => done(body));
-      },
-    );
-    req.on('error', fail).end();
-  });
+  const { text } = await http.send({ method: 'GET', path: '/metrics' });
   const read = (name) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
   return {
     rssBytes: read('process_resident_memory_bytes'),
@@ -372,8 +261,7 @@ console.log(JSON.stringify({ figure: 'soak_under_load_max', minutes, ...underLoa
 console.log(JSON.stringify({ figure: 'soak_counts', ...seen }));
 if (unexpected.length > 0) console.error(`soak: unexpected answers:\n${unexpected.join('\n')}`);
 
-server.kill('SIGTERM');
-await new Promise((done) => server.once('close', done));
-agent.destroy();
+await server.stop();
+http.close();
 rmSync(scratch, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);

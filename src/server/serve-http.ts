@@ -141,4 +141,10 @@ function registerConnectionMetrics(server: MhlServer, transport: HttpTransport, 
     help: 'Bytes of request bodies held in memory, of the --body-buffer-mib budget.',
     read: () => body.budget.used,
   });
+  server.metrics.register({
+    name: 'mhl_http_bodies_shed_total',
+    type: 'counter',
+    help: 'Stalled request bodies ended (408) to make room in the budget for arriving ones.',
+    read: () => body.budget.shed,
+  });
 }

@@ -7,9 +7,12 @@
  * instead of the 413). Past a bound the connection is dropped.
  *
  * The budget is what bounds memory against slow clients: a thousand connections that each send
- * a body one byte short of the cap and stop would otherwise hold a thousand caps. A body that
- * does not fit is refused (`busy`, 503) rather than waited for; the deadline (`timeout`, 408)
- * gives its bytes back to the budget when a client stalls.
+ * a body one byte short of the cap and stop would otherwise hold a thousand caps. Bytes are taken
+ * as they arrive, never for a declared length, so a client holds only what it really sent. When
+ * a body does not fit, bodies that have *stalled* (nothing for a tenth of the body deadline) are
+ * shed to make room (`stalled`, 408), longest stalled first: a few clients that send and stop
+ * cannot keep out the ones that are sending. Only when nothing has stalled is the new body refused
+ * (`busy`, 503, retryable); the deadline (`timeout`, 408) frees the rest.
  */
 import type { IncomingMessage } from 'node:http';
 
@@ -21,23 +24,37 @@ const MAX_DISCARD_BYTES = 16 * 1024 * 1024;
 /** Longest wait for a refused body to finish arriving before the connection is dropped. */
 const MAX_DISCARD_MS = 5000;
 
+/** One body being read, as the budget sees it. */
+interface Reader {
+  readonly address: string;
+  taken: number;
+  /** When its last bytes arrived (or it began). */
+  lastDataAt: number;
+  /** Ends the read as stalled, giving its bytes back. */
+  readonly shed: () => void;
+}
+
 /**
  * Bytes of request bodies held in memory at once, across every connection. One instance per
  * server; `readBody` takes bytes as chunks arrive and gives them all back when it finishes. One
  * remote address may hold at most half of it, so clients that stall from one address cannot
  * starve everyone else of it (on a loopback bind every local client shares one address, so
- * there the half is all of them).
+ * there the half is all of them, and shedding stalled bodies is what keeps it usable).
  */
 export class BodyBudget {
   readonly capacity: number;
   readonly perAddress: number;
   #used = 0;
+  #shed = 0;
   /** Bytes held by remote address; an address leaves the map when it holds none. */
   readonly #held = new Map<string, number>();
+  readonly #readers = new Set<Reader>();
+  readonly #now: () => number;
 
-  constructor(capacity: number) {
+  constructor(capacity: number, now: () => number = Date.now) {
     this.capacity = capacity;
     this.perAddress = Math.floor(capacity / 2);
+    this.#now = now;
   }
 
   /** Bytes currently held. */
@@ -45,21 +62,62 @@ export class BodyBudget {
     return this.#used;
   }
 
-  /** Takes `bytes` for `address` if they fit; false (nothing taken) when they do not. */
-  take(address: string, bytes: number): boolean {
-    const held = this.#held.get(address) ?? 0;
-    if (this.#used + bytes > this.capacity || held + bytes > this.perAddress) return false;
+  /** Stalled bodies ended to make room, since start-up. */
+  get shed(): number {
+    return this.#shed;
+  }
+
+  /** Starts tracking one body from `address`. */
+  open(address: string, shed: () => void): Reader {
+    const reader: Reader = { address, taken: 0, lastDataAt: this.#now(), shed };
+    this.#readers.add(reader);
+    return reader;
+  }
+
+  /**
+   * Takes `bytes` more for `reader`, shedding readers stalled for `stalledMs` or longer (its own
+   * address's first when that address is over its half) until they fit; false when they cannot.
+   */
+  take(reader: Reader, bytes: number, stalledMs: number): boolean {
+    reader.lastDataAt = this.#now();
+    while (!this.#fits(reader.address, bytes)) {
+      const victim = this.#stalest(reader, bytes, stalledMs);
+      if (victim === undefined) return false;
+      this.#shed++;
+      victim.shed();
+    }
     this.#used += bytes;
-    if (bytes > 0) this.#held.set(address, held + bytes);
+    reader.taken += bytes;
+    this.#held.set(reader.address, (this.#held.get(reader.address) ?? 0) + bytes);
     return true;
   }
 
-  give(address: string, bytes: number): void {
-    if (bytes === 0) return;
-    this.#used -= bytes;
-    const left = (this.#held.get(address) ?? bytes) - bytes;
-    if (left === 0) this.#held.delete(address);
-    else this.#held.set(address, left);
+  /** Gives back everything `reader` holds and stops tracking it. */
+  close(reader: Reader): void {
+    if (!this.#readers.delete(reader)) return;
+    this.#used -= reader.taken;
+    const left = (this.#held.get(reader.address) ?? 0) - reader.taken;
+    if (left <= 0) this.#held.delete(reader.address);
+    else this.#held.set(reader.address, left);
+    reader.taken = 0;
+  }
+
+  #fits(address: string, bytes: number): boolean {
+    const held = this.#held.get(address) ?? 0;
+    return this.#used + bytes <= this.capacity && held + bytes <= this.perAddress;
+  }
+
+  /** The longest-stalled other reader holding bytes, of `reader`'s address if it is over its half. */
+  #stalest(reader: Reader, bytes: number, stalledMs: number): Reader | undefined {
+    const ownOnly = (this.#held.get(reader.address) ?? 0) + bytes > this.perAddress;
+    const before = this.#now() - stalledMs;
+    let stalest: Reader | undefined;
+    for (const other of this.#readers) {
+      if (other === reader || other.taken === 0 || other.lastDataAt > before) continue;
+      if (ownOnly && other.address !== reader.address) continue;
+      if (stalest === undefined || other.lastDataAt < stalest.lastDataAt) stalest = other;
+    }
+    return stalest;
   }
 }
 
@@ -73,11 +131,11 @@ export interface BodyLimits {
 /** What `readBody` resolves to. */
 export type BodyResult =
   | { ok: true; text: string }
-  | { ok: false; reason: 'too-large' | 'aborted' | 'timeout' | 'busy' };
+  | { ok: false; reason: 'too-large' | 'aborted' | 'timeout' | 'stalled' | 'busy' };
 
 /**
  * Reads `req` as UTF-8 text of at most `limit` bytes, within `limits`. Never rejects. On
- * `timeout` and `busy` the request is paused and the rest of its body unread: answer, then close
+ * `timeout`, `stalled` and `busy` the request is paused and the rest of its body unread: answer, then close
  * the connection or `discardRest`.
  */
 export function readBody(
@@ -89,38 +147,35 @@ export function readBody(
   if (Number.isFinite(declared) && declared > limit) {
     return Promise.resolve({ ok: false, reason: 'too-large' });
   }
-  // A declared length is taken from the budget whole, before a byte is read: a body that cannot
-  // fit is refused without reading on (what Node has already read of it is all it costs). A
-  // chunked body takes its bytes as they come.
-  const address = req.socket.remoteAddress ?? '';
-  const reserved = Number.isFinite(declared) ? declared : 0;
-  if (!limits.budget.take(address, reserved)) return Promise.resolve({ ok: false, reason: 'busy' });
+  // Stalled: nothing for a tenth of the deadline (1 s of the default 10 s). A body on its way
+  // arrives in far less; one that waits that long can give its place to one that is arriving.
+  const stalledMs = limits.timeoutMs / 10;
+  const { budget } = limits;
   return new Promise((done) => {
     // Chunks as they came: nothing is allocated ahead of the bytes a client actually sent.
     const chunks: Buffer[] = [];
     let size = 0;
-    let taken = reserved;
     const finish = (result: BodyResult) => {
       clearTimeout(timer);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onAbort);
       req.off('close', onAbort);
-      limits.budget.give(address, taken);
+      budget.close(reader);
       if (!result.ok) {
         req.pause();
         chunks.length = 0;
       }
       done(result);
     };
+    const reader = budget.open(req.socket.remoteAddress ?? '', () =>
+      finish({ ok: false, reason: 'stalled' }),
+    );
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) return finish({ ok: false, reason: 'too-large' });
-      if (size > taken) {
-        if (!limits.budget.take(address, size - taken))
-          return finish({ ok: false, reason: 'busy' });
-        taken = size;
-      }
+      if (!budget.take(reader, chunk.length, stalledMs))
+        return finish({ ok: false, reason: 'busy' });
       chunks.push(chunk);
     };
     const onEnd = () => finish({ ok: true, text: Buffer.concat(chunks).toString('utf8') });

@@ -136,7 +136,7 @@ export async function handleMcpPost(
 function refuseBody(
   req: IncomingMessage,
   res: ServerResponse,
-  reason: 'too-large' | 'aborted' | 'timeout' | 'busy',
+  reason: 'too-large' | 'aborted' | 'timeout' | 'stalled' | 'busy',
   limits: BodyLimits,
 ): void {
   switch (reason) {
@@ -157,14 +157,23 @@ function refuseBody(
       });
       return sendJson(res, 503, errorResponse(null, error));
     }
-    case 'timeout': {
-      // The client stopped sending: nothing more is read, and the connection closes once the
+    case 'timeout':
+    case 'stalled': {
+      // The client stopped sending (past the deadline, or long enough that another body needed
+      // its room, see body.ts): nothing more is read, and the connection closes once the
       // answer is out, which frees its slot under the connection caps.
-      const message = `request body not received within ${limits.timeoutMs} ms`;
-      const error = new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, message, {
-        code: 'BODY_TIMEOUT',
-        timeoutMs: limits.timeoutMs,
-      });
+      const error =
+        reason === 'timeout'
+          ? new RpcError(
+              RPC_ERROR_CODES.INVALID_REQUEST,
+              `request body not received within ${limits.timeoutMs} ms`,
+              { code: 'BODY_TIMEOUT', timeoutMs: limits.timeoutMs },
+            )
+          : new RpcError(
+              RPC_ERROR_CODES.INVALID_REQUEST,
+              'request body stalled while other bodies needed its room; send it again',
+              { code: 'BODY_STALLED', retryable: true },
+            );
       res.setHeader('connection', 'close');
       return sendJson(res, 408, errorResponse(null, error));
     }

@@ -94,7 +94,8 @@ async function controlShutdown(
     // A stalled or unfittable body is not read further: its connection closes after the answer.
     if (body.reason === 'too-large') discardRest(req);
     else res.setHeader('connection', 'close');
-    if (body.reason === 'timeout') return sendJson(res, 408, { error: 'REQUEST_TIMEOUT' });
+    if (body.reason === 'timeout' || body.reason === 'stalled')
+      return sendJson(res, 408, { error: 'REQUEST_TIMEOUT' });
     if (body.reason === 'busy') return sendJson(res, 503, { error: 'BODY_BUFFER_FULL' });
   }
   const requested = body.ok ? shutdownTarget(body.text) : undefined;

@@ -193,7 +193,7 @@ describe('mhl serve mcp --http against slow clients', () => {
     const server = start();
     const port = await server.ready;
     const stalled = raw(port, '127.0.0.1', `${POST_HEAD(100)}{"jsonrpc":`);
-    await until(async () => (await metric(port, 'mhl_http_body_buffer_bytes')) === 100, {
+    await until(async () => (await metric(port, 'mhl_http_body_buffer_bytes')) === 11, {
       what: 'the stalled body to be read',
     });
     // 0, not MCP_SHUTDOWN_TIMEOUT's 1: the 10 s body deadline is past the 5 s shutdown budget.
@@ -279,8 +279,10 @@ describe('mhl serve mcp --http against slow clients', () => {
     assert.equal(await server.stop(), 0);
   });
 
-  it('answers 503 to a body that does not fit the body budget, and serves it once it does', async () => {
-    const server = start(['--body-buffer-mib', '2']);
+  it('answers 503 to a body that does not fit the body budget while the held ones still arrive', async () => {
+    // A 5-minute body deadline: held bodies count as stalled only after 30 s (a tenth of it),
+    // so here nothing is shed and what does not fit is refused.
+    const server = start(['--body-buffer-mib', '2', '--body-timeout', '5m']);
     const port = await server.ready;
     const buffered = (bytes: number) =>
       until(async () => (await metric(port, 'mhl_http_body_buffer_bytes')) === bytes, {
@@ -292,19 +294,54 @@ describe('mhl serve mcp --http against slow clients', () => {
       assert.equal(error.code, -32000);
       assert.deepEqual(error.data, { code: 'BODY_BUFFER_FULL', retryable: true });
     };
+    // Bytes count as they arrive, not as declared: a declared body holds only what was sent.
+    const declared = raw(port, '127.0.0.4', `${POST_HEAD(MIB)}{"jsonrpc":`);
+    await buffered(11);
+    declared.socket.destroy();
+    await buffered(0);
     // One address may hold half the budget: its next body is refused, another address's is not.
-    const first = raw(port, '127.0.0.2', `${POST_HEAD(MIB)}{"jsonrpc":`);
-    await buffered(MIB);
+    const almost = Buffer.alloc(MIB - 1, 0x20);
+    const first = raw(port, '127.0.0.2', [POST_HEAD(MIB), almost]);
+    await buffered(MIB - 1);
     busy(await discover(port, '127.0.0.2'));
     assert.equal((await discover(port, '127.0.0.1')).status, 200);
     // The whole budget held: every address is refused until a body gives its bytes back.
-    const second = raw(port, '127.0.0.3', `${POST_HEAD(MIB)}{"jsonrpc":`);
-    await buffered(2 * MIB);
+    const second = raw(port, '127.0.0.3', [POST_HEAD(MIB), almost]);
+    await buffered(2 * (MIB - 1));
     busy(await discover(port, '127.0.0.1'));
     first.socket.destroy();
     second.socket.destroy();
     await buffered(0);
     assert.equal((await discover(port, '127.0.0.2')).status, 200);
+    assert.equal(await metric(port, 'mhl_http_bodies_shed_total'), 0);
+    assert.equal(await server.stop(), 0);
+  });
+
+  it('sheds a stalled body (408 BODY_STALLED) to make room for one that is arriving', async () => {
+    // Default 10 s body deadline: a body that has sent nothing for 1 s has stalled.
+    const server = start(['--body-buffer-mib', '2']);
+    const port = await server.ready;
+    // The loopback case: the staller and the honest client share one address and its half.
+    const stalled = raw(port, '127.0.0.2', [POST_HEAD(MIB), Buffer.alloc(MIB - 1, 0x20)]);
+    await until(async () => (await metric(port, 'mhl_http_body_buffer_bytes')) === MIB - 1, {
+      what: 'the stalled body held',
+    });
+    // Refused (503) while the held body may still be on its way; served once it has stalled.
+    const served = await until(
+      async () => {
+        const reply = await discover(port, '127.0.0.2');
+        if (reply.status === 503) return undefined;
+        return reply;
+      },
+      { what: 'a body served from the same address' },
+    );
+    assert.equal(served.status, 200, served.text);
+    const { text, afterMs } = await stalled.closed;
+    const answer = parseAnswer(text);
+    assert.equal(answer.status, 408, text);
+    assert.deepEqual(errorOf(answer.body).data, { code: 'BODY_STALLED', retryable: true });
+    assert.ok(afterMs < 10_000, `shed after ${afterMs} ms, not at the deadline`);
+    assert.equal(await metric(port, 'mhl_http_bodies_shed_total'), 1);
     assert.equal(await server.stop(), 0);
   });
 
@@ -384,6 +421,8 @@ describe('mhl serve mcp --http against slow clients', () => {
             return;
           }
           assert.equal(status, 408, text);
+          // A body shed to make room for another (BODY_STALLED) ends before the deadline.
+          if (kind === 'body' && errorOf(body).data['code'] === 'BODY_STALLED') return;
           assert.ok(afterMs >= deadline, `a ${kind} stall closed after ${afterMs} ms`);
           if (kind === 'body') assert.equal(errorOf(body).data['code'], 'BODY_TIMEOUT');
           held[kind]++;

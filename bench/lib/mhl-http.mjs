@@ -29,7 +29,7 @@ export async function startMhl({ cli = CLI, folder, args = [], env = {} }) {
       const found = /listening on http:\/\/[^\s]+:(\d+)/.exec(stderr);
       if (found) done(Number(found[1]));
     });
-    closed.then(() => fail(new Error(`server exited:\n${stderr}`)));
+    void closed.then(() => fail(new Error(`server exited:\n${stderr}`)));
   });
   return {
     port,

@@ -70,14 +70,17 @@ interface Post {
   readonly sent: readonly Shaped[];
   readonly method?: unknown;
   readonly name?: unknown;
+  /** Whether the client accepts an event stream (progress then turns the answer into one). */
+  readonly stream?: boolean;
 }
 
 function post(era: Era): fc.Arbitrary<Post> {
-  const one = shaped(era === 'modern').map((s) => ({
+  const one = fc.tuple(shaped(era === 'modern'), fc.boolean()).map(([s, stream]) => ({
     body: JSON.stringify(s.message),
     sent: [s],
     method: s.message['method'],
     name: (s.message['params'] as { name?: unknown } | undefined)?.name,
+    stream,
   }));
   return fc.oneof(
     { weight: 6, arbitrary: one },
@@ -99,9 +102,12 @@ function post(era: Era): fc.Arbitrary<Post> {
 }
 
 function headersFor(era: Era, p: Post): Record<string, string> {
-  if (era === 'legacy') return sessions.get('2025-11-25') as Record<string, string>;
-  if (era === 'batches') return sessions.get('2025-03-26') as Record<string, string>;
-  const headers: Record<string, string> = { 'mcp-protocol-version': MODERN_VERSION };
+  const accept: Record<string, string> = p.stream
+    ? { accept: 'application/json, text/event-stream' }
+    : {};
+  if (era === 'legacy') return { ...accept, ...sessions.get('2025-11-25') };
+  if (era === 'batches') return { ...accept, ...sessions.get('2025-03-26') };
+  const headers: Record<string, string> = { ...accept, 'mcp-protocol-version': MODERN_VERSION };
   if (typeof p.method === 'string' && /^[\x21-\x7e]+$/.test(p.method)) {
     headers['mcp-method'] = p.method;
   }

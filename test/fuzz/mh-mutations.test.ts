@@ -107,6 +107,16 @@ const TOKENS = [
   '\u{1F600}',
   '\r\n',
   '\t',
+  '\uFEFF',
+  '\uD800',
+  '__proto__',
+  'constructor',
+  'toString',
+  ' __proto__ ',
+  '.constructor',
+  '["__proto__"]',
+  '1e999',
+  '9007199254740993',
 ];
 
 type Mutation =

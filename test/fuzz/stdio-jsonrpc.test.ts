@@ -38,7 +38,11 @@ class Lines {
   #buffer = '';
 
   constructor() {
-    this.child = spawn(process.execPath, [CLI, 'serve', 'mcp', FOLDER], { stdio: 'pipe' });
+    this.child = spawn(process.execPath, [CLI, 'serve', 'mcp', FOLDER], {
+      stdio: 'pipe',
+      // Debug, so a failure shows the calls the server was in the middle of.
+      env: { ...process.env, MHL_LOG_LEVEL: 'debug' },
+    });
     this.child.stderr.setEncoding('utf8').on('data', (d: string) => {
       this.stderr = (this.stderr + d).slice(-4000);
     });
@@ -74,7 +78,11 @@ class Lines {
     return new Promise((done, fail) => {
       const timer = setTimeout(() => {
         this.#watchers.delete(watch);
-        fail(new Error(`no answer with id ${JSON.stringify(id)} within ${ANSWER_MS} ms`));
+        fail(
+          new Error(
+            `no answer with id ${JSON.stringify(id)} within ${ANSWER_MS} ms; server log:\n${this.stderr.slice(-1500)}`,
+          ),
+        );
       }, ANSWER_MS);
       const watch = (line: string) => {
         let ids: unknown[] = [];
@@ -106,25 +114,32 @@ after(() => {
   for (const s of Object.values(servers)) s.child.kill('SIGKILL');
 });
 
+const VERSIONS = { legacy: '2025-11-25', batches: '2025-03-26' } as const;
+let handshakes = 0;
+
+/** Opens (or, after a fuzzed `initialize` renegotiated it, restores) a legacy session. */
+async function handshake(era: keyof typeof VERSIONS): Promise<void> {
+  const server = servers[era];
+  const id = `fuzz-init-${++handshakes}`;
+  const answered = server.answer(id);
+  server.write(
+    `${JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'initialize',
+      params: {
+        protocolVersion: VERSIONS[era],
+        capabilities: {},
+        clientInfo: { name: 'f', version: '1' },
+      },
+    })}\n${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`,
+  );
+  await answered;
+}
+
 before(async () => {
-  const versions = { legacy: '2025-11-25', batches: '2025-03-26' } as const;
-  for (const [era, version] of Object.entries(versions)) {
-    const server = servers[era as keyof typeof versions];
-    const answered = server.answer('init');
-    server.write(
-      `${JSON.stringify({
-        jsonrpc: '2.0',
-        id: 'init',
-        method: 'initialize',
-        params: {
-          protocolVersion: version,
-          capabilities: {},
-          clientInfo: { name: 'f', version: '1' },
-        },
-      })}\n${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`,
-    );
-    await answered;
-  }
+  await handshake('legacy');
+  await handshake('batches');
 });
 
 interface Line {
@@ -171,6 +186,8 @@ function property(era: Era) {
       Buffer.concat([Buffer.from(l.data), Buffer.from(`\n${JSON.stringify(message)}\n`)]),
     );
     await Promise.all([...waiting, probed]);
+    // A repeated initialize renegotiates the session (by design): put this era's version back.
+    if (era !== 'modern' && server.current.includes('"initialize"')) await handshake(era);
     assert.deepEqual(server.problems, []);
     assert.equal(server.child.exitCode, null, server.stderr);
   });

@@ -36,6 +36,11 @@ export const METHODS = [
   'elicitation/create',
   'tasks/get',
   'no/such/method',
+  // Names that find something on any plain object's prototype chain.
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
 ] as const;
 
 /** Tool names worth calling: the fixture's workflows and the server's own tools. */
@@ -52,15 +57,50 @@ export const TOOLS = [
   'job.result',
   'job.cancel',
   'Nope',
+  '__proto__',
+  'constructor',
+  'toString',
 ] as const;
 
-const smallJson = fc.jsonValue({ maxDepth: 3 });
+/** Property names that look up something inherited when used as a key of a plain object. */
+const PROTO_KEYS = ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty'];
+
+/** Any string: ASCII, full Unicode (lone surrogates too), or a prototype key. */
+export const anyString = fc.oneof(
+  { weight: 3, arbitrary: fc.string({ maxLength: 12 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.integer({ min: 0xd800, max: 0xdfff }), { minLength: 1, maxLength: 3 })
+      .map((units) => String.fromCharCode(...units)),
+  },
+  { weight: 1, arbitrary: fc.constantFrom(...PROTO_KEYS) },
+);
+
+/** An object whose keys are prototype names, as JSON.parse would give it (own properties). */
+const protoObject = fc
+  .tuple(fc.constantFrom(...PROTO_KEYS), fc.jsonValue({ maxDepth: 2 }))
+  .map(
+    ([key, value]) => JSON.parse(`{${JSON.stringify(key)}:${JSON.stringify(value)}}`) as unknown,
+  );
+
+/** Arrays nested around the nesting limit (128), as a value somewhere in params. */
+const deep = fc
+  .integer({ min: 100, max: 300 })
+  .map((depth) => JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`) as unknown);
+
+const smallJson = fc.oneof(
+  { weight: 8, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2, stringUnit: 'binary' }) },
+);
 
 /** A request id: mostly valid (integer or string), sometimes not. */
 export const anyId = fc.oneof(
   { weight: 4, arbitrary: fc.integer() },
   { weight: 3, arbitrary: fc.string({ maxLength: 12 }) },
   { weight: 1, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }) },
+  { weight: 1, arbitrary: fc.constantFrom(2 ** 53, -(2 ** 63), 1e308, -0, 0.1, '__proto__', '') },
   { weight: 1, arbitrary: fc.constantFrom(null, true, false) },
   { weight: 1, arbitrary: fc.constant(undefined) },
   { weight: 1, arbitrary: smallJson },
@@ -72,11 +112,11 @@ const params = fc.oneof(
     weight: 4,
     arbitrary: fc.record(
       {
-        name: fc.oneof(fc.constantFrom(...TOOLS), fc.string({ maxLength: 10 })),
+        name: fc.oneof(fc.constantFrom(...TOOLS), anyString),
         arguments: fc.oneof(
           fc.record(
             {
-              name: fc.oneof(fc.string({ maxLength: 20 }), smallJson),
+              name: fc.oneof(anyString, smallJson),
               times: fc.oneof(fc.integer({ min: -2, max: 3 }), smallJson),
               reason: fc.string({ maxLength: 20 }),
               context: fc.oneof(fc.record({ cwd: fc.constantFrom('/tmp', 'rel', '') }), smallJson),
@@ -84,6 +124,7 @@ const params = fc.oneof(
             { requiredKeys: [] },
           ),
           smallJson,
+          protoObject,
         ),
         cursor: fc.oneof(fc.string({ maxLength: 8 }), smallJson),
         uri: fc.oneof(fc.constantFrom('mhl://workflows', 'file:///etc/passwd'), fc.string()),
@@ -92,11 +133,18 @@ const params = fc.oneof(
         protocolVersion: fc.constantFrom('2025-03-26', '2025-11-25', '2026-07-28', 'x'),
         capabilities: smallJson,
         clientInfo: smallJson,
+        ref: fc.oneof(
+          fc.record({ type: fc.constantFrom('ref/prompt', 'ref/resource'), name: anyString }),
+          smallJson,
+        ),
+        argument: fc.oneof(fc.record({ name: anyString, value: anyString }), smallJson),
       },
       { requiredKeys: [] },
     ),
   },
   { weight: 1, arbitrary: smallJson },
+  { weight: 1, arbitrary: protoObject },
+  { weight: 1, arbitrary: deep.map((d) => ({ name: 'Greet', arguments: { name: d } })) },
   { weight: 1, arbitrary: fc.constant(undefined) },
 );
 
@@ -121,12 +169,19 @@ export function shaped(modern: boolean): fc.Arbitrary<Shaped> {
       id: anyId,
       method: fc.oneof(
         { weight: 6, arbitrary: fc.constantFrom(...METHODS) },
-        { weight: 1, arbitrary: fc.string({ maxLength: 16 }) },
+        { weight: 1, arbitrary: anyString },
         { weight: 1, arbitrary: smallJson },
       ),
       params,
       meta: fc.oneof(
         { weight: modern ? 6 : 0, arbitrary: fc.constant(MODERN_META) },
+        {
+          weight: modern ? 1 : 0,
+          arbitrary: fc
+            .tuple(fc.oneof(fc.string({ maxLength: 4 }), fc.integer()), smallJson)
+            .map(([progressToken, extra]) => ({ ...MODERN_META, progressToken, extra })),
+        },
+        { weight: 1, arbitrary: protoObject },
         { weight: 1, arbitrary: smallJson },
         { weight: modern ? 1 : 6, arbitrary: fc.constant(undefined) },
       ),
@@ -147,8 +202,21 @@ export function shaped(modern: boolean): fc.Arbitrary<Shaped> {
         (finalParams === undefined || typeof finalParams === 'object') &&
         finalParams !== null;
       const validId = typeof id === 'string' || typeof id === 'number';
-      return { message, answeredId: wellFormed && validId ? id : undefined };
+      // Past the nesting limit a message is refused whole, before its id is read (id null).
+      const shallow = depth(message) <= MAX_NESTING;
+      return { message, answeredId: wellFormed && validId && shallow ? id : undefined };
     });
+}
+
+/** The server's limit on nested arrays and objects in one message (a batch is a level). */
+const MAX_NESTING = 128;
+
+/** How deeply arrays and objects nest in `value` (a scalar is 0). */
+function depth(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let deepest = 0;
+  for (const child of Object.values(value)) deepest = Math.max(deepest, depth(child));
+  return deepest + 1;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -168,7 +236,19 @@ export const bytes = fc.uint8Array({ maxLength: 200 }).map((a) => Buffer.from(a)
 
 /** A batch of 0–4 shaped messages (only 2025-03-26 sessions accept batches). */
 export function batch(modern: boolean): fc.Arbitrary<Shaped[]> {
-  return fc.array(shaped(modern), { maxLength: 4 });
+  return fc.array(shaped(modern), { maxLength: 4 }).map((items) => {
+    // A request the same batch cancels may go unanswered, as JSON-RPC cancellation allows.
+    const cancelled = items.flatMap((s) => {
+      const params = s.message['params'];
+      return s.message['method'] === 'notifications/cancelled' && isObject(params)
+        ? [params['requestId']]
+        : [];
+    });
+    const tooDeep = depth(items.map((s) => s.message)) > MAX_NESTING;
+    return items.map((s) =>
+      tooDeep || cancelled.includes(s.answeredId) ? { ...s, answeredId: undefined } : s,
+    );
+  });
 }
 
 /** What the server's cwd, a stack frame or an absolute home path looks like in a body. */
@@ -218,7 +298,16 @@ export function assertAnswers(
   sent: readonly Shaped[],
   what: string,
 ): void {
-  const responses = answers.map((a) => assertResponse(a, what));
+  const responses: Record<string, unknown>[] = [];
+  for (const answer of answers) {
+    // A message the server starts (progress, a log line, a request to the client) has a method.
+    if (isObject(answer) && 'method' in answer) {
+      assert.equal(answer['jsonrpc'], '2.0', `${what}: jsonrpc of ${JSON.stringify(answer)}`);
+      assert.equal(typeof answer['method'], 'string', `${what}: method`);
+    } else {
+      responses.push(assertResponse(answer, what));
+    }
+  }
   for (const s of sent) {
     if (s.answeredId === undefined) continue;
     assert.ok(

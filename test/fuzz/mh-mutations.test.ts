@@ -20,7 +20,7 @@ import { runPipeline } from '../../src/runtime/pipeline/runner.js';
 import { Redactor } from '../../src/runtime/services/redact.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { fc, holds } from '../helpers/fuzz.js';
+import { fc, holds, replaying } from '../helpers/fuzz.js';
 
 const FIXTURES = resolve(REPO_ROOT, 'test/fixtures');
 const FAKE = resolve(FIXTURES, 'bin/fake-agent.mjs');
@@ -295,6 +295,6 @@ describe('.mh mutations', () => {
     );
     t.diagnostic(`${ran} mutants checked clean and ran`);
     // Zero mutations are allowed, so unmodified seeds run too: if none ran, the property is blind.
-    assert.ok(ran > 0, 'no mutant ran');
+    if (!replaying()) assert.ok(ran > 0, 'no mutant ran');
   });
 });

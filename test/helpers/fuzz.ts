@@ -26,6 +26,11 @@ export function runsFor(ciRuns: number): number {
   return envInt('FUZZ_RUNS') ?? ciRuns;
 }
 
+/** True when FUZZ_PATH replays one counterexample (so counts over a whole run mean nothing). */
+export function replaying(): boolean {
+  return (process.env['FUZZ_PATH'] ?? '') !== '';
+}
+
 /**
  * Checks `property` with `ciRuns` runs (or FUZZ_RUNS) and fails the test with the seed, the
  * path and the counterexample, so the failure replays with FUZZ_SEED=… FUZZ_PATH=….

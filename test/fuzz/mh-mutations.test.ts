@@ -207,6 +207,9 @@ function checkMutant(file: string, text: string) {
       span.col <= lineText.length + 1,
       `column past the line (${lineText.length}): ${where}`,
     );
+    const before = source.slice(0, span.start).split('\n');
+    const at = `${before.length}:${(before.at(-1) as string).length + 1}`;
+    assert.equal(`${span.line}:${span.col}`, at, `line:column disagrees with offset: ${where}`);
   }
   return { files, result };
 }

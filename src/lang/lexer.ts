@@ -220,7 +220,9 @@ class Lexer {
       this.#push(TOKEN.Punct, start, line, col);
       return;
     }
-    this.#pos = start + (c >= 0xd800 && c <= 0xdbff ? 2 : 1);
+    // A surrogate pair is one character; a lone high surrogate is one unit, so it never swallows
+    // the newline (or quote) after it.
+    this.#pos = start + (isSurrogatePair(c, next) ? 2 : 1);
     this.#error(unexpectedCharMessage(text.slice(start, this.#pos)), start, this.#pos, line, col);
     // Read on as the author meant, so one slip is one diagnostic: `&` as `&&`, 'x' as "x".
     if (one === '&' || one === '|') this.#push(TOKEN.Punct, start, line, col);
@@ -487,4 +489,8 @@ function unexpectedCharMessage(ch: string): string {
   const shown =
     code < 32 || code === 127 ? `U+${code.toString(16).toUpperCase().padStart(4, '0')}` : ch;
   return `unexpected character '${shown}'`;
+}
+
+function isSurrogatePair(high: number, low: number): boolean {
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
 }

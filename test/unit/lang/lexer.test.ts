@@ -111,4 +111,25 @@ describe('lexer', () => {
       assert.ok(diagnostics[0]?.message.startsWith(message), diagnostics[0]?.message);
     });
   }
+
+  // Found by test/fuzz/mh-mutations.test.ts (FUZZ_SEED=-2100977343): a lone high surrogate
+  // swallowed the newline after it, so every later diagnostic had the wrong line.
+  it('reads a lone surrogate as one character, and a surrogate pair as one', () => {
+    const spans = (src: string) =>
+      tokenize(src, 't.mh').diagnostics.map((d) => [
+        d.span.line,
+        d.span.col,
+        d.span.start,
+        d.span.end,
+      ]);
+    assert.deepEqual(spans('\ud800\n\ud800'), [
+      [1, 1, 0, 1],
+      [2, 1, 2, 3],
+    ]);
+    assert.deepEqual(spans('\udc00\n\ud800x'), [
+      [1, 1, 0, 1],
+      [2, 1, 2, 3],
+    ]);
+    assert.deepEqual(spans('\u{1F600}\n'), [[1, 1, 0, 2]]);
+  });
 });

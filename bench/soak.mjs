@@ -150,15 +150,18 @@ async function slowClients(deadline) {
     const socket = connect(port, '127.0.0.1');
     slowSockets.add(socket);
     socket.on('error', () => {});
+    // Read what the server answers (a 408), or its close would wait behind the unread bytes.
+    socket.resume();
     socket.on('close', () => {
       slowSockets.delete(socket);
       count(`slow ${kind} closed`);
     });
     if (kind === 'headers') socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nx-slow: ');
+    // 128 KiB of a declared 1 MiB, then nothing: twenty of them hold 2.5 MiB of the budget.
     else
       socket.write(
         `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n` +
-          'Content-Type: application/json\r\nContent-Length: 1048575\r\n\r\n{"jsonrpc":"2.0",',
+          `Content-Type: application/json\r\nContent-Length: 1048575\r\n\r\n${' '.repeat(128 * 1024)}`,
       );
   };
   for (let n = 0; until(deadline); await pause(500)) {

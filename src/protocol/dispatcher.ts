@@ -42,6 +42,7 @@ import {
 import { internalError, RPC_ERROR_CODES, RpcError } from './errors.js';
 import {
   classifyMessage,
+  echoId,
   errorResponse,
   exceedsDepth,
   isRecord,
@@ -220,7 +221,8 @@ export class Dispatcher {
     conn.session.touch(this.#now());
     if (exceedsDepth(message, this.#maxDepth)) {
       const error = invalidRequest('message nested too deeply', { maxDepth: this.#maxDepth });
-      return errorResponse(null, error);
+      // A request's own id, when its top level has one, so the client can match the refusal.
+      return errorResponse(echoId(message), error);
     }
     if (!Array.isArray(message)) return this.#single(message, conn, false);
     if (!conn.session.allowsBatch) {

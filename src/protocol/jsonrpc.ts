@@ -149,7 +149,7 @@ export function exceedsDepth(value: unknown, maxDepth: number): boolean {
 }
 
 /** The id to echo in an error for a malformed message: its own id when that id is valid. */
-function echoId(value: unknown): RequestId | null {
+export function echoId(value: unknown): RequestId | null {
   if (!isRecord(value)) return null;
   const id = value['id'];
   return typeof id === 'string' || typeof id === 'number' ? id : null;

@@ -202,9 +202,8 @@ export function shaped(modern: boolean): fc.Arbitrary<Shaped> {
         (finalParams === undefined || typeof finalParams === 'object') &&
         finalParams !== null;
       const validId = typeof id === 'string' || typeof id === 'number';
-      // Past the nesting limit a message is refused whole, before its id is read (id null).
-      const shallow = depth(message) <= MAX_NESTING;
-      return { message, answeredId: wellFormed && validId && shallow ? id : undefined };
+      // Past the nesting limit too (refused whole, -32600), the answer carries the message's id.
+      return { message, answeredId: wellFormed && validId ? id : undefined };
     });
 }
 

@@ -20,6 +20,8 @@ describe('Dispatcher: hostile input', () => {
       const answer = errorOf(await dispatcher.handleText(text, conn));
       assert.equal(answer.error.code, -32600);
       assert.deepEqual(answer.error.data, { maxDepth: 128 });
+      // The request's own id when its top level has one, so its client can match the refusal.
+      assert.equal(answer.id, text === deepParams ? 1 : null);
     }
   });
 

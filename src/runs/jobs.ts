@@ -9,7 +9,7 @@
  * slot until then.
  *
  * Jobs live in memory only. At most `MAX_JOBS` records are kept: a new job, once admitted,
- * evicts the record that physically completed first; running and draining records are never
+ * evicts the oldest exited record of the owner holding the most; running and draining records are never
  * evicted, and a full table of them refuses new jobs. Completed records expire `JOB_TTL_MS` after their handler
  * exited; expiry is checked on every access, so no timer keeps the process alive.
  */
@@ -260,16 +260,30 @@ export class JobRegistry {
   }
 
   /** Makes room for one more record by evicting the earliest-exited one; false when full. */
+  /**
+   * Makes room for one more record when the table is full: forgets the oldest exited record of
+   * the owner holding the most records (the caller's own, when it is that owner), so one owner
+   * starting many jobs evicts its own finished results before anyone else's unread ones.
+   */
   #makeRoom(): boolean {
     this.#expire();
     if (this.#jobs.size < this.#max) return true;
-    let oldest: JobRecord | undefined;
+    const held = new Map<string, number>();
+    for (const record of this.#jobs.values())
+      held.set(record.owner, (held.get(record.owner) ?? 0) + 1);
+    let victim: JobRecord | undefined;
+    let victimHeld = 0;
     for (const record of this.#jobs.values()) {
       if (record.exitedAt === undefined) continue;
-      if (oldest?.exitedAt === undefined || record.exitedAt < oldest.exitedAt) oldest = record;
+      const count = held.get(record.owner) ?? 0;
+      const older = victim?.exitedAt !== undefined && record.exitedAt < victim.exitedAt;
+      if (victim === undefined || count > victimHeld || (count === victimHeld && older)) {
+        victim = record;
+        victimHeld = count;
+      }
     }
-    if (!oldest) return false;
-    this.#jobs.delete(oldest.id);
+    if (!victim) return false;
+    this.#jobs.delete(victim.id);
     return true;
   }
 }

@@ -204,6 +204,33 @@ describe('JobRegistry', () => {
     jobs.cancelAll('cleanup');
   });
 
+  it('makes room from the owner holding the most records, so a flood evicts its own results first', async () => {
+    const { jobs, clock } = setup(10, 4);
+    const finishedJob = async (owner: string) => {
+      const h = handler();
+      const job = started(jobs.start(task(h.run, { owner })));
+      clock.now += 1;
+      h.finish(OK);
+      await jobs.drained();
+      return job.job_id;
+    };
+    // Bob's result is the oldest in the table, and still unread.
+    const bobs = await finishedJob('bob');
+    const mallorys = [await finishedJob('mallory'), await finishedJob('mallory')];
+    await finishedJob('mallory');
+    // Full: each new start by mallory forgets mallory's oldest, never bob's.
+    for (let i = 0; i < 5; i++) await finishedJob('mallory');
+    assert.equal(jobs.size, 4);
+    assert.equal(jobs.get(bobs, 'bob')?.status, 'succeeded', "bob's result is kept");
+    for (const id of mallorys) assert.equal(jobs.get(id, 'mallory'), undefined);
+    // Once bob holds the most, bob's own oldest goes first.
+    const bobsToo = [await finishedJob('bob'), await finishedJob('bob')];
+    await finishedJob('bob');
+    assert.equal(jobs.get(bobs, 'bob'), undefined);
+    assert.equal(jobs.get(bobsToo[1] ?? '', 'bob')?.status, 'succeeded');
+    jobs.cancelAll('cleanup');
+  });
+
   it('never evicts running or draining records: a table full of them refuses new jobs', async () => {
     const { jobs } = setup(10, 3);
     const hs = [handler(), handler(), handler()];

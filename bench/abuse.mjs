@@ -143,32 +143,36 @@ async function stalledBodies({ label, cli }) {
     const sampler = setInterval(() => {
       peak = Math.max(peak, rssBytes(pid));
     }, 20);
-    const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${MIB}\r\n\r\n`;
-    const almost = Buffer.alloc(MIB - 1, 0x20);
-    const sockets = await Promise.all(
-      Array.from(
-        { length: 250 },
-        () =>
-          new Promise((done) => {
-            const socket = connect(port, '127.0.0.1', () =>
-              socket.write(head + almost.toString(), () => done(socket)),
-            );
-            socket.on('error', () => done(socket));
-          }),
-      ),
-    );
-    await pause(3000);
-    const call = await honest.modern('tools/call', { name: 'Echo', arguments: { text: 'hi' } });
-    clearInterval(sampler);
-    const open = sockets.filter((s) => !s.destroyed).length;
-    print('stalled_bodies', label, {
-      connections: 250,
-      rss_growth_mib: Math.round((peak - before) / MIB),
-      still_open_after_3s: open,
-      honest_call_meanwhile: outcome(call),
-    });
-    for (const socket of sockets) socket.destroy();
-    honest.close();
+    try {
+      const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${MIB}\r\n\r\n`;
+      const almost = Buffer.alloc(MIB - 1, 0x20);
+      const sockets = await Promise.all(
+        Array.from(
+          { length: 250 },
+          () =>
+            new Promise((done) => {
+              const socket = connect(port, '127.0.0.1', () =>
+                socket.write(head + almost.toString(), () => done(socket)),
+              );
+              socket.on('error', () => done(socket));
+            }),
+        ),
+      );
+      await pause(3000);
+      const call = await honest.modern('tools/call', { name: 'Echo', arguments: { text: 'hi' } });
+      clearInterval(sampler);
+      const open = sockets.filter((s) => !s.destroyed).length;
+      print('stalled_bodies', label, {
+        connections: 250,
+        rss_growth_mib: Math.round((peak - before) / MIB),
+        still_open_after_3s: open,
+        honest_call_meanwhile: outcome(call),
+      });
+      for (const socket of sockets) socket.destroy();
+    } finally {
+      clearInterval(sampler);
+      honest.close();
+    }
   });
 }
 

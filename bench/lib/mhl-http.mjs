@@ -31,12 +31,16 @@ export async function startMhl({ cli = CLI, folder, args = [], env = {} }) {
     });
     void closed.then(() => fail(new Error(`server exited:\n${stderr}`)));
   });
+  // However the caller ends (a thrown error included), the server does not outlive it.
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
   return {
     port,
     pid: child.pid,
     stderr: () => stderr,
     /** SIGTERM, then the exit status. */
     stop: async () => {
+      process.off('exit', kill);
       child.kill('SIGTERM');
       return closed;
     },

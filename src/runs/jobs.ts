@@ -259,7 +259,6 @@ export class JobRegistry {
     }
   }
 
-  /** Makes room for one more record by evicting the earliest-exited one; false when full. */
   /**
    * Makes room for one more record when the table is full: forgets the oldest exited record of
    * the owner holding the most records (the caller's own, when it is that owner), so one owner

@@ -15,6 +15,7 @@
  * (`busy`, 503, retryable); the deadline (`timeout`, 408) frees the rest.
  */
 import type { IncomingMessage } from 'node:http';
+import { addressBlock } from './client-key.js';
 
 /** Largest JSON-RPC body accepted over HTTP. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -80,11 +81,23 @@ export class BodyBudget {
    */
   take(reader: Reader, bytes: number, stalledMs: number): boolean {
     reader.lastDataAt = this.#now();
-    while (!this.#fits(reader.address, bytes)) {
-      const victim = this.#stalest(reader, bytes, stalledMs);
-      if (victim === undefined) return false;
-      this.#shed++;
-      victim.shed();
+    if (!this.#fits(reader.address, bytes)) {
+      // Shed only when shedding makes room: a staller ended for nothing is a 408 for nothing.
+      const victims = this.#stalled(reader, stalledMs);
+      const freed = (own: boolean) =>
+        victims.reduce((sum, v) => sum + (!own || v.address === reader.address ? v.taken : 0), 0);
+      const ownOver = this.#over(reader.address, bytes, 'address');
+      const totalOver = this.#over(reader.address, bytes, 'total');
+      if (freed(true) < ownOver || freed(false) < totalOver) return false;
+      // Longest stalled first; its own address's first when that address is over its half.
+      for (const victim of victims) {
+        if (this.#fits(reader.address, bytes)) break;
+        if (this.#over(reader.address, bytes, 'address') > 0 && victim.address !== reader.address)
+          continue;
+        this.#shed++;
+        victim.shed();
+      }
+      if (!this.#fits(reader.address, bytes)) return false;
     }
     this.#used += bytes;
     reader.taken += bytes;
@@ -103,21 +116,22 @@ export class BodyBudget {
   }
 
   #fits(address: string, bytes: number): boolean {
-    const held = this.#held.get(address) ?? 0;
-    return this.#used + bytes <= this.capacity && held + bytes <= this.perAddress;
+    return this.#over(address, bytes, 'address') <= 0 && this.#over(address, bytes, 'total') <= 0;
   }
 
-  /** The longest-stalled other reader holding bytes, of `reader`'s address if it is over its half. */
-  #stalest(reader: Reader, bytes: number, stalledMs: number): Reader | undefined {
-    const ownOnly = (this.#held.get(reader.address) ?? 0) + bytes > this.perAddress;
+  /** By how many bytes taking `bytes` for `address` would pass its half, or the whole. */
+  #over(address: string, bytes: number, bound: 'address' | 'total'): number {
+    return bound === 'total'
+      ? this.#used + bytes - this.capacity
+      : (this.#held.get(address) ?? 0) + bytes - this.perAddress;
+  }
+
+  /** Other readers holding bytes that received nothing for `stalledMs`, longest stalled first. */
+  #stalled(reader: Reader, stalledMs: number): Reader[] {
     const before = this.#now() - stalledMs;
-    let stalest: Reader | undefined;
-    for (const other of this.#readers) {
-      if (other === reader || other.taken === 0 || other.lastDataAt > before) continue;
-      if (ownOnly && other.address !== reader.address) continue;
-      if (stalest === undefined || other.lastDataAt < stalest.lastDataAt) stalest = other;
-    }
-    return stalest;
+    return [...this.#readers]
+      .filter((r) => r !== reader && r.taken > 0 && r.lastDataAt <= before)
+      .sort((a, b) => a.lastDataAt - b.lastDataAt);
   }
 }
 
@@ -168,7 +182,7 @@ export function readBody(
       }
       done(result);
     };
-    const reader = budget.open(req.socket.remoteAddress ?? '', () =>
+    const reader = budget.open(addressBlock(req.socket.remoteAddress), () =>
       finish({ ok: false, reason: 'stalled' }),
     );
     const onData = (chunk: Buffer) => {

@@ -19,8 +19,11 @@ export function clientKey(
   return createHash('sha256').update(source).digest('hex');
 }
 
-/** An IPv4 address as is (also when IPv4-mapped), an IPv6 one as its first four groups. */
-function addressBlock(address: string | undefined): string {
+/**
+ * The block a remote address counts by, for every per-address limit: an IPv4 address as is
+ * (also when IPv4-mapped), an IPv6 one as its first four groups (its /64).
+ */
+export function addressBlock(address: string | undefined): string {
   if (address === undefined) return 'unknown';
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
   if (mapped?.[1] !== undefined) return mapped[1];
@@ -31,7 +34,13 @@ function addressBlock(address: string | undefined): string {
 /** The eight groups of an IPv6 address, `::` filled in (a zone index dropped). */
 function expandIPv6(address: string): string[] {
   const bare = address.split('%')[0] ?? address;
-  const [head = '', tail] = bare.split('::');
+  // A trailing dotted quad (`64:ff9b::1.2.3.4`) is the last two groups.
+  const quad = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(bare);
+  const hex = quad
+    ? bare.slice(0, quad.index) +
+      [1, 3].map((i) => ((Number(quad[i]) << 8) | Number(quad[i + 1])).toString(16)).join(':')
+    : bare;
+  const [head = '', tail] = hex.split('::');
   const left = head === '' ? [] : head.split(':');
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
   const fill = Array.from({ length: Math.max(0, 8 - left.length - right.length) }, () => '0');

@@ -1,6 +1,6 @@
 /**
- * The per-address connection cap: how many connections one remote address may hold open at
- * once. The total cap is Node's own `server.maxConnections`, which closes an accepted handle
+ * The per-address connection cap: how many connections one remote address (an IPv6 one by its
+ * /64) may hold open at once. The total cap is Node's own `server.maxConnections`, which closes an accepted handle
  * before any socket object is made; this one needs the address, so it runs on `connection` and
  * destroys the socket there, before a byte of it is read. Both refuse by closing: a client sees
  * a reset rather than an answer, which costs the server nothing to send.
@@ -9,6 +9,7 @@
  * shares the proxy's, so the cap has to leave room for all of them at once.
  */
 import type { Socket } from 'node:net';
+import { addressBlock } from './client-key.js';
 
 export class AddressCaps {
   readonly #perAddress: number;
@@ -27,9 +28,9 @@ export class AddressCaps {
 
   /** Counts `socket` against its address; false (and nothing counted) when it is over the cap. */
   admit(socket: Socket): boolean {
-    const address = socket.remoteAddress;
-    // No address: the peer is already gone.
-    if (address === undefined) return false;
+    // No address: the peer is already gone. An IPv6 host counts by its /64, as everywhere.
+    if (socket.remoteAddress === undefined) return false;
+    const address = addressBlock(socket.remoteAddress);
     const open = this.#open.get(address) ?? 0;
     if (open >= this.#perAddress) {
       this.#refused++;

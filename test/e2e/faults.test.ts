@@ -13,35 +13,14 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
-import { modern, send, serverStarter } from '../helpers/http-server.js';
+import { call, modern, send, serverStarter } from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
 import { readPid } from '../helpers/processes.js';
+import { settle } from '../helpers/runs.js';
 import { freeBytes, needMount, writeFiller } from '../helpers/tmpfs.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/faults');
 const start = serverStarter(FOLDER, 'SIGKILL');
-
-/** A stateless call's result; fails the test on a JSON-RPC error. */
-async function call(
-  port: number,
-  method: string,
-  params: Record<string, unknown> = {},
-): Promise<Record<string, unknown>> {
-  const reply = await modern(port, method, params);
-  const body = reply.json();
-  assert.equal(body['error'], undefined, `${method}: ${reply.text}`);
-  return body['result'] as Record<string, unknown>;
-}
-
-function settle(port: number, runId: string): Promise<Record<string, unknown>> {
-  return until(
-    async () => {
-      const view = await call(port, 'run/status', { runId });
-      return view['state'] === 'working' || view['state'] === 'queued' ? undefined : view;
-    },
-    { what: `run ${runId} to settle`, timeoutMs: 30_000 },
-  );
-}
 
 /** Every file under `root`, relative, with its text. */
 function files(root: string): Map<string, string> {

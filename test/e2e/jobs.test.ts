@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
@@ -8,16 +7,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI, REPO_ROOT, tempDir } from '../helpers/cli.js';
-import { HttpServer } from '../helpers/http-server.js';
+import { HttpServer, MODERN_META, MODERN_VERSION, send } from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
 import { stdioStarter } from '../helpers/stdio-server.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/jobs');
 const HOLD_SCRIPT = join(FOLDER, 'hold.mjs');
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
 const UNKNOWN_JOB = `job-${'0'.repeat(32)}`;
 
 type LogLine = Record<string, unknown>;
@@ -124,38 +119,19 @@ interface RpcReply {
 
 let nextId = 1;
 /** One modern (stateless) JSON-RPC request over raw HTTP. */
-function rpc(port: number, method: string, params: Record<string, unknown>): Promise<RpcReply> {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: nextId++,
-    method,
-    params: { ...params, _meta: MODERN_META },
+async function rpc(
+  port: number,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<RpcReply> {
+  const reply = await send(port, {
+    headers: {
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN_VERSION,
+    },
+    body: { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: MODERN_META } },
   });
-  return new Promise((done, fail) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: '/mcp',
-        agent: false,
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d: string) => {
-          text += d;
-        });
-        res.on('end', () => done(JSON.parse(text) as RpcReply));
-      },
-    );
-    req.on('error', fail);
-    req.end(body);
-  });
+  return JSON.parse(reply.text) as RpcReply;
 }
 
 async function call(port: number, name: string, args: unknown): Promise<ToolReply> {

@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,6 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, REPO_ROOT, tempDir } from '../helpers/cli.js';
 import {
+  legacyEventStream,
   MODERN_META,
   MODERN_VERSION,
   modern,
@@ -272,17 +272,7 @@ describe('prompts, completion, logging and subscriptions over the wire', () => {
   it('gives a legacy session one standing GET stream, ended with the session', async () => {
     const server = start();
     const port = await server.ready;
-    const init = await send(port, {
-      headers: { accept: 'application/json, text/event-stream' },
-      body: rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {} }),
-    });
-    const session = init.headers['mcp-session-id'] as string;
-    const headers = { accept: 'text/event-stream', 'mcp-session-id': session };
-    const opened = new Promise<IncomingMessage>((done, fail) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', headers, agent: false });
-      req.on('response', done).on('error', fail).end();
-    });
-    const stream = await opened;
+    const { headers, stream } = await legacyEventStream(port);
     assert.deepEqual(
       [stream.statusCode, stream.headers['content-type']],
       [200, 'text/event-stream'],

@@ -10,9 +10,20 @@ import { Agent } from 'node:http';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
-import { MODERN_META, modern, rpc, send, serverStarter } from '../helpers/http-server.js';
+import {
+  call,
+  inLegacySession,
+  MODERN_META,
+  modern,
+  openLegacySession,
+  resultOf,
+  rpc,
+  send,
+  serverStarter,
+} from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
 import { isAlive, readPid } from '../helpers/processes.js';
+import { settle } from '../helpers/runs.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/runs');
 const CWD = { context: { cwd: REPO_ROOT } };
@@ -22,68 +33,14 @@ const BOB = { authorization: 'Bearer k', 'x-who': 'bob' };
 
 const start = serverStarter(FOLDER, 'SIGKILL');
 
-async function call(
-  port: number,
-  method: string,
-  params: Record<string, unknown>,
-  headers: Record<string, string> = {},
-): Promise<Record<string, unknown>> {
-  const reply = await modern(port, method, params, headers);
-  const body = reply.json();
-  assert.equal(body['error'], undefined, `${method}: ${reply.text}`);
-  return body['result'] as Record<string, unknown>;
-}
-
-function settle(
-  port: number,
-  runId: string,
-  headers: Record<string, string> = {},
-): Promise<Record<string, unknown>> {
-  return until(
-    async () => {
-      const view = await call(port, 'run/status', { runId }, headers);
-      return view['state'] === 'working' || view['state'] === 'queued' ? undefined : view;
-    },
-    { what: `run ${runId} to settle`, timeoutMs: 30_000 },
-  );
-}
-
-/** A legacy (2025-11-25) session without a principal; resolves to its id. */
-async function openSession(port: number): Promise<string> {
-  const init = await send(port, {
-    headers: { accept: 'application/json, text/event-stream' },
-    body: rpc(0, 'initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'raw', version: '1' },
-    }),
-  });
-  const id = init.headers['mcp-session-id'];
-  assert.equal(typeof id, 'string', init.text);
-  await send(port, {
-    headers: { 'mcp-session-id': id as string, 'mcp-protocol-version': '2025-11-25' },
-    body: { jsonrpc: '2.0', method: 'notifications/initialized' },
-  });
-  return id as string;
-}
-
+/** A legacy session's request, its result; fails the test on a JSON-RPC error. */
 async function inSession(
   port: number,
   session: string,
   method: string,
   params: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
-  const reply = await send(port, {
-    headers: {
-      accept: 'application/json, text/event-stream',
-      'mcp-session-id': session,
-      'mcp-protocol-version': '2025-11-25',
-    },
-    body: rpc(7, method, params),
-  });
-  const body = reply.json();
-  assert.equal(body['error'], undefined, `${method}: ${reply.text}`);
-  return body['result'] as Record<string, unknown>;
+  return resultOf(await inLegacySession(port, session, method, params), method);
 }
 
 function median(values: readonly number[]): number {
@@ -133,7 +90,7 @@ describe('async runs shared by many callers', () => {
     const server = start();
     const port = await server.ready;
     const dir = tempDir('mhl-runs-');
-    const session = await openSession(port);
+    const session = await openLegacySession(port);
     const started = await inSession(port, session, 'run/start', {
       name: 'Blocker',
       arguments: { dir, ...CWD },
@@ -148,7 +105,7 @@ describe('async runs shared by many callers', () => {
     await server.logged(/"msg":"runs released"/);
     assert.equal(isAlive(pid), true, 'the run outlives its session');
     writeFileSync(join(dir, 'go'), '');
-    const other = await openSession(port);
+    const other = await openLegacySession(port);
     const view = await until(
       async () => {
         const v = await inSession(port, other, 'run/status', { runId });

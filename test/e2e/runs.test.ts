@@ -10,85 +10,29 @@ import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
-import { modern, type Reply, rpc, send, serverStarter } from '../helpers/http-server.js';
+import {
+  call,
+  inLegacySession,
+  modern,
+  openLegacySession,
+  rpc,
+  send,
+  serverStarter,
+} from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
 import { isAlive, readPid } from '../helpers/processes.js';
+import { settle } from '../helpers/runs.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/runs');
 const CWD = { context: { cwd: REPO_ROOT } };
 
 const start = serverStarter(FOLDER, 'SIGKILL');
 
-/** The result of a stateless call, failing the test on a JSON-RPC error. */
-async function call(
-  port: number,
-  method: string,
-  params: Record<string, unknown> = {},
-  headers: Record<string, string> = {},
-): Promise<Record<string, unknown>> {
-  const reply = await modern(port, method, params, headers);
-  const body = reply.json();
-  assert.equal(body['error'], undefined, `${method}: ${reply.text}`);
-  return body['result'] as Record<string, unknown>;
-}
-
-/** Polls `run/status` until the run leaves queued/working, for up to 30 s. */
-function settle(
-  port: number,
-  runId: string,
-  headers: Record<string, string> = {},
-): Promise<Record<string, unknown>> {
-  return until(
-    async () => {
-      const view = await call(port, 'run/status', { runId }, headers);
-      return view['state'] === 'working' || view['state'] === 'queued' ? undefined : view;
-    },
-    { what: `run ${runId} to settle`, timeoutMs: 30_000 },
-  );
-}
-
 /** Starts a Blocker run and waits until its Hold step is running; resolves the held pid too. */
 async function startHeld(port: number, dir: string): Promise<{ runId: string; pid: number }> {
   const view = await call(port, 'run/start', { name: 'Blocker', arguments: { dir, ...CWD } });
   const pid = await until(() => readPid(join(dir, 'hold.pid')), { what: 'the Hold step to start' });
   return { runId: view['runId'] as string, pid };
-}
-
-/** A legacy (2025-11-25) session on the raw wire; resolves to its id. */
-async function openSession(port: number, headers: Record<string, string> = {}): Promise<string> {
-  const init = await send(port, {
-    headers: { accept: 'application/json, text/event-stream', ...headers },
-    body: rpc(0, 'initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'raw', version: '1' },
-    }),
-  });
-  const id = init.headers['mcp-session-id'];
-  assert.equal(typeof id, 'string', init.text);
-  await send(port, {
-    headers: { 'mcp-session-id': id as string, 'mcp-protocol-version': '2025-11-25', ...headers },
-    body: { jsonrpc: '2.0', method: 'notifications/initialized' },
-  });
-  return id as string;
-}
-
-function inSession(
-  port: number,
-  session: string,
-  method: string,
-  params: Record<string, unknown>,
-  headers: Record<string, string> = {},
-): Promise<Reply> {
-  return send(port, {
-    headers: {
-      accept: 'application/json, text/event-stream',
-      'mcp-session-id': session,
-      'mcp-protocol-version': '2025-11-25',
-      ...headers,
-    },
-    body: rpc(7, method, params),
-  });
 }
 
 describe('async runs over HTTP', () => {
@@ -219,20 +163,20 @@ describe('async runs over HTTP', () => {
     // Legacy sessions without a principal: the run belongs to the session that started it.
     const plain = start();
     const plainPort = await plain.ready;
-    const mine = await openSession(plainPort);
-    const theirs = await openSession(plainPort);
+    const mine = await openLegacySession(plainPort);
+    const theirs = await openLegacySession(plainPort);
     const started = (
-      await inSession(plainPort, mine, 'run/start', { name: 'Approval', arguments: CWD })
+      await inLegacySession(plainPort, mine, 'run/start', { name: 'Approval', arguments: CWD })
     ).json();
     const id = (started['result'] as { runId: string }).runId;
     for (const [method, params] of probes) {
-      const foreign = await inSession(plainPort, theirs, method, params(id));
-      const unknown = await inSession(plainPort, theirs, method, params(random));
+      const foreign = await inLegacySession(plainPort, theirs, method, params(id));
+      const unknown = await inLegacySession(plainPort, theirs, method, params(random));
       assert.equal(foreign.text.split(id).join(random), unknown.text, method);
     }
-    const own = (await inSession(plainPort, mine, 'run/status', { runId: id })).json();
+    const own = (await inLegacySession(plainPort, mine, 'run/status', { runId: id })).json();
     assert.equal((own['result'] as { runId: string }).runId, id);
-    const list = (await inSession(plainPort, theirs, 'run/list', {})).json();
+    const list = (await inLegacySession(plainPort, theirs, 'run/list', {})).json();
     assert.deepEqual((list['result'] as { runs: unknown[] }).runs, []);
   });
 

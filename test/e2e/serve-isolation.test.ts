@@ -11,7 +11,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { modern, type Reply, rpc, send, serverStarter } from '../helpers/http-server.js';
+import {
+  inLegacySession,
+  modern,
+  openLegacySession,
+  type Reply,
+  serverStarter,
+} from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/kv');
@@ -41,35 +47,6 @@ function seenIn(result: Record<string, unknown>): Seen {
   assert.notEqual(result['isError'], true, JSON.stringify(result));
   const vars = result['structuredContent'] as Record<string, unknown>;
   return { before: vars['before'], after: vars['after'] };
-}
-
-async function openSession(port: number): Promise<string> {
-  const init = await send(port, {
-    headers: { accept: 'application/json, text/event-stream' },
-    body: rpc(0, 'initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'kv-test', version: '1' },
-    }),
-  });
-  const id = init.headers['mcp-session-id'];
-  assert.equal(typeof id, 'string', init.text);
-  await send(port, {
-    headers: { 'mcp-session-id': id as string, 'mcp-protocol-version': '2025-11-25' },
-    body: { jsonrpc: '2.0', method: 'notifications/initialized' },
-  });
-  return id as string;
-}
-
-function inSession(port: number, session: string, method: string, params: unknown) {
-  return send(port, {
-    headers: {
-      accept: 'application/json, text/event-stream',
-      'mcp-session-id': session,
-      'mcp-protocol-version': '2025-11-25',
-    },
-    body: rpc(7, method, params),
-  });
 }
 
 describe('kv memories are scoped to one run', () => {
@@ -119,11 +96,11 @@ describe('kv memories are scoped to one run', () => {
   it('two legacy sessions calling the same workflow never see each other’s kv values', async () => {
     const server = start();
     const port = await server.ready;
-    const [one, two] = await Promise.all([openSession(port), openSession(port)]);
+    const [one, two] = await Promise.all([openLegacySession(port), openLegacySession(port)]);
     const remember = async (session: string, secret: string): Promise<Seen> =>
       seenIn(
         resultOf(
-          await inSession(port, session, 'tools/call', {
+          await inLegacySession(port, session, 'tools/call', {
             name: 'Remember',
             arguments: { secret },
           }),

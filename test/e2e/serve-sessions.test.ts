@@ -8,11 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
-import { type Reply, rpc, send, serverStarter } from '../helpers/http-server.js';
+import { exchange, type Reply, rpc, send, serverStarter } from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/serve-steps');
@@ -237,38 +236,11 @@ describe('mhl serve mcp --http: busy sessions outlive a flood and the sweep', ()
 
 /** A POST read as it arrives: its head first, then its whole body. */
 function post(port: number, id: string, message: unknown) {
-  let onHead: (head: { status: number; headers: IncomingHttpHeaders }) => void = () => {};
-  const head = new Promise<{ status: number; headers: IncomingHttpHeaders }>((done) => {
-    onHead = done;
+  const { head, reply } = exchange(port, {
+    headers: { accept: BOTH, 'mcp-session-id': id, 'mcp-protocol-version': LEGACY },
+    body: message,
   });
-  const body = new Promise<string>((done, fail) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: '/mcp',
-        agent: false,
-        headers: {
-          'content-type': 'application/json',
-          accept: BOTH,
-          'mcp-session-id': id,
-          'mcp-protocol-version': LEGACY,
-        },
-      },
-      (res) => {
-        onHead({ status: res.statusCode ?? 0, headers: res.headers });
-        let text = '';
-        res.setEncoding('utf8').on('data', (d: string) => {
-          text += d;
-        });
-        res.on('end', () => done(text));
-      },
-    );
-    req.on('error', fail);
-    req.end(JSON.stringify(message));
-  });
-  return { head, body };
+  return { head, body: reply.then((r) => r.text) };
 }
 
 describe('mhl serve mcp --http: a request whose session ends', () => {

@@ -8,12 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
 import {
+  legacyEventStream,
   MODERN_META,
   MODERN_VERSION,
   modern,
@@ -98,38 +99,10 @@ function rss(pid: number): number {
 
 /** A stateless `server/discover` from the loopback address `from`. */
 function discover(port: number, from: string): Promise<Reply> {
-  const body = JSON.stringify(rpc(1, 'server/discover', { _meta: MODERN_META }));
-  return new Promise((done, fail) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        localAddress: from,
-        method: 'POST',
-        path: '/mcp',
-        agent: false,
-        headers: {
-          'content-type': 'application/json',
-          'mcp-protocol-version': MODERN_VERSION,
-          'mcp-method': 'server/discover',
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d: string) => {
-          text += d;
-        });
-        res.on('end', () =>
-          done({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text,
-            json: () => JSON.parse(text) as Record<string, unknown>,
-          }),
-        );
-      },
-    );
-    req.on('error', fail).end(body);
+  return send(port, {
+    localAddress: from,
+    headers: { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'server/discover' },
+    body: rpc(1, 'server/discover', { _meta: MODERN_META }),
   });
 }
 
@@ -204,16 +177,7 @@ describe('mhl serve mcp --http against slow clients', () => {
   it('lets an event stream and a slow tools/call outlive the request deadline', async () => {
     const server = start(['--headers-timeout', '200ms', '--request-timeout', '200ms']);
     const port = await server.ready;
-    const init = await send(port, {
-      headers: { accept: 'application/json, text/event-stream' },
-      body: rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {} }),
-    });
-    const session = init.headers['mcp-session-id'] as string;
-    const headers = { accept: 'text/event-stream', 'mcp-session-id': session };
-    const stream = await new Promise<IncomingMessage>((done, fail) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', headers, agent: false });
-      req.on('response', done).on('error', fail).end();
-    });
+    const { session, headers, stream } = await legacyEventStream(port);
     assert.equal(stream.statusCode, 200);
     const ended = new Promise<void>((done) => stream.on('end', done).resume());
     // The clock: a connection that stalls in its headers meanwhile is closed at the deadline.

@@ -18,15 +18,7 @@ import {
   send,
   serverStarter,
 } from '../helpers/http-server.js';
-import {
-  assertAnswers,
-  assertNoLeak,
-  batch,
-  bytes,
-  type Shaped,
-  shaped,
-  truncated,
-} from './wire.js';
+import { assertAnswers, assertNoLeak, type Era, payload, type Shaped } from './wire.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/fuzz/serve');
 /** Statuses /mcp may answer a POST with; 500 (or a dropped connection) is always a bug. */
@@ -62,8 +54,6 @@ before(async () => {
   }
 });
 
-type Era = 'legacy' | 'batches' | 'modern';
-
 /** One POST: the body, what it holds (for id checks) and era headers matching its method. */
 interface Post {
   readonly body: string | Buffer;
@@ -75,30 +65,12 @@ interface Post {
 }
 
 function post(era: Era): fc.Arbitrary<Post> {
-  const one = fc.tuple(shaped(era === 'modern'), fc.boolean()).map(([s, stream]) => ({
-    body: JSON.stringify(s.message),
-    sent: [s],
-    method: s.message['method'],
-    name: (s.message['params'] as { name?: unknown } | undefined)?.name,
-    stream,
-  }));
-  return fc.oneof(
-    { weight: 6, arbitrary: one },
-    {
-      weight: 1,
-      arbitrary: fc.jsonValue().map((v) => ({ body: JSON.stringify(v) ?? 'null', sent: [] })),
-    },
-    { weight: 1, arbitrary: bytes.map((b) => ({ body: b, sent: [] })) },
-    { weight: 1, arbitrary: truncated.map((t) => ({ body: t, sent: [] })) },
-    {
-      weight: 2,
-      arbitrary: batch(era === 'modern').map((b) => ({
-        body: JSON.stringify(b.map((s) => s.message)),
-        // Only a 2025-03-26 session answers a batch's members; elsewhere one refusal comes back.
-        sent: era === 'batches' ? b : [],
-      })),
-    },
-  );
+  return fc.tuple(payload(era), fc.boolean()).map(([p, stream]) => {
+    if (p.single === undefined) return { body: p.data, sent: p.sent };
+    const { message } = p.single;
+    const name = (message['params'] as { name?: unknown } | undefined)?.name;
+    return { body: p.data, sent: p.sent, method: message['method'], name, stream };
+  });
 }
 
 function headersFor(era: Era, p: Post): Record<string, string> {

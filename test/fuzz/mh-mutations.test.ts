@@ -21,6 +21,7 @@ import { Redactor } from '../../src/runtime/services/redact.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { fc, holds, replaying } from '../helpers/fuzz.js';
+import { MH_FRAGMENTS } from '../helpers/mh-fragments.js';
 
 const FIXTURES = resolve(REPO_ROOT, 'test/fixtures');
 const FAKE = resolve(FIXTURES, 'bin/fake-agent.mjs');
@@ -64,29 +65,9 @@ const SOURCES = [...FILES.keys()].filter((p) => p.endsWith('.mh')).sort();
 /** Natives and constructs a mutant must not reach when run: anything that acts outside. */
 const EFFECTS = /\b(?:cmd|fs|dir|git|http|env|import|spawn|kv|memory)\b|\bagent\b(?![\s\S]*Echo)/;
 const TOKENS = [
-  '{',
-  '}',
-  '(',
-  ')',
-  '[',
-  ']',
-  '"',
-  '"""',
-  '${',
-  '->',
-  ',',
-  ':',
-  '=',
-  '.',
-  '?.',
-  '\n',
-  'step',
-  'if',
-  'else',
-  'goto',
+  ...MH_FRAGMENTS,
   'while',
   'for',
-  'var',
   'const',
   'return',
   'break',
@@ -96,15 +77,9 @@ const TOKENS = [
   'fail("x")',
   'pause("x")',
   'workflow',
-  'pipeline',
   'input',
   'output:',
-  '30s',
-  '1.5',
   '-1',
-  '\\',
-  '\u0000',
-  '\u{1F600}',
   '\r\n',
   '\t',
   '\uFEFF',

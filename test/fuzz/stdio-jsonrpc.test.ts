@@ -14,15 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { CLI, REPO_ROOT } from '../helpers/cli.js';
 import { fc, holds } from '../helpers/fuzz.js';
 import { MODERN_META } from '../helpers/http-server.js';
-import {
-  assertNoLeak,
-  assertResponse,
-  batch,
-  bytes,
-  type Shaped,
-  shaped,
-  truncated,
-} from './wire.js';
+import { assertNoLeak, assertResponse, type Era, payload } from './wire.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/fuzz/serve');
 const ANSWER_MS = 10_000;
@@ -106,7 +98,6 @@ class Lines {
   }
 }
 
-type Era = 'legacy' | 'batches' | 'modern';
 const servers = { legacy: new Lines(), batches: new Lines(), modern: new Lines() };
 let probes = 0;
 
@@ -142,37 +133,9 @@ before(async () => {
   await handshake('batches');
 });
 
-interface Line {
-  readonly data: string | Buffer;
-  readonly sent: readonly Shaped[];
-}
-
-function line(era: Era): fc.Arbitrary<Line> {
-  const modern = era === 'modern';
-  return fc.oneof(
-    {
-      weight: 6,
-      arbitrary: shaped(modern).map((s) => ({ data: JSON.stringify(s.message), sent: [s] })),
-    },
-    {
-      weight: 1,
-      arbitrary: fc.jsonValue().map((v) => ({ data: JSON.stringify(v) ?? 'null', sent: [] })),
-    },
-    { weight: 1, arbitrary: bytes.map((b) => ({ data: b, sent: [] })) },
-    { weight: 1, arbitrary: truncated.map((t) => ({ data: t, sent: [] })) },
-    {
-      weight: 2,
-      arbitrary: batch(modern).map((b) => ({
-        data: JSON.stringify(b.map((s) => s.message)),
-        sent: era === 'batches' ? b : [],
-      })),
-    },
-  );
-}
-
 function property(era: Era) {
   const server = servers[era];
-  return fc.asyncProperty(line(era), async (l) => {
+  return fc.asyncProperty(payload(era), async (l) => {
     server.current = typeof l.data === 'string' ? l.data : l.data.toString('latin1');
     const answers = l.sent.flatMap((s) => (s.answeredId === undefined ? [] : [s.answeredId]));
     const waiting = [...new Set(answers)].map((id) => server.answer(id));

@@ -250,6 +250,53 @@ export function batch(modern: boolean): fc.Arbitrary<Shaped[]> {
   });
 }
 
+/**
+ * The three eras a wire property runs in: a legacy (2025-11-25) session, a 2025-03-26 session
+ * (the one that accepts batches), and stateless 2026-07-28 requests.
+ */
+export type Era = 'legacy' | 'batches' | 'modern';
+
+/** One POST body or stdio line, sent whole. */
+export interface Payload {
+  readonly data: string | Buffer;
+  /** The messages in it whose answers are owed (for id checks). */
+  readonly sent: readonly Shaped[];
+  /** The message, when the payload is a single shaped one. */
+  readonly single?: Shaped;
+}
+
+/**
+ * What one body or line holds in `era`: mostly a single shaped message, else any JSON, raw
+ * bytes, a truncated request or a batch.
+ */
+export function payload(era: Era): fc.Arbitrary<Payload> {
+  const modern = era === 'modern';
+  return fc.oneof(
+    {
+      weight: 6,
+      arbitrary: shaped(modern).map((s) => ({
+        data: JSON.stringify(s.message),
+        sent: [s],
+        single: s,
+      })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.jsonValue().map((v) => ({ data: JSON.stringify(v) ?? 'null', sent: [] })),
+    },
+    { weight: 1, arbitrary: bytes.map((b) => ({ data: b, sent: [] })) },
+    { weight: 1, arbitrary: truncated.map((t) => ({ data: t, sent: [] })) },
+    {
+      weight: 2,
+      arbitrary: batch(modern).map((b) => ({
+        data: JSON.stringify(b.map((s) => s.message)),
+        // Only a 2025-03-26 session answers a batch's members; elsewhere one refusal comes back.
+        sent: era === 'batches' ? b : [],
+      })),
+    },
+  );
+}
+
 /** What the server's cwd, a stack frame or an absolute home path looks like in a body. */
 const LEAKS: readonly RegExp[] = [
   /\bat [^\n]*\.(?:js|ts|mjs):\d+/,

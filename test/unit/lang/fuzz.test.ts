@@ -11,43 +11,12 @@ import { describe, it } from 'node:test';
 import { checkFiles } from '../../../src/lang/checker.js';
 import { tokenize } from '../../../src/lang/lexer.js';
 import { memoryHost } from '../../../src/lang/source-host.js';
+import { MH_FRAGMENTS } from '../../helpers/mh-fragments.js';
 
 const MUTATIONS = 10_000;
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures/samples');
-const INSERTS = [
-  '{',
-  '}',
-  '(',
-  ')',
-  '[',
-  ']',
-  '"',
-  '"""',
-  '${',
-  '->',
-  ',',
-  ':',
-  '=',
-  '.',
-  '..',
-  '?.',
-  '^',
-  '\n',
-  'step',
-  'if',
-  'else',
-  'goto',
-  'spawn',
-  'wait',
-  'var',
-  'agent',
-  'pipeline',
-  '30s',
-  '1.5',
-  '\\',
-  '\u0000',
-  '\u{1F600}',
-];
+// Every fragment is only parsed here, so constructs that act (spawn, agent) are fair game.
+const INSERTS = [...MH_FRAGMENTS, '..', '^', 'spawn', 'wait', 'agent'];
 
 function mulberry32(seed: number): () => number {
   let a = seed >>> 0;

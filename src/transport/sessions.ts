@@ -30,7 +30,7 @@ export const MAX_SESSIONS_PER_CLIENT = 100;
 /** A session seen more recently than this is never evicted to make room (capped by the TTL). */
 export const EVICTABLE_AFTER_MS = 5 * 60 * 1000;
 /** Retry-After when every candidate is busy or kept: requests end, and idle sessions get swept. */
-const PINNED_RETRY_MS = 60_000;
+const NO_CANDIDATE_RETRY_MS = 60_000;
 
 /** Whether a session must be kept; made once per eviction, so it may use a snapshot. */
 export type KeepTest = (session: Session) => boolean;
@@ -219,7 +219,7 @@ export class SessionTable {
       }
     }
     const retryAfterMs =
-      waiting === undefined ? PINNED_RETRY_MS : this.#evictableAfterMs - waiting.idleFor(now);
+      waiting === undefined ? NO_CANDIDATE_RETRY_MS : this.#evictableAfterMs - waiting.idleFor(now);
     return client === undefined
       ? { cap: 'server', limit: this.#max, retryAfterMs }
       : { cap: 'client', limit: this.#maxPerClient, retryAfterMs };

@@ -4,6 +4,7 @@
  * transports and surfaces, and imports neither, nor the catalog or runtime.
  */
 export type { ServerDescription } from './builtins.js';
+export { cancelTarget } from './builtins.js';
 export type {
   ClientRequester,
   Connection,

@@ -375,16 +375,25 @@ function readSlowClientLimits(flags: ServeFlags) {
     MAX_BODY_BUFFER_MIB,
     `--body-buffer-mib takes a whole number of MiB from ${MIN_BODY_BUFFER_MIB} to ${MAX_BODY_BUFFER_MIB}`,
   );
+  const maxConnections = cap(flags.maxConnections, DEFAULT_MAX_CONNECTIONS, '--max-connections');
+  const maxConnectionsPerAddress = cap(
+    flags.maxConnectionsPerAddress,
+    // The default never exceeds the global cap; an explicit value above it is a mistake.
+    Math.min(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, maxConnections),
+    '--max-connections-per-address',
+  );
+  if (maxConnectionsPerAddress > maxConnections) {
+    throw new Refused(
+      `--max-connections-per-address (${maxConnectionsPerAddress}) cannot exceed ` +
+        `--max-connections (${maxConnections}): one address is one share of all connections`,
+    );
+  }
   return {
     headersTimeoutMs,
     requestTimeoutMs,
     bodyTimeoutMs: deadline(flags.bodyTimeout, DEFAULT_BODY_TIMEOUT_MS, '--body-timeout'),
-    maxConnections: cap(flags.maxConnections, DEFAULT_MAX_CONNECTIONS, '--max-connections'),
-    maxConnectionsPerAddress: cap(
-      flags.maxConnectionsPerAddress,
-      DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
-      '--max-connections-per-address',
-    ),
+    maxConnections,
+    maxConnectionsPerAddress,
     bodyBufferBytes: bufferMib * 1024 * 1024,
   };
 }

@@ -43,12 +43,14 @@ export interface MhlServer {
   readonly version: string;
   /** Names of the served workflows, for the start-up log line. */
   readonly workflows: readonly string[];
+  /** True while a request is in flight on a legacy session: it is neither swept nor evicted. */
+  sessionBusy(session: Session): boolean;
   /**
-   * What keeps a legacy session from being swept or evicted, as of now: a request in flight on
-   * it, or a run or job under way that it owns (only without a principal: a principal's work
-   * outlives any one of its sessions).
+   * The test, as of now, of legacy sessions that own a run or job under way (only without a
+   * principal: a principal's work outlives any one of its sessions): they are not evicted to
+   * make room at a cap, but the idle sweep still ends them (their runs are released).
    */
-  sessionPins(): (session: Session) => boolean;
+  sessionKeeps(): (session: Session) => boolean;
   /** Starts the surfaces' background work; once, before serving. */
   start(): void;
   /** Shutdown's first phase: admission closes at once; runs may finish (`--drain-timeout`). */
@@ -134,7 +136,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     ...loggingMethods(),
     ...subscriptions.methods(),
   ]);
-  // A session's owner digest, made once: the pins are tested on every session at each sweep.
+  // A session's owner digest, made once: the keep test is asked of many sessions at an eviction.
   const ownerKeys = new WeakMap<Session, string>();
   const ownerKey = (session: Session): string => {
     let key = ownerKeys.get(session);
@@ -151,11 +153,12 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     metrics,
     version: parts.version,
     workflows: [...parts.catalog.workflows.keys()],
-    sessionPins: () => {
+    sessionBusy: (session) => dispatcher.inFlightOn(session) > 0,
+    // Without a principal, only the session reaches its runs and jobs: eviction spares it.
+    sessionKeeps: () => {
       const owners = new Set(surfaces.flatMap((s) => [...(s.activeOwners?.() ?? [])]));
       return (session) =>
-        dispatcher.inFlightOn(session) > 0 ||
-        (owners.size > 0 && session.principal === undefined && owners.has(ownerKey(session)));
+        owners.size > 0 && session.principal === undefined && owners.has(ownerKey(session));
     },
     start: () => {
       for (const surface of surfaces) surface.start?.();

@@ -48,7 +48,8 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
       max: http.maxSessions,
       maxPerClient: http.maxSessionsPerClient,
       ...(http.sessionIdleTtlMs !== undefined ? { ttlMs: http.sessionIdleTtlMs } : {}),
-      pins: server.sessionPins,
+      busy: server.sessionBusy,
+      keeps: server.sessionKeeps,
     },
     body,
   });

@@ -30,7 +30,7 @@ export interface McpEndpointOptions {
   readonly shuttingDown: () => boolean;
   /** Clock for session activity; `Date.now` by default. */
   readonly now?: () => number;
-  /** The session caps, idle TTL and pins (`--max-sessions`, `--max-sessions-per-client`). */
+  /** The session caps, idle TTL and what keeps a session (`--max-sessions`, `--max-sessions-per-client`). */
   readonly sessions?: Omit<SessionTableOptions, 'onEnd'>;
   /** The deadline and shared budget of every POST body. */
   readonly body: BodyLimits;

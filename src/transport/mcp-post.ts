@@ -16,7 +16,6 @@ import {
   type DispatchResult,
   errorResponse,
   isRecord,
-  type JsonRpcErrorResponse,
   type JsonRpcNotification,
   LEGACY_VERSIONS,
   META_KEYS,
@@ -42,6 +41,7 @@ import { clientKey } from './client-key.js';
 import { sendJson } from './respond.js';
 import type { SessionRefusal, SessionTable } from './sessions.js';
 import { acceptsEventStream, EventStream } from './sse.js';
+import { withOwed } from './unanswered.js';
 
 /** The dispatcher calls the HTTP transport needs (`Dispatcher` satisfies it). */
 export interface McpDispatcher {
@@ -125,7 +125,21 @@ export async function handleMcpPost(
   try {
     checkHeaders(req, message, methodPath);
     const { session, created } = resolveSession(req, message, ctx);
-    await dispatch(req, res, message, session, created, ctx);
+    // Room for the session is reserved before the `initialize` runs: a refusal costs nothing.
+    const client =
+      created === 'initialize' && idOf(message) !== null
+        ? clientKey(principalOf(req, ctx.principalHeader), req.socket.remoteAddress)
+        : undefined;
+    const full = client === undefined ? undefined : ctx.sessions.admit(ctx.now(), client);
+    if (full !== undefined) {
+      ctx.onRefused?.(full.cap);
+      return refuseSession(res, idOf(message), full);
+    }
+    try {
+      await dispatch(req, res, message, session, created, ctx);
+    } finally {
+      if (client !== undefined && !ctx.sessions.holds(session)) ctx.sessions.release(client);
+    }
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
     sendJson(res, error.status, errorResponse(idOf(message), error.error));
@@ -272,55 +286,24 @@ async function dispatch(
   if (res.destroyed) return;
   // The end of a request is activity too: a long call does not leave its session looking idle.
   if (created === undefined) session.touch(ctx.now());
-  const unanswered =
-    answer === undefined ? endedRefusal(message, session, created, ctx) : undefined;
+  const gone = created === undefined && !ctx.sessions.holds(session);
+  const ended = ctx.shuttingDown() ? 'shutdown' : gone ? 'session' : undefined;
+  const final = withOwed(message, answer, ended);
   if (stream?.started) {
     // The status (200) is already on the wire: errors travel in the last event.
-    const final = answer ?? unanswered?.response;
     return stream.end(final === undefined ? [] : Array.isArray(final) ? final : [final]);
   }
-  if (answer === undefined) {
-    if (unanswered !== undefined) return sendJson(res, unanswered.status, unanswered.response);
+  if (final === undefined) {
     res.writeHead(202).end();
     return;
   }
+  // Nothing but owed errors: the status of a single one (shutdown 503, an ended session 404).
+  if (answer === undefined) return sendJson(res, ended === 'shutdown' ? 503 : 404, final);
   if (created === 'initialize' && !Array.isArray(answer) && 'result' in answer) {
-    const client = clientKey(principal, req.socket.remoteAddress);
-    const full = ctx.sessions.add(session, ctx.now(), client);
-    if (full !== undefined) {
-      ctx.onRefused?.(full.cap);
-      return refuseSession(res, answer.id, full);
-    }
+    ctx.sessions.add(session, clientKey(principal, req.socket.remoteAddress));
     res.setHeader('mcp-session-id', session.id);
   }
-  sendJson(res, statusOf(answer, created === 'ephemeral'), answer);
-}
-
-/**
- * The answer for a request that went unanswered because its session ended under it (shutdown:
- * 503 `-32000`; a `DELETE`: 404 `-32600`, as for a request naming an ended session), so every
- * request with an id gets a response. Undefined for a notification or a response, and for a
- * request the client cancelled itself (MCP: a cancelled request gets no response).
- */
-function endedRefusal(
-  message: unknown,
-  session: Session,
-  created: 'initialize' | 'ephemeral' | undefined,
-  ctx: McpPostContext,
-): { status: number; response: JsonRpcErrorResponse } | undefined {
-  const id = idOf(message);
-  if (id === null || !isRecord(message) || typeof message['method'] !== 'string') return undefined;
-  if (ctx.shuttingDown()) {
-    const error = new RpcError(RPC_ERROR_CODES.SERVER_UNAVAILABLE, 'server is shutting down');
-    return { status: 503, response: errorResponse(id, error) };
-  }
-  if (created !== undefined || ctx.sessions.holds(session)) return undefined;
-  const error = new RpcError(
-    RPC_ERROR_CODES.INVALID_REQUEST,
-    'the session ended while this request was in flight; initialize a new one',
-    { code: 'SESSION_ENDED' },
-  );
-  return { status: 404, response: errorResponse(id, error) };
+  sendJson(res, statusOf(final, created === 'ephemeral'), final);
 }
 
 /**
@@ -328,7 +311,7 @@ function endedRefusal(
  * is) with `data.code`, 429 for the client's own cap and 503 for the server's, and Retry-After
  * (seconds) for when an idle session may have made room.
  */
-function refuseSession(res: ServerResponse, id: RequestId, refusal: SessionRefusal): void {
+function refuseSession(res: ServerResponse, id: RequestId | null, refusal: SessionRefusal): void {
   const own = refusal.cap === 'client';
   const error = new RpcError(
     RPC_ERROR_CODES.SERVER_UNAVAILABLE,

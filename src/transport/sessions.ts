@@ -1,15 +1,19 @@
 /**
  * The legacy HTTP session table: `Mcp-Session-Id` → `Session`, each filed under the client that
  * opened it (`client-key.ts`). Two caps bound it: sessions per client and sessions in all. A
- * session that is *pinned* (a request in flight, or background work only it can reach; the
- * owner of the table says which through `pins`) is never removed by the sweep or by eviction,
- * and counts as seen at every look, so its idle time starts when the pin goes. An unpinned
- * session idle longer than the TTL is swept. At a cap, room is made by evicting the stalest
- * unpinned session idle at least `evictableAfterMs` (of that client at the per-client cap, of
- * anyone at the global cap); when there is none, the new session is refused: a flood never
- * drops a session that is busy or was used a moment ago. Every removal is reported through
- * `onEnd`, so the owner can cancel the session's requests. Reads no clock itself: callers pass
- * `now`.
+ * session is *busy* while a request is in flight on it (`busy`): it is never swept or evicted,
+ * and counts as seen at every look, so its idle time starts when the request ends. A session
+ * that owns background work only it can reach (a live run or job; `keeps` says which) is spared
+ * only from eviction at a cap, and is not counted as active: its client's silence still ends it
+ * at the idle TTL (its runs are then released to whoever names them), so work with no time
+ * limit cannot hold a slot forever. At a cap, room is made by evicting the stalest session that
+ * is neither busy nor kept and idle at least `evictableAfterMs` (of that client at the
+ * per-client cap, of anyone at the global cap); when there is none, the new session is refused:
+ * a flood never drops a session that is busy, owns work or was used a moment ago. Room is
+ * reserved (`admit`) before the `initialize` is dispatched, so a refusal costs nothing, and the
+ * work test (`keeps`, which may scan every run) is only made when an eviction candidate exists.
+ * Every removal is reported through `onEnd`, so the owner can cancel the session's requests.
+ * Reads no clock itself: callers pass `now`.
  */
 import type { Session } from '../protocol/index.js';
 
@@ -25,11 +29,11 @@ export const MAX_SESSIONS = 1000;
 export const MAX_SESSIONS_PER_CLIENT = 100;
 /** A session seen more recently than this is never evicted to make room (capped by the TTL). */
 export const EVICTABLE_AFTER_MS = 5 * 60 * 1000;
-/** Retry-After when every candidate is pinned: pins end when work does, so check back soon. */
-const PINNED_RETRY_MS = 60_000;
+/** Retry-After when every candidate is busy or kept: requests end, and idle sessions get swept. */
+const NO_CANDIDATE_RETRY_MS = 60_000;
 
-/** Whether a session must be kept; made once per sweep or admission, so it may use a snapshot. */
-export type PinTest = (session: Session) => boolean;
+/** Whether a session must be kept; made once per eviction, so it may use a snapshot. */
+export type KeepTest = (session: Session) => boolean;
 
 /** Options for `new SessionTable()`. */
 export interface SessionTableOptions {
@@ -37,13 +41,21 @@ export interface SessionTableOptions {
   readonly max?: number;
   readonly maxPerClient?: number;
   readonly evictableAfterMs?: number;
-  /** The test of what is pinned right now; nothing is pinned by default. */
-  readonly pins?: () => PinTest;
+  /**
+   * True while a request is in flight on the session: asked of every session at each sweep and
+   * eviction, so it must be cheap. Nothing is busy by default.
+   */
+  readonly busy?: (session: Session) => boolean;
+  /**
+   * The test of sessions that own live background work, spared from eviction (not from the idle
+   * sweep). Made only when an eviction candidate exists; nothing is kept by default.
+   */
+  readonly keeps?: () => KeepTest;
   /** Called with each session that is deleted, swept or evicted. */
   readonly onEnd: (session: Session) => void;
 }
 
-/** Why `add` refused a session: which cap, and when trying again may succeed. */
+/** Why `admit` refused a session: which cap, and when trying again may succeed. */
 export interface SessionRefusal {
   readonly cap: 'client' | 'server';
   readonly limit: number;
@@ -55,18 +67,22 @@ interface Entry {
   readonly client: string;
 }
 
-const NOTHING_PINNED: PinTest = () => false;
+const NOTHING: KeepTest = () => false;
 
 /** The live legacy sessions of one HTTP transport, by id. */
 export class SessionTable {
   readonly #sessions = new Map<string, Entry>();
+  /** Sessions and reserved slots per client. */
   readonly #perClient = new Map<string, number>();
   readonly #ttlMs: number;
   readonly #max: number;
   readonly #maxPerClient: number;
   readonly #evictableAfterMs: number;
-  readonly #pins: () => PinTest;
+  readonly #busy: (session: Session) => boolean;
+  readonly #keeps: () => KeepTest;
   readonly #onEnd: (session: Session) => void;
+  /** Slots admitted whose `initialize` has not been filed or released yet. */
+  #reserved = 0;
   #ephemeral = 0;
 
   constructor(options: SessionTableOptions) {
@@ -74,7 +90,8 @@ export class SessionTable {
     this.#max = options.max ?? MAX_SESSIONS;
     this.#maxPerClient = Math.min(options.maxPerClient ?? MAX_SESSIONS_PER_CLIENT, this.#max);
     this.#evictableAfterMs = Math.min(options.evictableAfterMs ?? EVICTABLE_AFTER_MS, this.#ttlMs);
-    this.#pins = options.pins ?? (() => NOTHING_PINNED);
+    this.#busy = options.busy ?? NOTHING;
+    this.#keeps = options.keeps ?? (() => NOTHING);
     this.#onEnd = options.onEnd;
   }
 
@@ -107,24 +124,36 @@ export class SessionTable {
   }
 
   /**
-   * Files a session (after its `initialize` succeeded) under `client`, sweeping first and, at a
-   * cap, evicting one idle session to make room. Returns the refusal when there is no room: the
-   * session is then not in the table.
+   * Reserves a slot for one more session of `client`, before its `initialize` is dispatched:
+   * under both caps at once (the common case costs nothing); at a cap, after sweeping, by
+   * evicting one idle session. Returns the refusal when there is no room. A reservation is then
+   * filled by `add` or given back by `release`.
    */
-  add(session: Session, now: number, client: string): SessionRefusal | undefined {
-    const pinned = this.#pins();
-    this.#sweep(now, pinned);
-    if ((this.#perClient.get(client) ?? 0) >= this.#maxPerClient) {
-      const refusal = this.#makeRoom(now, pinned, client);
+  admit(now: number, client: string): SessionRefusal | undefined {
+    const atClientCap = () => (this.#perClient.get(client) ?? 0) >= this.#maxPerClient;
+    const atCap = () => this.#sessions.size + this.#reserved >= this.#max;
+    if (atClientCap() || atCap()) {
+      this.sweep(now);
+      const refusal =
+        (atClientCap() ? this.#makeRoom(now, client) : undefined) ??
+        (atCap() ? this.#makeRoom(now, undefined) : undefined);
       if (refusal !== undefined) return refusal;
     }
-    if (this.#sessions.size >= this.#max) {
-      const refusal = this.#makeRoom(now, pinned, undefined);
-      if (refusal !== undefined) return refusal;
-    }
-    this.#sessions.set(session.id, { session, client });
+    this.#reserved++;
     this.#perClient.set(client, (this.#perClient.get(client) ?? 0) + 1);
     return undefined;
+  }
+
+  /** Files a session (its `initialize` succeeded) in the slot `admit` reserved for `client`. */
+  add(session: Session, client: string): void {
+    this.#reserved = Math.max(0, this.#reserved - 1);
+    this.#sessions.set(session.id, { session, client });
+  }
+
+  /** Gives back a slot `admit` reserved for `client` whose `initialize` made no session. */
+  release(client: string): void {
+    this.#reserved = Math.max(0, this.#reserved - 1);
+    this.#uncount(client);
   }
 
   /** Ends one session; false when the id is unknown. */
@@ -132,16 +161,20 @@ export class SessionTable {
     const entry = this.#sessions.get(id);
     if (entry === undefined) return false;
     this.#sessions.delete(id);
-    const left = (this.#perClient.get(entry.client) ?? 1) - 1;
-    if (left > 0) this.#perClient.set(entry.client, left);
-    else this.#perClient.delete(entry.client);
+    this.#uncount(entry.client);
     this.#onEnd(entry.session);
     return true;
   }
 
-  /** Ends every unpinned session idle for longer than the TTL. */
+  /**
+   * Ends every session idle for longer than the TTL and not busy, whatever work it owns: its
+   * client has been silent that long. A busy session is seen now.
+   */
   sweep(now: number): void {
-    this.#sweep(now, this.#pins());
+    for (const [id, { session }] of this.#sessions) {
+      if (this.#busy(session)) session.touch(now);
+      else if (session.idleFor(now) > this.#ttlMs) this.delete(id);
+    }
   }
 
   /** Ends every session. */
@@ -149,31 +182,44 @@ export class SessionTable {
     for (const id of [...this.#sessions.keys()]) this.delete(id);
   }
 
-  #sweep(now: number, pinned: PinTest): void {
-    for (const [id, { session }] of this.#sessions) {
-      if (pinned(session)) session.touch(now);
-      else if (session.idleFor(now) > this.#ttlMs) this.delete(id);
-    }
+  #uncount(client: string): void {
+    const left = (this.#perClient.get(client) ?? 1) - 1;
+    if (left > 0) this.#perClient.set(client, left);
+    else this.#perClient.delete(client);
   }
 
   /**
-   * Evicts the stalest evictable session (of `client`, or of anyone when undefined); the
-   * refusal when none is evictable, with the time until the stalest unpinned one will be.
+   * Evicts the stalest evictable session (of `client`, or of anyone when undefined): idle at
+   * least the grace, not busy, not kept. The refusal when there is none, with the time until
+   * the stalest session not yet idle long enough will be (a minute when there is none).
    */
-  #makeRoom(now: number, pinned: PinTest, client: string | undefined): SessionRefusal | undefined {
-    let stalest: Session | undefined;
+  #makeRoom(now: number, client: string | undefined): SessionRefusal | undefined {
+    const mine = (entry: Entry) => client === undefined || entry.client === client;
+    let candidates = 0;
+    let waiting: Session | undefined;
     for (const entry of this.#sessions.values()) {
-      if (client !== undefined && entry.client !== client) continue;
+      if (!mine(entry) || this.#busy(entry.session)) continue;
       const { session } = entry;
-      if (pinned(session)) session.touch(now);
-      else if (stalest === undefined || session.lastSeenAt < stalest.lastSeenAt) stalest = session;
+      if (session.idleFor(now) >= this.#evictableAfterMs) candidates++;
+      else if (waiting === undefined || session.lastSeenAt < waiting.lastSeenAt) waiting = session;
     }
-    if (stalest !== undefined && stalest.idleFor(now) >= this.#evictableAfterMs) {
-      this.delete(stalest.id);
-      return undefined;
+    if (candidates > 0) {
+      // Only now is the work snapshot worth making: a flood of fresh sessions never gets here.
+      const kept = this.#keeps();
+      let stalest: Session | undefined;
+      for (const entry of this.#sessions.values()) {
+        const { session } = entry;
+        if (!mine(entry) || session.idleFor(now) < this.#evictableAfterMs) continue;
+        if (this.#busy(session) || kept(session)) continue;
+        if (stalest === undefined || session.lastSeenAt < stalest.lastSeenAt) stalest = session;
+      }
+      if (stalest !== undefined) {
+        this.delete(stalest.id);
+        return undefined;
+      }
     }
     const retryAfterMs =
-      stalest === undefined ? PINNED_RETRY_MS : this.#evictableAfterMs - stalest.idleFor(now);
+      waiting === undefined ? NO_CANDIDATE_RETRY_MS : this.#evictableAfterMs - waiting.idleFor(now);
     return client === undefined
       ? { cap: 'server', limit: this.#max, retryAfterMs }
       : { cap: 'client', limit: this.#maxPerClient, retryAfterMs };

@@ -2,9 +2,10 @@
  * Legacy session limits over HTTP, end to end (issue 18, "Session eviction"): the per-client
  * cap (by principal, else by remote address: loopback 127.0.0.x stand in for other hosts) and
  * the global cap refuse a new `initialize` with `-32000` instead of dropping anyone's session; a
- * session with a call in flight or an async run under way outlives a flood and the idle sweep;
- * a request whose session ends under it gets a JSON-RPC answer, never a bare 202; the flags are
- * checked at start-up.
+ * session with a call in flight outlives a flood and the idle sweep, while a silent one goes at
+ * the idle TTL even with a run under way (the run is then claimable by its runId); a request
+ * whose session ends under it gets a JSON-RPC answer, never a bare 202, also inside a batch; the
+ * flags are checked at start-up.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -140,21 +141,21 @@ describe('mhl serve mcp --http: session caps', () => {
 });
 
 describe('mhl serve mcp --http: busy sessions outlive a flood and the sweep', () => {
-  it('keeps a session with a call in flight, one with a run and one with a job under way', async () => {
-    // A one-second idle TTL: an unpinned session is swept (or evicted) a second after its
-    // last request, so the victims below would go first if they were not kept.
-    const server = start(['--max-sessions', '5', '--max-sessions-per-client', '5'], {
+  it('keeps a session with a call in flight, and sweeps an idle one even with a run under way', async () => {
+    // A one-second idle TTL: a session not busy is swept (or evicted) a second after its last
+    // request, so the session with the call would go first if it were not kept.
+    const server = start(['--max-sessions', '4', '--max-sessions-per-client', '4'], {
       MHL_SERVE_SESSION_IDLE_TTL: '1s',
     });
     const port = await server.ready;
     const dir = tempDir();
-    const [callGate, runGate, jobGate] = ['call-gate', 'run-gate', 'job-gate'].map((f) =>
-      join(dir, f),
-    ) as [string, string, string];
+    const [callGate, runGate] = ['call-gate', 'run-gate'].map((f) => join(dir, f)) as [
+      string,
+      string,
+    ];
     const caller = { address: '127.0.0.2' };
     const runner = { address: '127.0.0.3' };
     const idler = { address: '127.0.0.4' };
-    const jobber = { address: '127.0.0.5' };
     const flooder = { address: '127.0.0.1' };
 
     const callSession = await openSession(port, caller);
@@ -168,18 +169,6 @@ describe('mhl serve mcp --http: busy sessions outlive a flood and the sweep', ()
       runner,
     );
     const runId = (started.json()['result'] as { runId: string }).runId;
-    const jobSession = await openSession(port, jobber);
-    const job = await inSession(
-      port,
-      jobSession,
-      rpc(1, 'tools/call', {
-        name: 'job.start',
-        arguments: { tool: 'Gated', arguments: { gate: jobGate, context: { cwd: dir } } },
-      }),
-      jobber,
-    );
-    const jobId = (job.json()['result'] as { structuredContent: { job_id: string } })
-      .structuredContent.job_id;
     const idle = await openSession(port, idler);
 
     // The flood: initialize from one more client until three of its sessions got in. The table
@@ -192,44 +181,36 @@ describe('mhl serve mcp --http: busy sessions outlive a flood and the sweep', ()
       },
       { what: 'three flooding sessions to be admitted', timeoutMs: 20_000 },
     );
-    const status = await inSession(port, runSession, rpc(2, 'run/status', { runId }), runner);
-    assert.equal(status.status, 200, 'the session that owns the run is still there');
-    assert.equal((status.json()['result'] as { state: string }).state, 'working');
     writeFileSync(callGate, '');
     const answered = await call;
     assert.equal(answered.status, 200);
     const body = answered.json() as { id: number; result: { structuredContent: unknown } };
     assert.equal(body.id, 7);
     assert.deepEqual(body.result.structuredContent, { trail: ['one', 'two', 'last'] });
+    const kept = await inSession(port, callSession, rpc(8, 'ping'), caller);
+    assert.equal(
+      kept.status,
+      200,
+      'the session with the call in flight was neither swept nor evicted',
+    );
+    // Owning a working run is not activity: its client was silent past the TTL, so it went,
+    // and the run was released to the first caller naming it.
+    const gone = await inSession(port, runSession, rpc(2, 'run/status', { runId }), runner);
+    assert.equal(gone.status, 404, 'the silent session owning a run was swept');
+    assert.equal((await inSession(port, idle, rpc(1, 'ping'), idler)).status, 404);
+    const claimer = await openSession(port, runner);
+    const claimed = await inSession(port, claimer, rpc(3, 'run/status', { runId }), runner);
+    assert.equal((claimed.json()['result'] as { state: string }).state, 'working');
     writeFileSync(runGate, '');
     const done = await until(
       async () => {
-        const reply = await inSession(port, runSession, rpc(3, 'run/status', { runId }), runner);
+        const reply = await inSession(port, claimer, rpc(4, 'run/status', { runId }), runner);
         const view = reply.json()['result'] as { state: string } | undefined;
         return view?.state === 'completed' ? view : undefined;
       },
-      { what: 'the run to complete, read from its own session', timeoutMs: 20_000 },
+      { what: 'the run to complete, read by its new owner', timeoutMs: 20_000 },
     );
     assert.equal(done.state, 'completed');
-    const jobStatus = () =>
-      inSession(
-        port,
-        jobSession,
-        rpc(4, 'tools/call', { name: 'job.status', arguments: { job_id: jobId } }),
-        jobber,
-      );
-    writeFileSync(jobGate, '');
-    await until(
-      async () => {
-        const reply = await jobStatus();
-        assert.equal(reply.status, 200, 'the session that owns the job is still there');
-        const view = reply.json()['result'] as { structuredContent?: { status: string } };
-        return view.structuredContent?.status === 'succeeded';
-      },
-      { what: 'the job to succeed, read from its own session', timeoutMs: 20_000 },
-    );
-    const gone = await inSession(port, idle, rpc(1, 'ping'), idler);
-    assert.equal(gone.status, 404, 'the idle session was swept: the flood made room');
     assert.equal(await server.stop(), 0);
   });
 });
@@ -274,6 +255,50 @@ describe('mhl serve mcp --http: a request whose session ends', () => {
       .map((line) => JSON.parse(line.slice(5)) as Record<string, unknown>);
     const last = events.at(-1) as { id: number; error: { data: { code: string } } };
     assert.deepEqual([last.id, last.error.data.code], [6, 'SESSION_ENDED']);
+    assert.equal(await server.stop(), 0);
+  });
+
+  it('answers every request of a 2025-03-26 batch when its session is deleted mid-call', async () => {
+    const server = start();
+    const port = await server.ready;
+    const dir = tempDir();
+    const opened = await send(port, {
+      headers: { accept: BOTH },
+      body: rpc(0, 'initialize', {
+        protocolVersion: '2025-03-26',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      }),
+    });
+    const id = opened.headers['mcp-session-id'] as string;
+    // Request 12 is cancelled by the client in the same batch: MCP lets it go unanswered.
+    const batch = post(port, id, [
+      gatedCall(11, join(dir, 'never')),
+      rpc(12, 'tools/call', {
+        name: 'Gated',
+        arguments: { gate: join(dir, 'never'), context: { cwd: dir } },
+      }),
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 12 } },
+      rpc(13, 'ping'),
+    ]);
+    await server.logged('call started');
+    const ended = await send(port, { method: 'DELETE', headers: { 'mcp-session-id': id } });
+    assert.equal(ended.status, 204);
+    assert.equal((await batch.head).status, 200);
+    const answers = JSON.parse(await batch.body) as Array<{
+      id: number;
+      result?: unknown;
+      error?: { code: number; data: { code: string } };
+    }>;
+    const byId = new Map(answers.map((answer) => [answer.id, answer]));
+    assert.deepEqual(
+      [...byId.keys()].sort(),
+      [11, 13],
+      'both requests answered, the cancelled one not',
+    );
+    assert.deepEqual(byId.get(13)?.result, {});
+    const call = byId.get(11);
+    assert.deepEqual([call?.error?.code, call?.error?.data.code], [-32600, 'SESSION_ENDED']);
     assert.equal(await server.stop(), 0);
   });
 });

@@ -145,6 +145,25 @@ describe('readServeConfig', () => {
     );
   });
 
+  it('refuses --max-connections-per-address above --max-connections, naming it', () => {
+    const result = read({ http: true, maxConnections: '10', maxConnectionsPerAddress: '11' });
+    assert.equal(result.ok, false);
+    if (!result.ok) {
+      assert.equal(result.exit, 2);
+      assert.ok(result.message.startsWith('--max-connections-per-address'), result.message);
+    }
+  });
+
+  it('lowers the per-address default to a lower --max-connections', () => {
+    const http = config({ http: true, maxConnections: '100' }).http;
+    assert.equal(http?.maxConnectionsPerAddress, 100);
+    assert.equal(
+      config({ http: true, maxConnections: '100', maxConnectionsPerAddress: '100' }).http
+        ?.maxConnectionsPerAddress,
+      100,
+    );
+  });
+
   for (const [flags, flag] of [
     [{ headersTimeout: '0' }, '--headers-timeout'],
     [{ headersTimeout: '10' }, '--headers-timeout'],

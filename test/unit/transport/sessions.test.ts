@@ -6,23 +6,32 @@ import { SessionTable, type SessionTableOptions } from '../../../src/transport/s
 
 const MIN = 60_000;
 
-/** A table with its ended sessions recorded and a mutable set of pinned ones. */
-function table(options: Omit<SessionTableOptions, 'onEnd' | 'pins'> = {}) {
+/** A table with its ended sessions recorded, mutable sets of busy and kept ones, and keep looks. */
+function table(options: Omit<SessionTableOptions, 'onEnd' | 'busy' | 'keeps'> = {}) {
   const ended: Session[] = [];
-  const pinned = new Set<Session>();
+  const busy = new Set<Session>();
+  const kept = new Set<Session>();
+  const looks = { keeps: 0 };
   const sessions = new SessionTable({
     ttlMs: 30 * MIN,
     evictableAfterMs: 5 * MIN,
     ...options,
-    pins: () => (session) => pinned.has(session),
+    busy: (session) => busy.has(session),
+    keeps: () => {
+      looks.keeps++;
+      return (session) => kept.has(session);
+    },
     onEnd: (session) => ended.push(session),
   });
-  return { sessions, ended, pinned };
+  return { sessions, ended, busy, kept, looks };
 }
 
+/** Admits and files one session, as an `initialize` that succeeds does. */
 function open(sessions: SessionTable, now: number, client: string) {
   const session = new Session({ now });
-  return { session, refusal: sessions.add(session, now, client) };
+  const refusal = sessions.admit(now, client);
+  if (refusal === undefined) sessions.add(session, client);
+  return { session, refusal };
 }
 
 describe('SessionTable', () => {
@@ -60,36 +69,88 @@ describe('SessionTable', () => {
     assert.deepEqual(ended, []);
   });
 
-  it('at the global cap, evicts the stalest unpinned session idle past the grace', () => {
-    const { sessions, ended, pinned } = table({ max: 3, maxPerClient: 3 });
-    const busy = open(sessions, 0, 'a').session;
-    const idle = open(sessions, 1, 'b').session;
+  it('at the global cap, evicts the stalest session neither busy nor kept', () => {
+    const { sessions, ended, busy, kept } = table({ max: 4, maxPerClient: 4 });
+    const calling = open(sessions, 0, 'a').session;
+    const running = open(sessions, 1, 'a').session;
+    const idle = open(sessions, 2, 'b').session;
     const recent = open(sessions, 6 * MIN, 'b').session;
-    pinned.add(busy);
+    busy.add(calling);
+    kept.add(running);
     assert.equal(open(sessions, 6 * MIN + 1, 'c').refusal, undefined);
     assert.deepEqual(ended, [idle]);
-    assert.equal(sessions.holds(busy) && sessions.holds(recent), true);
+    assert.equal(sessions.holds(calling) && sessions.holds(running), true);
+    assert.equal(sessions.holds(recent), true);
   });
 
-  it('never sweeps or evicts a pinned session, and counts a pin as activity', () => {
-    const { sessions, ended, pinned } = table({ max: 1, maxPerClient: 1 });
-    const busy = open(sessions, 0, 'a').session;
-    pinned.add(busy);
+  it('keeps a session with a live run through a flood at the cap, refusing the flood', () => {
+    const { sessions, ended, kept } = table({ max: 2, maxPerClient: 2 });
+    const running = open(sessions, 0, 'a').session;
+    kept.add(running);
+    open(sessions, 0, 'b');
+    // Ten minutes on, both are past the grace; only the one without work may go.
+    assert.equal(open(sessions, 10 * MIN, 'flood').refusal, undefined);
+    for (let i = 1; i <= 50; i++) {
+      const refused = open(sessions, 10 * MIN + i, 'flood').refusal;
+      assert.equal(refused?.cap, 'server', `flood ${i} refused`);
+    }
+    assert.equal(ended.length, 1);
+    assert.equal(sessions.holds(running), true, 'the session owning the run stays');
+    assert.equal(running.lastSeenAt, 0, 'owning work is not activity');
+  });
+
+  it('sweeps a session with a live run once it is idle past the TTL', () => {
+    const { sessions, ended, kept, looks } = table();
+    const running = open(sessions, 0, 'a').session;
+    kept.add(running);
+    sessions.sweep(29 * MIN);
+    assert.deepEqual(ended, []);
+    sessions.sweep(31 * MIN);
+    assert.deepEqual(ended, [running], 'its client was silent past the TTL');
+    assert.equal(looks.keeps, 0, 'the sweep never needs the work snapshot');
+  });
+
+  it('never sweeps or evicts a busy session, and counts busy as activity', () => {
+    const { sessions, ended, busy } = table({ max: 1, maxPerClient: 1 });
+    const calling = open(sessions, 0, 'a').session;
+    busy.add(calling);
     sessions.sweep(60 * MIN);
     assert.deepEqual(ended, []);
-    assert.equal(busy.lastSeenAt, 60 * MIN, 'seen at the sweep');
+    assert.equal(calling.lastSeenAt, 60 * MIN, 'seen at the sweep');
     const refused = open(sessions, 100 * MIN, 'b').refusal;
     assert.equal(refused?.cap, 'server');
-    assert.equal(refused?.retryAfterMs, 60_000, 'every candidate pinned: check back in a minute');
-    // Unpinned, its idle time runs from the last look, so the TTL is whole again.
-    pinned.delete(busy);
+    assert.equal(refused?.retryAfterMs, 60_000, 'every candidate busy: check back in a minute');
+    // No longer busy, its idle time runs from the last look, so the TTL is whole again.
+    busy.delete(calling);
     sessions.sweep(100 * MIN + 29 * MIN);
     assert.deepEqual(ended, []);
     sessions.sweep(100 * MIN + 31 * MIN);
-    assert.deepEqual(ended, [busy]);
+    assert.deepEqual(ended, [calling]);
   });
 
-  it('sweeps idle unpinned sessions and frees their client`s count', () => {
+  it('asks for the work snapshot only at a cap with a session past the grace', () => {
+    const { sessions, looks } = table({ max: 3, maxPerClient: 3 });
+    open(sessions, 0, 'a');
+    open(sessions, 0, 'b');
+    open(sessions, 0, 'c');
+    assert.equal(looks.keeps, 0, 'under the caps, admission looks at nothing');
+    for (let i = 0; i < 20; i++) open(sessions, MIN, 'flood');
+    assert.equal(looks.keeps, 0, 'a flood of fresh sessions never needs it');
+    open(sessions, 6 * MIN, 'flood');
+    assert.equal(looks.keeps, 1);
+  });
+
+  it('counts an admitted slot against the caps until it is filed or released', () => {
+    const { sessions } = table({ max: 2, maxPerClient: 2 });
+    assert.equal(sessions.admit(0, 'a'), undefined);
+    assert.equal(sessions.admit(0, 'a'), undefined);
+    assert.equal(sessions.admit(0, 'b')?.cap, 'server', 'both slots reserved');
+    sessions.release('a');
+    assert.equal(sessions.admit(0, 'b'), undefined, 'a released slot is free again');
+    assert.equal(sessions.size, 0, 'reservations are not sessions');
+  });
+
+  it('sweeps idle sessions and frees their client`s count', () => {
     const { sessions, ended } = table({ max: 10, maxPerClient: 1 });
     const old = open(sessions, 0, 'a').session;
     sessions.sweep(31 * MIN);

@@ -115,7 +115,7 @@ export class JobRegistry {
     return this.#jobs.size;
   }
 
-  /** Owners with a job running: a legacy session that owns one is kept (nobody else can read it). */
+  /** Owners with a job running: a legacy session that owns one is not evicted to make room. */
   activeOwners(): Set<string> {
     const owners = new Set<string>();
     for (const record of this.#jobs.values())

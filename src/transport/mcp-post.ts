@@ -256,7 +256,8 @@ async function dispatch(
     }
     stream?.send(outbound);
   };
-  const conn: Connection = { session, send, principal };
+  const client = clientKey(principal, req.socket.remoteAddress);
+  const conn: Connection = { session, send, principal, client };
   const onClose = () => {
     if (res.writableEnded) return;
     if (created === 'ephemeral') ctx.dispatcher.closeSession(session, 'client disconnected');
@@ -285,7 +286,6 @@ async function dispatch(
     return;
   }
   if (created === 'initialize' && !Array.isArray(answer) && 'result' in answer) {
-    const client = clientKey(principal, req.socket.remoteAddress);
     const full = ctx.sessions.add(session, ctx.now(), client);
     if (full !== undefined) {
       ctx.onRefused?.(full.cap);

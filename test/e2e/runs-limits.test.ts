@@ -10,7 +10,14 @@ import { Agent } from 'node:http';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
-import { MODERN_META, modern, rpc, send, serverStarter } from '../helpers/http-server.js';
+import {
+  MODERN_META,
+  modern,
+  type Reply,
+  rpc,
+  send,
+  serverStarter,
+} from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
 import { isAlive, readPid } from '../helpers/processes.js';
 
@@ -49,8 +56,10 @@ function settle(
 }
 
 /** A legacy (2025-11-25) session without a principal; resolves to its id. */
-async function openSession(port: number): Promise<string> {
+async function openSession(port: number, localAddress?: string): Promise<string> {
+  const from = localAddress === undefined ? {} : { localAddress };
   const init = await send(port, {
+    ...from,
     headers: { accept: 'application/json, text/event-stream' },
     body: rpc(0, 'initialize', {
       protocolVersion: '2025-11-25',
@@ -61,6 +70,7 @@ async function openSession(port: number): Promise<string> {
   const id = init.headers['mcp-session-id'];
   assert.equal(typeof id, 'string', init.text);
   await send(port, {
+    ...from,
     headers: { 'mcp-session-id': id as string, 'mcp-protocol-version': '2025-11-25' },
     body: { jsonrpc: '2.0', method: 'notifications/initialized' },
   });
@@ -72,8 +82,22 @@ async function inSession(
   session: string,
   method: string,
   params: Record<string, unknown>,
+  localAddress?: string,
 ): Promise<Record<string, unknown>> {
-  const reply = await send(port, {
+  const body = (await inSessionRaw(port, session, method, params, localAddress)).json();
+  assert.equal(body['error'], undefined, `${method}: ${JSON.stringify(body)}`);
+  return body['result'] as Record<string, unknown>;
+}
+
+async function inSessionRaw(
+  port: number,
+  session: string,
+  method: string,
+  params: Record<string, unknown>,
+  localAddress?: string,
+): Promise<Reply> {
+  return send(port, {
+    ...(localAddress === undefined ? {} : { localAddress }),
     headers: {
       accept: 'application/json, text/event-stream',
       'mcp-session-id': session,
@@ -81,9 +105,20 @@ async function inSession(
     },
     body: rpc(7, method, params),
   });
-  const body = reply.json();
-  assert.equal(body['error'], undefined, `${method}: ${reply.text}`);
-  return body['result'] as Record<string, unknown>;
+}
+
+/** The run-layer code a legacy answer refused with, if it did. */
+function refusalCode(reply: Reply): unknown {
+  const error = reply.json()['error'] as { data?: Record<string, unknown> } | undefined;
+  return error?.data?.['code'];
+}
+
+async function deleteSession(port: number, session: string): Promise<void> {
+  const deleted = await send(port, {
+    method: 'DELETE',
+    headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+  });
+  assert.ok(deleted.status < 300, deleted.text);
 }
 
 function median(values: readonly number[]): number {
@@ -127,6 +162,64 @@ describe('async runs shared by many callers', () => {
     assert.equal(diagnostic?.['code'], 'RUN_QUOTA_EXCEEDED');
     const theirs = await call(port, 'run/start', { name: 'Count', arguments: CWD }, BOB);
     assert.equal((await settle(port, theirs['runId'] as string, BOB))['state'], 'completed');
+  });
+
+  it('counts every legacy session of one address against one quota, deleted ones too, while another address still starts runs', async () => {
+    const server = start(['--max-runs-per-owner', '2']);
+    const port = await server.ready;
+    const approval = { name: 'Approval', arguments: CWD };
+    const sessions = [await openSession(port), await openSession(port), await openSession(port)];
+    for (const session of sessions.slice(0, 2)) {
+      const { runId } = await inSession(port, session, 'run/start', approval);
+      await until(
+        async () =>
+          (await inSession(port, session, 'run/status', { runId }))['state'] === 'paused' ||
+          undefined,
+        { what: `run ${runId} to pause` },
+      );
+    }
+    const third = await inSessionRaw(port, sessions[2] as string, 'run/start', approval);
+    assert.equal(refusalCode(third), 'RUN_QUOTA_EXCEEDED', third.text);
+    // Ending the sessions releases their runs, which still count: the loop gains nothing.
+    for (const session of sessions) await deleteSession(port, session);
+    await server.logged(/"msg":"runs released"/);
+    const fresh = await openSession(port);
+    const again = await inSessionRaw(port, fresh, 'run/start', approval);
+    assert.equal(refusalCode(again), 'RUN_QUOTA_EXCEEDED', again.text);
+    const stateless = await modern(port, 'run/start', { name: 'Count', arguments: CWD });
+    assert.equal(stateless.status, 503, 'a stateless call from the same address counts too');
+    // Another host (address) has its own quota, session or not.
+    const elsewhere = await openSession(port, '127.0.0.2');
+    const theirs = await inSession(port, elsewhere, 'run/start', approval, '127.0.0.2');
+    assert.equal(typeof theirs['runId'], 'string');
+  });
+
+  it('counts the queued runs of all legacy sessions of one address against one queue quota', async () => {
+    const server = start(['--max-active', '1', '--max-queued-per-owner', '1']);
+    const port = await server.ready;
+    const dir = tempDir('mhl-runs-');
+    const count = { name: 'Count', arguments: CWD };
+    const one = await openSession(port);
+    const two = await openSession(port);
+    const held = await inSession(port, one, 'run/start', {
+      name: 'Blocker',
+      arguments: { dir, ...CWD },
+    });
+    assert.equal(held['state'], 'working');
+    assert.equal((await inSession(port, one, 'run/start', count))['state'], 'queued');
+    const refused = await inSessionRaw(port, two, 'run/start', count);
+    assert.equal(refusalCode(refused), 'RUN_QUOTA_EXCEEDED', refused.text);
+    const elsewhere = await openSession(port, '127.0.0.2');
+    const theirs = await inSession(port, elsewhere, 'run/start', count, '127.0.0.2');
+    assert.equal(theirs['state'], 'queued');
+    writeFileSync(join(dir, 'go'), '');
+    await until(
+      async () =>
+        (await inSession(port, elsewhere, 'run/status', { runId: theirs['runId'] }, '127.0.0.2'))[
+          'state'
+        ] === 'completed' || undefined,
+      { what: 'the other address’s run to complete', timeoutMs: 30_000 },
+    );
   });
 
   it('keeps a run working after its session is deleted; the next caller to name it claims it', async () => {

@@ -1,4 +1,3 @@
-// Over 500 lines: one state machine (start, legs, resume, cancel, drain, sweep, rebuild) over private run state; split by phase it would have to expose that state.
 /**
  * The async run registry (`run/*`, `mhl_run_*`): starts runs detached from the request that
  * asked, answers their status from memory, resumes, cancels, lists and serves their logs, and
@@ -15,9 +14,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Workflow } from '../catalog/index.js';
-import { AdmissionClosedError, type Slot } from './admission.js';
 import { ArgumentError } from './argument-error.js';
-import { type LegUpdate, runLeg } from './executor.js';
+import { type LegHost, type LiveRun, launch } from './run-leg.js';
 import { RunLog } from './run-log.js';
 import {
   busy,
@@ -43,7 +41,6 @@ import { refusalOf } from './state-fault.js';
 import {
   type Caller,
   type CheckedCall,
-  messageOf,
   RunError,
   type RunRegistryOptions,
   type RunState,
@@ -51,24 +48,6 @@ import {
   TERMINAL_STATES,
   unknownRun,
 } from './types.js';
-
-interface LiveRun {
-  readonly runId: string;
-  readonly workflow: Workflow;
-  /** Null once the owning session ended: the first caller to name the run claims it. */
-  owner: string | null;
-  /** Who it counts against for the quotas (`Caller.quota`): its starter's, then its claimer's. */
-  quota: string;
-  readonly principalOwner: string | undefined;
-  arguments: Readonly<Record<string, unknown>>;
-  readonly digest: string;
-  view: RunView;
-  readonly log: RunLog;
-  /** The leg in flight, with the controller that cancels it. */
-  leg: { readonly controller: AbortController; readonly done: Promise<void> } | undefined;
-  /** When it last reached a terminal state (for the sweep). */
-  finishedAt: number | undefined;
-}
 
 export class RunRegistry {
   readonly #options: RunRegistryOptions;
@@ -81,16 +60,19 @@ export class RunRegistry {
   #scanFailed = false;
   readonly #now: () => number;
   #draining = false;
-  /** How many legs ended in each state, since start-up. */
-  readonly #ended: Record<'completed' | 'failed' | 'canceled' | 'paused', number> = {
-    completed: 0,
-    failed: 0,
-    canceled: 0,
-    paused: 0,
-  };
+  /** What the legs of its runs reach the registry through. */
+  readonly #host: LegHost;
 
   constructor(options: RunRegistryOptions) {
     this.#options = options;
+    this.#host = {
+      options,
+      ended: { completed: 0, failed: 0, canceled: 0, paused: 0 },
+      set: (run, fields) => this.#set(run, fields),
+      persist: (run) => this.#persist(run),
+      now: () => this.#now(),
+      iso: () => this.#iso(),
+    };
     this.#now = options.now ?? Date.now;
     this.#limits = limitsOf(options.limits);
     this.#indexed = scanStoredRuns(
@@ -133,7 +115,7 @@ export class RunRegistry {
 
   /** Legs ended by state since start-up, for `/metrics`. */
   get ended(): Readonly<Record<string, number>> {
-    return { ...this.#ended };
+    return { ...this.#host.ended };
   }
 
   /** Starts a run; answers once its record is persisted, `working` or `queued`. */
@@ -269,7 +251,7 @@ export class RunRegistry {
     admitted();
     this.#set(run, { state: slot === 'full' ? 'queued' : 'working' });
     const persisted = this.#persist(run);
-    this.#launch(run, checked, resume, caller, slot === 'full' ? undefined : slot, persisted);
+    launch(this.#host, run, checked, resume, caller, slot === 'full' ? undefined : slot, persisted);
     await persisted.catch((error: unknown) => this.#refuse(run, error));
   }
 
@@ -482,139 +464,6 @@ export class RunRegistry {
       'run reclaimed',
     );
     return run;
-  }
-
-  /**
-   * Starts one leg in the background once `persisted` (the run's record) is written: it waits
-   * for a slot if it has none, then executes. A leg never rejects: whatever goes wrong ends the
-   * run `failed` (resumable), so shutdown, which awaits every leg, cannot stop halfway.
-   */
-  #launch(
-    run: LiveRun,
-    checked: CheckedCall,
-    resume: boolean,
-    caller: Caller,
-    slot: Slot | undefined,
-    persisted: Promise<void>,
-  ): void {
-    const controller = new AbortController();
-    const leg = { controller, done: Promise.resolve() };
-    leg.done = persisted
-      .then(
-        () => this.#leg(run, checked, resume, caller, slot, controller.signal),
-        // Not written, so the run does not exist (or its resume never happened): the caller is
-        // told, and nothing is finished or persisted here.
-        () => slot?.release(),
-      )
-      .catch((error: unknown) => {
-        this.#options.logger.error({ err: error, runId: run.runId }, 'run leg failed');
-        return this.#finish(run, { state: 'failed', error: messageOf(error), resumable: true });
-      })
-      .finally(() => {
-        if (run.leg === leg) run.leg = undefined;
-      });
-    run.leg = leg;
-  }
-
-  async #leg(
-    run: LiveRun,
-    checked: CheckedCall,
-    resume: boolean,
-    caller: Caller,
-    held: Slot | undefined,
-    signal: AbortSignal,
-  ): Promise<void> {
-    let slot = held;
-    if (!slot) {
-      try {
-        slot = await this.#options.admission.acquire(signal);
-      } catch (error) {
-        const why =
-          error instanceof AdmissionClosedError ? 'the server is shutting down' : messageOf(error);
-        await this.#finish(run, { state: 'canceled', error: why, resumable: true }, false);
-        return;
-      }
-      this.#set(run, { state: 'working' });
-      await this.#persist(run).catch(() => {});
-    }
-    try {
-      if (signal.aborted) {
-        // Cancelled (or shut down) while its record was written: nothing ran.
-        await this.#finish(
-          run,
-          { state: 'canceled', error: messageOf(signal.reason), resumable: true },
-          false,
-        );
-        return;
-      }
-      const running = runLeg({
-        workflow: run.workflow,
-        runId: run.runId,
-        inputs: checked.inputs,
-        cwd: checked.cwd,
-        ...(checked.timeoutMs !== undefined ? { timeoutMs: checked.timeoutMs } : {}),
-        resume,
-        ...(caller.principal !== undefined ? { principal: caller.principal } : {}),
-        signal,
-        store: this.#options.store,
-        services: this.#options.services,
-        log: run.log,
-        logger: this.#options.logger.child({ runId: run.runId }),
-        onStep: (step, index, total) => {
-          const reached = run.view.reached ?? [];
-          this.#set(run, {
-            step,
-            stepIndex: index,
-            stepTotal: total,
-            reached: reached.includes(step) ? reached : [...reached, step],
-          });
-        },
-      });
-      // The slot bounds execution: free it before the terminal state is published, so a
-      // caller that sees the run end also sees its slot free (release is idempotent).
-      const update = await running.finally(() => slot.release());
-      await this.#finish(run, update);
-    } finally {
-      slot.release();
-    }
-  }
-
-  /** Ends a leg; `ran` is false when the leg stopped before running anything. */
-  async #finish(run: LiveRun, update: LegUpdate, ran = true): Promise<void> {
-    const { resumable, ...fields } = update;
-    // The step a run stopped in started too, though the runner counts only finished ones.
-    const current = run.view.step;
-    if (
-      fields.reached &&
-      current !== undefined &&
-      fields.state !== 'completed' &&
-      !fields.reached.includes(current)
-    )
-      fields.reached = [...fields.reached, current];
-    const { error: _e, errorCode: _c, reason: _r, vars: _v, resumable: _s, ...rest } = run.view;
-    const canResume =
-      resumable === true && (!ran || resumableAfter(run.workflow, fields.state, true));
-    run.view = {
-      ...rest,
-      ...fields,
-      ...(canResume ? { resumable: true as const } : {}),
-      updatedAt: this.#iso(),
-    };
-    this.#options.onChange?.(run.runId);
-    if (run.view.state !== 'paused') run.finishedAt = this.#now();
-    const ended = run.view.state;
-    if (ended === 'completed' || ended === 'failed' || ended === 'canceled' || ended === 'paused')
-      this.#ended[ended]++;
-    this.#options.logger.info(
-      { runId: run.runId, owner: run.owner, state: run.view.state },
-      'run ended',
-    );
-    await this.#persist(run).catch((error: unknown) =>
-      this.#options.logger.error(
-        { err: error, runId: run.runId },
-        'could not persist the run record',
-      ),
-    );
   }
 
   #set(

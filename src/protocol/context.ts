@@ -49,6 +49,8 @@ export interface RequestContext {
   readonly log?: LogReporter;
   /** The verified caller identity the transport supplied, if any. */
   readonly principal?: string;
+  /** The transport's client key (see `Connection.client`), if it has one. */
+  readonly client?: string;
   /** Legacy requests only: asks the client something while this request runs. */
   readonly request?: ClientRequester;
   /** Modern retries only: the `inputResponses` the client sent (2026-07-28 multi round-trip). */
@@ -74,6 +76,12 @@ export interface Connection {
   send(message: JsonRpcNotification | JsonRpcRequest): void | Promise<void>;
   /** The verified caller identity, re-read by the transport for every message. */
   readonly principal?: string | undefined;
+  /**
+   * Who the caller is counted as for quotas, when the transport can tell callers apart (HTTP:
+   * the principal, else the address block): an opaque digest, so one client's many sessions
+   * share one quota. Absent over stdio, whose one connection is one client.
+   */
+  readonly client?: string | undefined;
 }
 
 /** Where an unexpected error was caught. */

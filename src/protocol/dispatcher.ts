@@ -412,6 +412,7 @@ export class Dispatcher {
         : {}),
       ...this.#logReporter(request, params, decision, conn, signal, live),
       ...(conn.principal === undefined ? {} : { principal: conn.principal }),
+      ...(conn.client === undefined ? {} : { client: conn.client }),
       ...(modern ? retryMaterial(params) : { request: this.#requester(conn, signal, live) }),
     };
   }

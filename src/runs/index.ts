@@ -25,8 +25,14 @@ export {
   type JobView,
   MAX_JOBS,
 } from './jobs.js';
-export { ANONYMOUS_OWNER, type OwnerContext, ownerOf } from './owner.js';
+export { ANONYMOUS_OWNER, type OwnerContext, ownerOf, quotaKeyOf } from './owner.js';
 export { RunRegistry } from './registry.js';
+export {
+  DEFAULT_QUEUED_PER_OWNER,
+  DEFAULT_RUNS_PER_OWNER,
+  MAX_QUEUED_RUNS,
+  MAX_RUNS,
+} from './run-policy.js';
 export {
   STATE_FAULT_CODES,
   type StateFaultCode,

@@ -15,6 +15,8 @@ import { createHash } from 'node:crypto';
 export interface OwnerContext {
   readonly principal?: string | undefined;
   readonly session?: { readonly id: string } | undefined;
+  /** The transport's client key (HTTP: principal digest, else address block), if any. */
+  readonly client?: string | undefined;
 }
 
 /** The owner every stateless (modern, principal-less) caller shares. */
@@ -25,6 +27,17 @@ export function ownerOf(ctx: OwnerContext): string {
   if (ctx.principal !== undefined) return digest(`principal:${ctx.principal}`);
   if (ctx.session !== undefined) return digest(`session:${ctx.session.id}`);
   return ANONYMOUS_OWNER;
+}
+
+/**
+ * Who the caller behind `ctx` is counted as for the run quotas: its principal when it has one
+ * (then the same as its owner); else the client the transport saw (its address block), so one
+ * client cannot multiply its quota by opening sessions, nor by ending them (a released run still
+ * counts against it); else (stdio) its owner. Access stays decided by `ownerOf` alone.
+ */
+export function quotaKeyOf(ctx: OwnerContext): string {
+  if (ctx.principal !== undefined || ctx.client === undefined) return ownerOf(ctx);
+  return `client:${ctx.client}`;
 }
 
 function digest(text: string): string {

@@ -1,4 +1,3 @@
-// Over 500 lines: one state machine (start, legs, resume, cancel, drain, sweep, rebuild) over private run state; split by phase it would have to expose that state.
 /**
  * The async run registry (`run/*`, `mhl_run_*`): starts runs detached from the request that
  * asked, answers their status from memory, resumes, cancels, lists and serves their logs, and
@@ -8,15 +7,15 @@
  *
  * Ownership is an opaque owner string (`owner.ts`); a run that belongs to someone else is
  * answered exactly like a run that does not exist, decided from the owner index of
- * `run-table.ts` before anything of the run is read. Each owner holds and queues at most its
- * quota (`run-policy.ts`), so no one owner can fill the table for the others; a session's
- * runs outlive it, claimable by whoever names them next (`release`).
+ * `run-table.ts` before anything of the run is read. Each caller holds and queues at most its
+ * quota (`run-quota.ts`), counted by quota key rather than owner, so no client can fill the
+ * table for the others; a session's runs outlive it, claimable by whoever names them next
+ * (`release`), and count against the key that started them until then.
  */
 import { randomBytes } from 'node:crypto';
 import type { Workflow } from '../catalog/index.js';
-import { AdmissionClosedError, type Slot } from './admission.js';
 import { ArgumentError } from './argument-error.js';
-import { type LegUpdate, runLeg } from './executor.js';
+import { type LegHost, type LiveRun, launch } from './run-leg.js';
 import { RunLog } from './run-log.js';
 import {
   busy,
@@ -25,10 +24,10 @@ import {
   draining,
   type Limits,
   limitsOf,
-  overQuota,
   reclaimedView,
   resumableAfter,
 } from './run-policy.js';
+import { checkQueue, roomFor } from './run-quota.js';
 import {
   deleteRun,
   type RunRecord,
@@ -42,7 +41,6 @@ import { refusalOf } from './state-fault.js';
 import {
   type Caller,
   type CheckedCall,
-  messageOf,
   RunError,
   type RunRegistryOptions,
   type RunState,
@@ -51,22 +49,6 @@ import {
   unknownRun,
 } from './types.js';
 
-interface LiveRun {
-  readonly runId: string;
-  readonly workflow: Workflow;
-  /** Null once the owning session ended: the first caller to name the run claims it. */
-  owner: string | null;
-  readonly principalOwner: string | undefined;
-  arguments: Readonly<Record<string, unknown>>;
-  readonly digest: string;
-  view: RunView;
-  readonly log: RunLog;
-  /** The leg in flight, with the controller that cancels it. */
-  leg: { readonly controller: AbortController; readonly done: Promise<void> } | undefined;
-  /** When it last reached a terminal state (for the sweep). */
-  finishedAt: number | undefined;
-}
-
 export class RunRegistry {
   readonly #options: RunRegistryOptions;
   /** Held runs, by id and owner, and the owners of runs only in the store. */
@@ -74,25 +56,36 @@ export class RunRegistry {
   readonly #limits: Limits;
   /** Settles once the runs an earlier process left in the store are in the owner index. */
   readonly #indexed: Promise<void>;
+  /** The start-up scan failed: a run not in the index may still be in the store. */
+  #scanFailed = false;
   readonly #now: () => number;
   #draining = false;
-  /** How many legs ended in each state, since start-up. */
-  readonly #ended: Record<'completed' | 'failed' | 'canceled' | 'paused', number> = {
-    completed: 0,
-    failed: 0,
-    canceled: 0,
-    paused: 0,
-  };
+  /** What the legs of its runs reach the registry through. */
+  readonly #host: LegHost;
 
   constructor(options: RunRegistryOptions) {
     this.#options = options;
+    this.#host = {
+      options,
+      ended: { completed: 0, failed: 0, canceled: 0, paused: 0 },
+      set: (run, fields) => this.#set(run, fields),
+      persist: (run) => this.#persist(run),
+      now: () => this.#now(),
+      iso: () => this.#iso(),
+    };
     this.#now = options.now ?? Date.now;
     this.#limits = limitsOf(options.limits);
-    this.#indexed = scanStoredRuns(options.store, (runId, principalOwner) =>
-      this.#table.addStored(runId, principalOwner),
-    ).catch((error: unknown) =>
-      options.logger.warn({ err: error }, 'could not list the runs kept in the store'),
-    );
+    this.#indexed = scanStoredRuns(
+      options.store,
+      (runId, principalOwner) => this.#table.addStored(runId, principalOwner),
+      (runId, error) => {
+        options.logger.warn({ err: error, runId }, 'could not read a run record; read when named');
+        this.#table.addUnread(runId);
+      },
+    ).catch((error: unknown) => {
+      options.logger.warn({ err: error }, 'could not list the runs kept in the store');
+      this.#scanFailed = true;
+    });
   }
 
   /** Runs waiting for a slot and runs working, for `/metrics`. */
@@ -122,7 +115,7 @@ export class RunRegistry {
 
   /** Legs ended by state since start-up, for `/metrics`. */
   get ended(): Readonly<Record<string, number>> {
-    return { ...this.#ended };
+    return { ...this.#host.ended };
   }
 
   /** Starts a run; answers once its record is persisted, `working` or `queued`. */
@@ -142,6 +135,7 @@ export class RunRegistry {
       runId,
       workflow,
       owner: caller.owner,
+      quota: caller.quota,
       principalOwner: caller.principal !== undefined ? caller.owner : undefined,
       arguments: args,
       digest: workflow.definition.digest,
@@ -150,16 +144,28 @@ export class RunRegistry {
       leg: undefined,
       finishedAt: undefined,
     };
-    // Refused for its queue quota before `#admit` may forget a finished run to make room: a
-    // caller retrying against a full queue must not wipe its finished runs one by one.
-    this.#checkQueue(caller.owner);
-    this.#admit(caller.owner, true);
+    // The finished runs that make room are chosen now but forgotten only once every refusal
+    // has been checked (`#begin`), and put back if the record cannot be written: a refused
+    // start costs the caller none of its results.
+    const victims = roomFor(this.#table, caller.quota, this.#limits);
+    let evicted = false;
     this.#table.add(run);
     try {
-      await this.#begin(run, checked, false, caller);
+      await this.#begin(run, checked, false, caller, () => {
+        evicted = true;
+        for (const victim of victims) this.#table.remove(victim);
+      });
     } catch (error) {
       this.#table.remove(run);
+      if (evicted) for (const victim of victims) this.#table.add(victim);
       throw error;
+    }
+    for (const victim of victims) {
+      this.#options.logger.info(
+        { runId: victim.runId, owner: victim.owner },
+        'run forgotten early: its caller reached --max-runs-per-owner',
+      );
+      void this.#deleteState(victim.runId);
     }
     this.#options.logger.info({ runId, owner: caller.owner, workflow: name }, 'run started');
     return run.view;
@@ -206,7 +212,7 @@ export class RunRegistry {
     run.arguments = merged;
     run.finishedAt = undefined;
     try {
-      await this.#begin(run, checked, true, caller);
+      await this.#begin(run, checked, true, caller, () => {});
     } catch (error) {
       Object.assign(run, before);
       throw error;
@@ -230,20 +236,22 @@ export class RunRegistry {
    * the leg. The leg exists before the record is written, so a cancel or a shutdown that comes
    * while it is written reaches it; it runs nothing until the write succeeded. Throws when the
    * run cannot begin: draining, too many runs queued, or the record could not be written.
+   * `admitted` is called once every refusal but the write's is past, before the write.
    */
-  async #begin(run: LiveRun, checked: CheckedCall, resume: boolean, caller: Caller): Promise<void> {
+  async #begin(
+    run: LiveRun,
+    checked: CheckedCall,
+    resume: boolean,
+    caller: Caller,
+    admitted: () => void,
+  ): Promise<void> {
     const slot = this.#options.admission.tryAcquire();
     if (slot === 'closed') throw draining();
-    if (slot === 'full') {
-      const { queued } = this.#table.countOf(caller.owner);
-      if (queued >= this.#limits.queuedPerOwner)
-        throw overQuota('queued', this.#limits.queuedPerOwner, caller.owner);
-      if (this.counts.queued >= this.#limits.queued)
-        throw busy('runs are waiting for an execution slot');
-    }
+    if (slot === 'full') checkQueue(this.#table, run.quota, this.#limits, this.counts.queued);
+    admitted();
     this.#set(run, { state: slot === 'full' ? 'queued' : 'working' });
     const persisted = this.#persist(run);
-    this.#launch(run, checked, resume, caller, slot === 'full' ? undefined : slot, persisted);
+    launch(this.#host, run, checked, resume, caller, slot === 'full' ? undefined : slot, persisted);
     await persisted.catch((error: unknown) => this.#refuse(run, error));
   }
 
@@ -376,74 +384,61 @@ export class RunRegistry {
    */
   async #forget(run: LiveRun): Promise<boolean> {
     if (!this.#table.remove(run)) return false;
-    await deleteRun(this.#options.store, run.runId).catch((error: unknown) =>
-      this.#options.logger.warn({ err: error, runId: run.runId }, 'could not delete run state'),
-    );
+    await this.#deleteState(run.runId);
     return true;
   }
 
-  /** Refuses when a run of `owner` would have to wait for a slot and its queue quota is used up. */
-  #checkQueue(owner: string): void {
-    const { admission } = this.#options;
-    const waits = admission.active >= admission.capacity || admission.queued > 0;
-    if (waits && this.#table.countOf(owner).queued >= this.#limits.queuedPerOwner)
-      throw overQuota('queued', this.#limits.queuedPerOwner, owner);
-  }
-
-  /**
-   * Makes room for one more run held for `owner` (`table`: also counting it against the
-   * server-wide table, for a run not held yet). An owner at its quota loses its own oldest
-   * finished run first, as the sweep would have at the end of its retention; with none
-   * finished the start is refused, and so is one past the server-wide limit. Synchronous, so
-   * the run can be added before anyone else is admitted.
-   */
-  #admit(owner: string, table: boolean): void {
-    if (this.#table.countOf(owner).held >= this.#limits.runsPerOwner) {
-      const oldest = this.#table.oldestFinished(owner, (run) =>
-        TERMINAL_STATES.has(run.view.state),
-      );
-      if (oldest === undefined) throw overQuota('runs', this.#limits.runsPerOwner, owner);
-      this.#options.logger.info(
-        { runId: oldest.runId, owner },
-        'run forgotten early: its owner reached --max-runs-per-owner',
-      );
-      void this.#forget(oldest);
-    }
-    if (table && this.#table.size >= this.#limits.runs) throw busy('runs are held in memory');
+  #deleteState(runId: string): Promise<void> {
+    return deleteRun(this.#options.store, runId).catch((error: unknown) =>
+      this.#options.logger.warn({ err: error, runId }, 'could not delete run state'),
+    );
   }
 
   /**
    * The caller's run, live or rebuilt from the store; anyone else's is `unknownRun`. Whether
    * the caller may reach the run is decided from the owner index alone, before anything of the
    * run is touched: a foreign id and an unknown one take the same steps to the same error.
+   * Only when the start-up scan failed, or could not read this id's record, is a run missing
+   * from the index looked for in the store (its record then says whose it is).
    */
   async #find(runId: string, caller: Caller): Promise<LiveRun> {
     if (typeof runId !== 'string' || !/^[0-9a-f]{32}$/.test(runId)) throw unknownRun();
     await this.#indexed;
-    const reach = this.#table.reach(runId, caller.owner);
+    const reach = this.#table.reach(runId, caller.owner) ?? this.#unindexed(runId);
     if (reach === undefined) throw unknownRun();
     if (reach === 'live') return this.#claim(runId, caller);
     const record = await readRecord(this.#options.store, runId).catch(() => undefined);
     // While it was read, another caller may have claimed it, or the sweep deleted it.
-    const now = this.#table.reach(runId, caller.owner);
+    const now = this.#table.reach(runId, caller.owner) ?? this.#unindexed(runId);
     if (now === undefined) throw unknownRun();
     if (now === 'live') return this.#claim(runId, caller);
     const workflow = record && this.#options.catalog.workflows.get(record.workflow);
     if (!record || !workflow) throw unknownRun();
     if (record.principalOwner !== undefined && record.principalOwner !== caller.owner)
       throw unknownRun();
-    this.#admit(caller.owner, true);
+    // A read may take its key over the quota (the next start makes room), never the table.
+    if (this.#table.size >= this.#limits.runs) throw busy('runs are held in memory');
     const run = this.#rebuild(record, workflow, caller);
     this.#table.add(run);
     return run;
   }
 
-  /** A held run the caller may reach: its own, or one whose session ended, which it claims now. */
+  /** 'stored' for an id the index cannot vouch for: the scan failed, or could not read it. */
+  #unindexed(runId: string): 'stored' | undefined {
+    if (!this.#scanFailed && !this.#table.unread(runId)) return undefined;
+    if (this.#table.has(runId)) return undefined;
+    this.#options.logger.info({ runId }, 'run not in the index; looking for its record');
+    return 'stored';
+  }
+
+  /**
+   * A held run the caller may reach: its own, or one whose session ended, which it claims now,
+   * over its quota if need be: a read never forgets the caller's runs nor is refused for them.
+   */
   #claim(runId: string, caller: Caller): LiveRun {
     const run = this.#table.get(runId) as LiveRun;
     if (run.owner !== null) return run;
-    this.#admit(caller.owner, false);
-    this.#table.setOwner(run, caller.owner);
+    this.#table.setOwner(run, caller.owner, caller.quota);
     this.#options.logger.info({ runId, owner: caller.owner }, 'run claimed');
     return run;
   }
@@ -455,6 +450,7 @@ export class RunRegistry {
       runId: record.view.runId,
       workflow,
       owner: caller.owner,
+      quota: caller.quota,
       principalOwner: record.principalOwner,
       arguments: record.arguments,
       digest: record.digest,
@@ -468,139 +464,6 @@ export class RunRegistry {
       'run reclaimed',
     );
     return run;
-  }
-
-  /**
-   * Starts one leg in the background once `persisted` (the run's record) is written: it waits
-   * for a slot if it has none, then executes. A leg never rejects: whatever goes wrong ends the
-   * run `failed` (resumable), so shutdown, which awaits every leg, cannot stop halfway.
-   */
-  #launch(
-    run: LiveRun,
-    checked: CheckedCall,
-    resume: boolean,
-    caller: Caller,
-    slot: Slot | undefined,
-    persisted: Promise<void>,
-  ): void {
-    const controller = new AbortController();
-    const leg = { controller, done: Promise.resolve() };
-    leg.done = persisted
-      .then(
-        () => this.#leg(run, checked, resume, caller, slot, controller.signal),
-        // Not written, so the run does not exist (or its resume never happened): the caller is
-        // told, and nothing is finished or persisted here.
-        () => slot?.release(),
-      )
-      .catch((error: unknown) => {
-        this.#options.logger.error({ err: error, runId: run.runId }, 'run leg failed');
-        return this.#finish(run, { state: 'failed', error: messageOf(error), resumable: true });
-      })
-      .finally(() => {
-        if (run.leg === leg) run.leg = undefined;
-      });
-    run.leg = leg;
-  }
-
-  async #leg(
-    run: LiveRun,
-    checked: CheckedCall,
-    resume: boolean,
-    caller: Caller,
-    held: Slot | undefined,
-    signal: AbortSignal,
-  ): Promise<void> {
-    let slot = held;
-    if (!slot) {
-      try {
-        slot = await this.#options.admission.acquire(signal);
-      } catch (error) {
-        const why =
-          error instanceof AdmissionClosedError ? 'the server is shutting down' : messageOf(error);
-        await this.#finish(run, { state: 'canceled', error: why, resumable: true }, false);
-        return;
-      }
-      this.#set(run, { state: 'working' });
-      await this.#persist(run).catch(() => {});
-    }
-    try {
-      if (signal.aborted) {
-        // Cancelled (or shut down) while its record was written: nothing ran.
-        await this.#finish(
-          run,
-          { state: 'canceled', error: messageOf(signal.reason), resumable: true },
-          false,
-        );
-        return;
-      }
-      const running = runLeg({
-        workflow: run.workflow,
-        runId: run.runId,
-        inputs: checked.inputs,
-        cwd: checked.cwd,
-        ...(checked.timeoutMs !== undefined ? { timeoutMs: checked.timeoutMs } : {}),
-        resume,
-        ...(caller.principal !== undefined ? { principal: caller.principal } : {}),
-        signal,
-        store: this.#options.store,
-        services: this.#options.services,
-        log: run.log,
-        logger: this.#options.logger.child({ runId: run.runId }),
-        onStep: (step, index, total) => {
-          const reached = run.view.reached ?? [];
-          this.#set(run, {
-            step,
-            stepIndex: index,
-            stepTotal: total,
-            reached: reached.includes(step) ? reached : [...reached, step],
-          });
-        },
-      });
-      // The slot bounds execution: free it before the terminal state is published, so a
-      // caller that sees the run end also sees its slot free (release is idempotent).
-      const update = await running.finally(() => slot.release());
-      await this.#finish(run, update);
-    } finally {
-      slot.release();
-    }
-  }
-
-  /** Ends a leg; `ran` is false when the leg stopped before running anything. */
-  async #finish(run: LiveRun, update: LegUpdate, ran = true): Promise<void> {
-    const { resumable, ...fields } = update;
-    // The step a run stopped in started too, though the runner counts only finished ones.
-    const current = run.view.step;
-    if (
-      fields.reached &&
-      current !== undefined &&
-      fields.state !== 'completed' &&
-      !fields.reached.includes(current)
-    )
-      fields.reached = [...fields.reached, current];
-    const { error: _e, errorCode: _c, reason: _r, vars: _v, resumable: _s, ...rest } = run.view;
-    const canResume =
-      resumable === true && (!ran || resumableAfter(run.workflow, fields.state, true));
-    run.view = {
-      ...rest,
-      ...fields,
-      ...(canResume ? { resumable: true as const } : {}),
-      updatedAt: this.#iso(),
-    };
-    this.#options.onChange?.(run.runId);
-    if (run.view.state !== 'paused') run.finishedAt = this.#now();
-    const ended = run.view.state;
-    if (ended === 'completed' || ended === 'failed' || ended === 'canceled' || ended === 'paused')
-      this.#ended[ended]++;
-    this.#options.logger.info(
-      { runId: run.runId, owner: run.owner, state: run.view.state },
-      'run ended',
-    );
-    await this.#persist(run).catch((error: unknown) =>
-      this.#options.logger.error(
-        { err: error, runId: run.runId },
-        'could not persist the run record',
-      ),
-    );
   }
 
   #set(

@@ -5,7 +5,6 @@
 
 import type { Workflow } from '../catalog/index.js';
 import { ArgumentError } from './argument-error.js';
-import { ANONYMOUS_OWNER } from './owner.js';
 import { RunError, type RunState, type RunView, TERMINAL_STATES } from './types.js';
 
 /** Arguments are persisted with the run, so they are capped (seed 000). */
@@ -19,10 +18,11 @@ export const DEFAULT_TERMINAL_TTL_MS = 60 * 60 * 1000;
 export const MAX_RUNS = 10_000;
 export const MAX_QUEUED_RUNS = 1_000;
 /**
- * What one owner may hold of those (`--max-runs-per-owner`, `--max-queued-per-owner`): a tenth
+ * What one caller may hold of those (`--max-runs-per-owner`, `--max-queued-per-owner`): a tenth
  * of the table and a quarter of the queue (room for one client's burst of a few hundred), so
- * one owner can never fill either for the others (issue 18). Every stateless caller without a
- * principal is the one anonymous owner, and shares one quota.
+ * no caller can fill either for the others (issue 18). A caller is its quota key
+ * (`quotaKeyOf`): its principal, else over HTTP its address block (all its sessions and
+ * stateless requests together), else its owner.
  */
 export const DEFAULT_RUNS_PER_OWNER = 1_000;
 export const DEFAULT_QUEUED_PER_OWNER = 250;
@@ -64,16 +64,16 @@ export function busy(what: string): RunError {
  * The caller's own quota is used up (not the server's): `runs` held that are all still queued,
  * working or paused, or `queued` waiting for a slot. Says what frees room.
  */
-export function overQuota(what: 'runs' | 'queued', max: number, owner: string): RunError {
+export function overQuota(what: 'runs' | 'queued', max: number, quota: string): RunError {
   const flag = what === 'runs' ? '--max-runs-per-owner' : '--max-queued-per-owner';
   const held =
     what === 'runs'
       ? `${max} runs held, none of them finished (queued, working or paused); cancel or resume some, or wait for them to finish`
       : `${max} runs waiting for an execution slot; wait for them to start or cancel some`;
-  const shared =
-    owner === ANONYMOUS_OWNER
-      ? ' (every stateless caller without a principal shares this quota; see --principal-header)'
-      : '';
+  // A key from the address: every session and stateless request from it counts together.
+  const shared = quota.startsWith('client:')
+    ? ' (counted for all your sessions and requests from your address together; a principal, see --principal-header, gets its own)'
+    : '';
   return new RunError('QUOTA_EXCEEDED', `your quota is used up: ${held}, then retry${shared}`, {
     limit: flag,
     max,

@@ -84,16 +84,25 @@ function isRecord(value: Partial<RunRecord> | null): value is RunRecord {
 /**
  * Tells `found` of every run record in the store, with the principal owner persisted with it
  * (null when there is none: the first caller to name the run claims it), for the owner index.
- * Run once at start-up, so that later lookups never read a record to learn whose it is.
+ * Run once at start-up, so that later lookups never read a record to learn whose it is; a
+ * record that could not be read (the store failed, not a bad record) goes to `unreadable`, to
+ * be read again when named.
  */
 export async function scanStoredRuns(
   store: Store,
   found: (runId: string, principalOwner: string | null) => void,
+  unreadable: (runId: string, error: unknown) => void,
 ): Promise<void> {
   for (const key of await store.list('state/')) {
     const runId = /^state\/([0-9a-f]{32})\/mhl-run\.json$/.exec(key)?.[1];
     if (runId === undefined) continue;
-    const record = await readRecord(store, runId).catch(() => undefined);
+    let record: RunRecord | undefined;
+    try {
+      record = await readRecord(store, runId);
+    } catch (error) {
+      unreadable(runId, error);
+      continue;
+    }
     if (record !== undefined) found(runId, record.principalOwner ?? null);
   }
 }

@@ -104,6 +104,11 @@ export function messageOf(error: unknown): string {
 /** Who is asking: the owner string and, when verified, the raw principal. */
 export interface Caller {
   readonly owner: string;
+  /**
+   * Who its runs count against for the quotas (`quotaKeyOf`): not always its owner, since one
+   * client may hold many sessions.
+   */
+  readonly quota: string;
   /** Set when the identity came from `--principal-header`; such ownership is persisted. */
   readonly principal?: string;
 }

@@ -9,6 +9,12 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import {
+  DEFAULT_QUEUED_PER_OWNER,
+  DEFAULT_RUNS_PER_OWNER,
+  MAX_QUEUED_RUNS,
+  MAX_RUNS,
+} from '../runs/index.js';
 import { MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT } from '../transport/index.js';
 
 /** The profiles `--profile` accepts; a profile chooses the surfaces served. */
@@ -21,11 +27,9 @@ const MAX_MAX_ACTIVE = 4096;
 const DEFAULT_TIMEOUT_MS = 300_000;
 /** Sessions are small (a few hundred bytes), but each may hold a stream and a socket. */
 const MAX_MAX_SESSIONS = 100_000;
-/** Per-owner run quotas; the caps are the server-wide limits (src/runs/run-policy.ts). */
-const DEFAULT_RUNS_PER_OWNER = 1_000;
-const MAX_RUNS_PER_OWNER = 10_000;
-const DEFAULT_QUEUED_PER_OWNER = 250;
-const MAX_QUEUED_PER_OWNER = 1_000;
+/** Per-caller run quotas can be raised up to the server-wide limits, never past them. */
+const MAX_RUNS_PER_OWNER = MAX_RUNS;
+const MAX_QUEUED_PER_OWNER = MAX_QUEUED_RUNS;
 /**
  * Slow clients (docs/serve.md, "Slow clients"). A request's headers must arrive within 10 s, its
  * body within 10 s more, the whole request within 30 s; at most 512 connections, 256 of them

@@ -16,6 +16,7 @@ import {
   ArgumentError,
   type Caller,
   ownerOf,
+  quotaKeyOf,
   RunError,
   type RunErrorCode,
   type RunRegistry,
@@ -106,6 +107,7 @@ export function runSurface(options: RunSurfaceOptions): RunSurface {
 function callerOf(ctx: RequestContext): Caller {
   return {
     owner: ownerOf(ctx),
+    quota: quotaKeyOf(ctx),
     ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
   };
 }

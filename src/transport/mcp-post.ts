@@ -270,7 +270,8 @@ async function dispatch(
     }
     stream?.send(outbound);
   };
-  const conn: Connection = { session, send, principal };
+  const client = clientKey(principal, req.socket.remoteAddress);
+  const conn: Connection = { session, send, principal, client };
   const onClose = () => {
     if (res.writableEnded) return;
     if (created === 'ephemeral') ctx.dispatcher.closeSession(session, 'client disconnected');
@@ -300,7 +301,7 @@ async function dispatch(
   // Nothing but owed errors: the status of a single one (shutdown 503, an ended session 404).
   if (answer === undefined) return sendJson(res, ended === 'shutdown' ? 503 : 404, final);
   if (created === 'initialize' && !Array.isArray(answer) && 'result' in answer) {
-    ctx.sessions.add(session, clientKey(principal, req.socket.remoteAddress));
+    ctx.sessions.add(session, client);
     res.setHeader('mcp-session-id', session.id);
   }
   sendJson(res, statusOf(final, created === 'ephemeral'), final);

@@ -16,6 +16,7 @@ import {
   MODERN_META,
   modern,
   openLegacySession,
+  type Reply,
   resultOf,
   rpc,
   send,
@@ -33,14 +34,41 @@ const BOB = { authorization: 'Bearer k', 'x-who': 'bob' };
 
 const start = serverStarter(FOLDER, 'SIGKILL');
 
+/** A legacy session without a principal, from `localAddress` if given; resolves to its id. */
+const openSession = (port: number, localAddress?: string) =>
+  openLegacySession(port, {}, localAddress);
+
+const inSessionRaw = (
+  port: number,
+  session: string,
+  method: string,
+  params: Record<string, unknown>,
+  localAddress?: string,
+) => inLegacySession(port, session, method, params, {}, localAddress);
+
 /** A legacy session's request, its result; fails the test on a JSON-RPC error. */
 async function inSession(
   port: number,
   session: string,
   method: string,
   params: Record<string, unknown>,
+  localAddress?: string,
 ): Promise<Record<string, unknown>> {
-  return resultOf(await inLegacySession(port, session, method, params), method);
+  return resultOf(await inSessionRaw(port, session, method, params, localAddress), method);
+}
+
+/** The run-layer code a legacy answer refused with, if it did. */
+function refusalCode(reply: Reply): unknown {
+  const error = reply.json()['error'] as { data?: Record<string, unknown> } | undefined;
+  return error?.data?.['code'];
+}
+
+async function deleteSession(port: number, session: string): Promise<void> {
+  const deleted = await send(port, {
+    method: 'DELETE',
+    headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+  });
+  assert.ok(deleted.status < 300, deleted.text);
 }
 
 function median(values: readonly number[]): number {
@@ -86,11 +114,69 @@ describe('async runs shared by many callers', () => {
     assert.equal((await settle(port, theirs['runId'] as string, BOB))['state'], 'completed');
   });
 
+  it('counts every legacy session of one address against one quota, deleted ones too, while another address still starts runs', async () => {
+    const server = start(['--max-runs-per-owner', '2']);
+    const port = await server.ready;
+    const approval = { name: 'Approval', arguments: CWD };
+    const sessions = [await openSession(port), await openSession(port), await openSession(port)];
+    for (const session of sessions.slice(0, 2)) {
+      const { runId } = await inSession(port, session, 'run/start', approval);
+      await until(
+        async () =>
+          (await inSession(port, session, 'run/status', { runId }))['state'] === 'paused' ||
+          undefined,
+        { what: `run ${runId} to pause` },
+      );
+    }
+    const third = await inSessionRaw(port, sessions[2] as string, 'run/start', approval);
+    assert.equal(refusalCode(third), 'RUN_QUOTA_EXCEEDED', third.text);
+    // Ending the sessions releases their runs, which still count: the loop gains nothing.
+    for (const session of sessions) await deleteSession(port, session);
+    await server.logged(/"msg":"runs released"/);
+    const fresh = await openSession(port);
+    const again = await inSessionRaw(port, fresh, 'run/start', approval);
+    assert.equal(refusalCode(again), 'RUN_QUOTA_EXCEEDED', again.text);
+    const stateless = await modern(port, 'run/start', { name: 'Count', arguments: CWD });
+    assert.equal(stateless.status, 503, 'a stateless call from the same address counts too');
+    // Another host (address) has its own quota, session or not.
+    const elsewhere = await openSession(port, '127.0.0.2');
+    const theirs = await inSession(port, elsewhere, 'run/start', approval, '127.0.0.2');
+    assert.equal(typeof theirs['runId'], 'string');
+  });
+
+  it('counts the queued runs of all legacy sessions of one address against one queue quota', async () => {
+    const server = start(['--max-active', '1', '--max-queued-per-owner', '1']);
+    const port = await server.ready;
+    const dir = tempDir('mhl-runs-');
+    const count = { name: 'Count', arguments: CWD };
+    const one = await openSession(port);
+    const two = await openSession(port);
+    const held = await inSession(port, one, 'run/start', {
+      name: 'Blocker',
+      arguments: { dir, ...CWD },
+    });
+    assert.equal(held['state'], 'working');
+    assert.equal((await inSession(port, one, 'run/start', count))['state'], 'queued');
+    const refused = await inSessionRaw(port, two, 'run/start', count);
+    assert.equal(refusalCode(refused), 'RUN_QUOTA_EXCEEDED', refused.text);
+    const elsewhere = await openSession(port, '127.0.0.2');
+    const theirs = await inSession(port, elsewhere, 'run/start', count, '127.0.0.2');
+    assert.equal(theirs['state'], 'queued');
+    writeFileSync(join(dir, 'go'), '');
+    await until(
+      async () =>
+        (await inSession(port, elsewhere, 'run/status', { runId: theirs['runId'] }, '127.0.0.2'))[
+          'state'
+        ] === 'completed' || undefined,
+      { what: 'the other address’s run to complete', timeoutMs: 30_000 },
+    );
+  });
+
   it('keeps a run working after its session is deleted; the next caller to name it claims it', async () => {
     const server = start();
     const port = await server.ready;
     const dir = tempDir('mhl-runs-');
-    const session = await openLegacySession(port);
+    const session = await openSession(port);
     const started = await inSession(port, session, 'run/start', {
       name: 'Blocker',
       arguments: { dir, ...CWD },
@@ -105,7 +191,7 @@ describe('async runs shared by many callers', () => {
     await server.logged(/"msg":"runs released"/);
     assert.equal(isAlive(pid), true, 'the run outlives its session');
     writeFileSync(join(dir, 'go'), '');
-    const other = await openLegacySession(port);
+    const other = await openSession(port);
     const view = await until(
       async () => {
         const v = await inSession(port, other, 'run/status', { runId });

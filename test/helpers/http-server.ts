@@ -224,13 +224,16 @@ export const LEGACY_VERSION = '2025-11-25';
 
 /**
  * A legacy (2025-11-25) session on the raw wire, initialized and acknowledged; resolves to its
- * id. `headers` go on both requests (a principal, a token).
+ * id. `headers` go on both requests (a principal, a token), from `localAddress` if given.
  */
 export async function openLegacySession(
   port: number,
   headers: Record<string, string> = {},
+  localAddress?: string,
 ): Promise<string> {
+  const from = localAddress === undefined ? {} : { localAddress };
   const init = await send(port, {
+    ...from,
     headers: { accept: 'application/json, text/event-stream', ...headers },
     body: rpc(0, 'initialize', {
       protocolVersion: LEGACY_VERSION,
@@ -241,6 +244,7 @@ export async function openLegacySession(
   const id = init.headers['mcp-session-id'];
   assert.equal(typeof id, 'string', init.text);
   await send(port, {
+    ...from,
     headers: { 'mcp-session-id': id as string, 'mcp-protocol-version': LEGACY_VERSION, ...headers },
     body: { jsonrpc: '2.0', method: 'notifications/initialized' },
   });
@@ -254,8 +258,10 @@ export function inLegacySession(
   method: string,
   params: unknown,
   headers: Record<string, string> = {},
+  localAddress?: string,
 ): Promise<Reply> {
   return send(port, {
+    ...(localAddress === undefined ? {} : { localAddress }),
     headers: {
       accept: 'application/json, text/event-stream',
       'mcp-session-id': session,

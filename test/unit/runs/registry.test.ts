@@ -78,8 +78,30 @@ function registry(
   return { runs, store, admission };
 }
 
-const ann: Caller = { owner: 'ann' };
-const bob: Caller = { owner: 'bob' };
+const ann: Caller = { owner: 'ann', quota: 'ann' };
+const bob: Caller = { owner: 'bob', quota: 'bob' };
+/** Two sessions of one client (one address): two owners, one quota key. */
+const tab1: Caller = { owner: 'tab1', quota: 'client:host' };
+const tab2: Caller = { owner: 'tab2', quota: 'client:host' };
+
+const isCode = (code: string) => (e: unknown) => e instanceof RunError && e.code === code;
+
+/** A memory store whose next `failLists` listings, and reads of `failGets` keys, throw. */
+class FlakyStore extends MemoryStore {
+  failLists = 0;
+  readonly failGets = new Set<string>();
+  override async list(prefix: string): Promise<string[]> {
+    if (this.failLists > 0) {
+      this.failLists--;
+      throw new Error('EIO listing');
+    }
+    return super.list(prefix);
+  }
+  override async get(key: string): Promise<string | undefined> {
+    if (this.failGets.delete(key)) throw new Error('EIO reading');
+    return super.get(key);
+  }
+}
 
 function settled(runs: RunRegistry, runId: string, caller = ann): Promise<RunView> {
   return until(
@@ -184,6 +206,98 @@ describe('RunRegistry', () => {
     assert.equal((await settled(runs, held.runId)).state, 'completed');
     assert.equal((await settled(runs, theirs.runId, bob)).state, 'completed');
     assert.equal(admission.active, 0);
+  });
+
+  it('counts the runs of all sessions of one client against one quota key, released ones too', async () => {
+    const { runs } = registry({ limits: { runsPerOwner: 2 } });
+    const one = (await runs.start('Approval', {}, tab1)).runId;
+    const two = (await runs.start('Approval', {}, tab2)).runId;
+    await settled(runs, one, tab1);
+    await settled(runs, two, tab2);
+    await assert.rejects(runs.start('Count', {}, tab2), isCode('QUOTA_EXCEEDED'), 'one client');
+    // Ending the session releases its run, but it still counts against the client's key.
+    assert.equal(runs.release(tab1.owner), 1);
+    await assert.rejects(runs.start('Count', {}, tab2), isCode('QUOTA_EXCEEDED'), 'released');
+    const theirs = (await runs.start('Count', {}, bob)).runId;
+    assert.equal((await settled(runs, theirs, bob)).state, 'completed');
+    // Claimed, it counts against its claimer: the client has room again.
+    assert.equal((await runs.status(one, bob)).state, 'paused');
+    const next = (await runs.start('Count', {}, tab2)).runId;
+    assert.equal((await settled(runs, next, tab2)).state, 'completed');
+    assert.deepEqual(
+      runs.list(tab1),
+      [],
+      'access stays by owner: tab1 lists nothing, tab2 only its own',
+    );
+    assert.equal(runs.list(tab2).length, 2);
+  });
+
+  it('forgets no finished run for a start that is refused for the server-wide queue', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mhl-reg-'));
+    const limits = { runsPerOwner: 1, queued: 1 };
+    const { runs } = registry({ capacity: 1, limits });
+    const finished = (await runs.start('Count', {}, ann)).runId;
+    assert.equal((await settled(runs, finished)).state, 'completed');
+    const held = await runs.start('Blocker', { dir }, bob);
+    assert.equal(held.state, 'working');
+    assert.equal((await runs.start('Count', {}, { owner: 'cy', quota: 'cy' })).state, 'queued');
+    await assert.rejects(runs.start('Count', {}, ann), isCode('CAPACITY_FULL'));
+    assert.equal((await runs.status(finished, ann)).state, 'completed', 'still held');
+    writeFileSync(join(dir, 'go'), '');
+    assert.equal((await settled(runs, held.runId, bob)).state, 'completed');
+  });
+
+  it('forgets no finished run for a start whose record cannot be written', async () => {
+    const store = new FullStore();
+    const { runs } = registry({ store, limits: { runsPerOwner: 1 } });
+    const finished = (await runs.start('Count', {}, ann)).runId;
+    assert.equal((await settled(runs, finished)).state, 'completed');
+    store.room = 0;
+    await assert.rejects(runs.start('Count', {}, ann), isCode('STATE_STORAGE_FULL'));
+    assert.equal((await runs.status(finished, ann)).state, 'completed', 'still held');
+    assert.ok((await store.list(`state/${finished}/`)).length > 0, 'its state kept');
+    assert.equal(runs.list(ann).length, 1);
+  });
+
+  it('lets a read claim or rebuild runs past the quota, and the next start makes room', async () => {
+    const store = new MemoryStore();
+    const first = registry({ store }).runs;
+    const stored = (await first.start('Count', {}, bob)).runId;
+    assert.equal((await settled(first, stored, bob)).state, 'completed');
+    const { runs } = registry({ store, limits: { runsPerOwner: 1 } });
+    const own = (await runs.start('Count', {}, ann)).runId;
+    assert.equal((await settled(runs, own)).state, 'completed');
+    const released = (await runs.start('Count', {}, bob)).runId;
+    assert.equal((await settled(runs, released, bob)).state, 'completed');
+    runs.release(bob.owner);
+    // Ann is at her quota; naming a released run and a stored one neither refuses nor evicts.
+    assert.equal((await runs.status(released, ann)).state, 'completed');
+    assert.equal((await runs.status(stored, ann)).state, 'completed');
+    assert.equal((await runs.status(own, ann)).state, 'completed', 'her own run kept');
+    assert.equal(runs.list(ann).length, 3);
+    const next = (await runs.start('Count', {}, ann)).runId;
+    assert.deepEqual(
+      runs.list(ann).map((v) => v.runId),
+      [next],
+      'the start forgot all three',
+    );
+  });
+
+  it('looks runs up in the store when the start-up scan failed, or could not read their record', async () => {
+    const store = new FlakyStore();
+    const first = registry({ store }).runs;
+    const paused = (await first.start('Approval', {}, ann)).runId;
+    const other = (await first.start('Approval', {}, ann)).runId;
+    await settled(first, paused);
+    await settled(first, other);
+    store.failLists = 1;
+    const unlisted = registry({ store }).runs;
+    assert.equal((await unlisted.status(paused, bob)).state, 'paused');
+    await assert.rejects(unlisted.status(paused, ann), isCode('RUN_NOT_FOUND'), "bob's now");
+    store.failGets.add(`state/${other}/mhl-run.json`);
+    const unread = registry({ store }).runs;
+    await assert.rejects(unread.status('0'.repeat(32), ann), isCode('RUN_NOT_FOUND'));
+    assert.equal((await unread.status(other, ann)).state, 'paused');
   });
 
   it('lets the first caller to name a released run claim it; its old owner no longer reaches it', async () => {

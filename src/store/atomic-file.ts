@@ -122,8 +122,10 @@ export async function writeAtomic(
     );
     await renameOrCopy(fs, tmp, path, data);
   } catch (err: unknown) {
-    await fs.unlink(tmp).catch(() => {
-      // Already renamed into place, or never created: nothing to clean up.
+    await fs.unlink(tmp).catch((unlinkErr: unknown) => {
+      // Already renamed into place, or never created: nothing to clean up. Otherwise the file
+      // system refused (it went read-only between the write and the rename): retried later.
+      if (errnoCode(unlinkErr) !== 'ENOENT' && stranded.size < MAX_STRANDED) stranded.add(tmp);
     });
     throw err;
   }
@@ -132,6 +134,26 @@ export async function writeAtomic(
   // both complete, and losing the newest checkpoint only re-runs one step, which at-least-once
   // steps allow. This halves the cost of a per-step checkpoint.
   if (!replacing) await syncDir(fs, dir);
+  if (stranded.size > 0) await removeStranded(fs);
+}
+
+/**
+ * Temp files a failed write could not remove (the disk had turned read-only under it). A later
+ * write that succeeds means the disk takes writes again, so it removes them then.
+ */
+const stranded = new Set<string>();
+/** Enough for any burst of failed writes; past it a leftover is only a dot file no listing shows. */
+const MAX_STRANDED = 1024;
+
+async function removeStranded(fs: AtomicFs): Promise<void> {
+  for (const tmp of [...stranded]) {
+    try {
+      await fs.unlink(tmp);
+      stranded.delete(tmp);
+    } catch (err: unknown) {
+      if (errnoCode(err) === 'ENOENT') stranded.delete(tmp);
+    }
+  }
 }
 
 async function renameOrCopy(

@@ -114,6 +114,33 @@ describe('DirStore on disk', () => {
     assert.deepEqual(await store.list('s/'), ['s/placeholder']);
   });
 
+  it('removes a temp file the disk refused to delete once a later write succeeds', async () => {
+    const root = tempRoot();
+    let readOnly = false;
+    const refuse = () => Object.assign(new Error('read-only file system'), { code: 'EROFS' });
+    const fs = {
+      ...NODE_FS,
+      // As after a remount read-only between the write and the rename: both refused.
+      rename: async (from: string, to: string) => {
+        if (readOnly) throw refuse();
+        return NODE_FS.rename(from, to);
+      },
+      unlink: async (path: string) => {
+        if (readOnly) throw refuse();
+        return NODE_FS.unlink(path);
+      },
+    };
+    const store = new DirStore(root, { fs });
+    await store.put('x/key', 'first');
+    readOnly = true;
+    await assert.rejects(store.put('x/key', 'second'));
+    assert.equal(walk(root).filter((name) => name.includes('.tmp-')).length, 1);
+    readOnly = false;
+    await store.put('x/key', 'third');
+    assert.deepEqual(walk(root).sort(), ['x/', 'x/key']);
+    assert.equal(await store.get('x/key'), 'third');
+  });
+
   it('falls back to an in-place rewrite when rename fails with EXDEV', async () => {
     const root = tempRoot();
     let renames = 0;

@@ -108,11 +108,11 @@ function buildProgram(): Command {
       'execution slots shared by direct calls, jobs and async runs (default 32)',
     )
     .option(
-      '--max-runs-per-owner <n>',
+      '--max-runs-per-caller <n>',
       'async runs one caller may hold, finished ones included (default 1000; its oldest finished goes first)',
     )
     .option(
-      '--max-queued-per-owner <n>',
+      '--max-queued-per-caller <n>',
       'async runs of one caller that may wait for an execution slot (default 250)',
     )
     .option(

@@ -28,8 +28,8 @@ export {
 export { ANONYMOUS_OWNER, type OwnerContext, ownerOf, quotaKeyOf } from './owner.js';
 export { RunRegistry } from './registry.js';
 export {
-  DEFAULT_QUEUED_PER_OWNER,
-  DEFAULT_RUNS_PER_OWNER,
+  DEFAULT_QUEUED_PER_CALLER,
+  DEFAULT_RUNS_PER_CALLER,
   MAX_QUEUED_RUNS,
   MAX_RUNS,
 } from './run-policy.js';

@@ -163,7 +163,7 @@ export class RunRegistry {
     for (const victim of victims) {
       this.#options.logger.info(
         { runId: victim.runId, owner: victim.owner },
-        'run forgotten early: its caller reached --max-runs-per-owner',
+        'run forgotten early: its caller reached --max-runs-per-caller',
       );
       void this.#deleteState(victim.runId);
     }

@@ -18,21 +18,21 @@ export const DEFAULT_TERMINAL_TTL_MS = 60 * 60 * 1000;
 export const MAX_RUNS = 10_000;
 export const MAX_QUEUED_RUNS = 1_000;
 /**
- * What one caller may hold of those (`--max-runs-per-owner`, `--max-queued-per-owner`): a tenth
+ * What one caller may hold of those (`--max-runs-per-caller`, `--max-queued-per-caller`): a tenth
  * of the table and a quarter of the queue (room for one client's burst of a few hundred), so
  * no caller can fill either for the others (issue 18). A caller is its quota key
  * (`quotaKeyOf`): its principal, else over HTTP its address block (all its sessions and
  * stateless requests together), else its owner.
  */
-export const DEFAULT_RUNS_PER_OWNER = 1_000;
-export const DEFAULT_QUEUED_PER_OWNER = 250;
+export const DEFAULT_RUNS_PER_CALLER = 1_000;
+export const DEFAULT_QUEUED_PER_CALLER = 250;
 
-/** The run limits in force: server-wide and per owner. */
+/** The run limits in force: server-wide and per caller. */
 export interface Limits {
   readonly runs: number;
   readonly queued: number;
-  readonly runsPerOwner: number;
-  readonly queuedPerOwner: number;
+  readonly runsPerCaller: number;
+  readonly queuedPerCaller: number;
 }
 
 /** The limits `options` asks for, the defaults for the rest. */
@@ -40,8 +40,8 @@ export function limitsOf(options: Partial<Limits> | undefined): Limits {
   return {
     runs: options?.runs ?? MAX_RUNS,
     queued: options?.queued ?? MAX_QUEUED_RUNS,
-    runsPerOwner: options?.runsPerOwner ?? DEFAULT_RUNS_PER_OWNER,
-    queuedPerOwner: options?.queuedPerOwner ?? DEFAULT_QUEUED_PER_OWNER,
+    runsPerCaller: options?.runsPerCaller ?? DEFAULT_RUNS_PER_CALLER,
+    queuedPerCaller: options?.queuedPerCaller ?? DEFAULT_QUEUED_PER_CALLER,
   };
 }
 
@@ -65,7 +65,7 @@ export function busy(what: string): RunError {
  * working or paused, or `queued` waiting for a slot. Says what frees room.
  */
 export function overQuota(what: 'runs' | 'queued', max: number, quota: string): RunError {
-  const flag = what === 'runs' ? '--max-runs-per-owner' : '--max-queued-per-owner';
+  const flag = what === 'runs' ? '--max-runs-per-caller' : '--max-queued-per-caller';
   const held =
     what === 'runs'
       ? `${max} runs held, none of them finished (queued, working or paused); cancel or resume some, or wait for them to finish`

@@ -15,9 +15,9 @@ import { TERMINAL_STATES } from './types.js';
  * `CAPACITY_FULL` when the server-wide table would still be full after forgetting them.
  */
 export function roomFor<R extends HeldRun>(table: RunTable<R>, quota: string, limits: Limits): R[] {
-  const over = table.countOf(quota).held + 1 - limits.runsPerOwner;
+  const over = table.countOf(quota).held + 1 - limits.runsPerCaller;
   const victims = table.oldestFinished(quota, over, (run) => TERMINAL_STATES.has(run.view.state));
-  if (victims.length < over) throw overQuota('runs', limits.runsPerOwner, quota);
+  if (victims.length < over) throw overQuota('runs', limits.runsPerCaller, quota);
   if (table.size - victims.length >= limits.runs) throw busy('runs are held in memory');
   return victims;
 }
@@ -32,7 +32,7 @@ export function checkQueue<R extends HeldRun>(
   limits: Limits,
   queuedNow: number,
 ): void {
-  if (table.countOf(quota).queued >= limits.queuedPerOwner)
-    throw overQuota('queued', limits.queuedPerOwner, quota);
+  if (table.countOf(quota).queued >= limits.queuedPerCaller)
+    throw overQuota('queued', limits.queuedPerCaller, quota);
   if (queuedNow >= limits.queued) throw busy('runs are waiting for an execution slot');
 }

@@ -138,13 +138,13 @@ export interface RunRegistryOptions {
   readonly onChange?: (runId: string) => void;
   /**
    * Most runs held in memory and most waiting for a slot, server-wide (defaults 10,000 and
-   * 1,000) and per owner (defaults 1,000 and 250).
+   * 1,000) and per caller (defaults 1,000 and 250).
    */
   readonly limits?: {
     readonly runs?: number;
     readonly queued?: number;
-    readonly runsPerOwner?: number;
-    readonly queuedPerOwner?: number;
+    readonly runsPerCaller?: number;
+    readonly queuedPerCaller?: number;
   };
   readonly now?: () => number;
 }

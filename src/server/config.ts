@@ -10,8 +10,8 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import {
-  DEFAULT_QUEUED_PER_OWNER,
-  DEFAULT_RUNS_PER_OWNER,
+  DEFAULT_QUEUED_PER_CALLER,
+  DEFAULT_RUNS_PER_CALLER,
   MAX_QUEUED_RUNS,
   MAX_RUNS,
 } from '../runs/index.js';
@@ -28,8 +28,8 @@ const DEFAULT_TIMEOUT_MS = 300_000;
 /** Sessions are small (a few hundred bytes), but each may hold a stream and a socket. */
 const MAX_MAX_SESSIONS = 100_000;
 /** Per-caller run quotas can be raised up to the server-wide limits, never past them. */
-const MAX_RUNS_PER_OWNER = MAX_RUNS;
-const MAX_QUEUED_PER_OWNER = MAX_QUEUED_RUNS;
+const MAX_RUNS_PER_CALLER = MAX_RUNS;
+const MAX_QUEUED_PER_CALLER = MAX_QUEUED_RUNS;
 /**
  * Slow clients (docs/serve.md, "Slow clients"). A request's headers must arrive within 10 s, its
  * body within 10 s more, the whole request within 30 s; at most 512 connections, 256 of them
@@ -92,17 +92,17 @@ export const ServeConfigSchema = z
     requireCwd: z.boolean().describe('refuse calls without an absolute context.cwd'),
     defaultTimeoutMs: z.number().int().positive().describe('bounds every synchronous call'),
     maxActive: z.number().int().min(1).max(MAX_MAX_ACTIVE).describe('execution slots'),
-    maxRunsPerOwner: z
+    maxRunsPerCaller: z
       .number()
       .int()
       .min(1)
-      .max(MAX_RUNS_PER_OWNER)
+      .max(MAX_RUNS_PER_CALLER)
       .describe('async runs one owner may hold, finished ones included'),
-    maxQueuedPerOwner: z
+    maxQueuedPerCaller: z
       .number()
       .int()
       .min(1)
-      .max(MAX_QUEUED_PER_OWNER)
+      .max(MAX_QUEUED_PER_CALLER)
       .describe('async runs of one owner that may wait for a slot'),
     stateDir: z.string().optional().describe('where async runs are kept; else a temp dir'),
     drainMs: z.number().int().min(0).describe('how long working runs may finish at shutdown'),
@@ -135,8 +135,8 @@ export interface ServeFlags {
   readonly defaultTimeoutMs?: string;
   readonly maxActive?: string;
   readonly maxQueued?: string;
-  readonly maxRunsPerOwner?: string;
-  readonly maxQueuedPerOwner?: string;
+  readonly maxRunsPerCaller?: string;
+  readonly maxQueuedPerCaller?: string;
   readonly stateDir?: string;
   readonly drainTimeout?: string;
   readonly profile?: string;
@@ -253,19 +253,19 @@ function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown
       MAX_MAX_ACTIVE,
       `--max-active takes a whole number from 1 to ${MAX_MAX_ACTIVE}`,
     ),
-    maxRunsPerOwner: wholeNumber(
-      flags.maxRunsPerOwner,
-      DEFAULT_RUNS_PER_OWNER,
+    maxRunsPerCaller: wholeNumber(
+      flags.maxRunsPerCaller,
+      DEFAULT_RUNS_PER_CALLER,
       1,
-      MAX_RUNS_PER_OWNER,
-      `--max-runs-per-owner takes a whole number from 1 to ${MAX_RUNS_PER_OWNER}`,
+      MAX_RUNS_PER_CALLER,
+      `--max-runs-per-caller takes a whole number from 1 to ${MAX_RUNS_PER_CALLER}`,
     ),
-    maxQueuedPerOwner: wholeNumber(
-      flags.maxQueuedPerOwner,
-      DEFAULT_QUEUED_PER_OWNER,
+    maxQueuedPerCaller: wholeNumber(
+      flags.maxQueuedPerCaller,
+      DEFAULT_QUEUED_PER_CALLER,
       1,
-      MAX_QUEUED_PER_OWNER,
-      `--max-queued-per-owner takes a whole number from 1 to ${MAX_QUEUED_PER_OWNER}`,
+      MAX_QUEUED_PER_CALLER,
+      `--max-queued-per-caller takes a whole number from 1 to ${MAX_QUEUED_PER_CALLER}`,
     ),
     ...(stateDir !== undefined ? { stateDir: resolve(stateDir) } : {}),
     drainMs,

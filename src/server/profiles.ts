@@ -97,7 +97,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
   const runs = runsSurface({
     stateDir: config.stateDir,
     terminalTtlMs: config.terminalRunTtlMs,
-    limits: { runsPerOwner: config.maxRunsPerOwner, queuedPerOwner: config.maxQueuedPerOwner },
+    limits: { runsPerCaller: config.maxRunsPerCaller, queuedPerCaller: config.maxQueuedPerCaller },
     drainMs: config.drainMs,
     transport: config.http === undefined ? 'stdio' : 'http',
     catalog,

@@ -26,8 +26,8 @@ export interface RunsOptions {
   /** Absolute `--state-dir`; undefined for a temporary one. */
   readonly stateDir: string | undefined;
   readonly terminalTtlMs: number | undefined;
-  /** `--max-runs-per-owner` and `--max-queued-per-owner`. */
-  readonly limits: { readonly runsPerOwner: number; readonly queuedPerOwner: number };
+  /** `--max-runs-per-caller` and `--max-queued-per-caller`. */
+  readonly limits: { readonly runsPerCaller: number; readonly queuedPerCaller: number };
   /** Which transport serves the runs (how loudly a temporary state directory is reported). */
   readonly transport: 'stdio' | 'http';
   /** `--drain-timeout`: how long working runs may finish at shutdown. */

@@ -89,7 +89,7 @@ function medianError(values: readonly number[]): number {
 
 describe('async runs shared by many callers', () => {
   it("refuses an owner past its quota with RUN_QUOTA_EXCEEDED while another owner's start succeeds", async () => {
-    const server = start([...AUTH, '--max-runs-per-owner', '1']);
+    const server = start([...AUTH, '--max-runs-per-caller', '1']);
     const port = await server.ready;
     const held = await call(port, 'run/start', { name: 'Approval', arguments: CWD }, ANN);
     await settle(port, held['runId'] as string, ANN);
@@ -99,7 +99,7 @@ describe('async runs shared by many callers', () => {
     assert.equal(error.code, -32000);
     assert.deepEqual(
       [error.data['code'], error.data['retryable'], error.data['limit'], error.data['max']],
-      ['RUN_QUOTA_EXCEEDED', true, '--max-runs-per-owner', 1],
+      ['RUN_QUOTA_EXCEEDED', true, '--max-runs-per-caller', 1],
     );
     const tool = await call(
       port,
@@ -115,7 +115,7 @@ describe('async runs shared by many callers', () => {
   });
 
   it('counts every legacy session of one address against one quota, deleted ones too, while another address still starts runs', async () => {
-    const server = start(['--max-runs-per-owner', '2']);
+    const server = start(['--max-runs-per-caller', '2']);
     const port = await server.ready;
     const approval = { name: 'Approval', arguments: CWD };
     const sessions = [await openSession(port), await openSession(port), await openSession(port)];
@@ -145,7 +145,7 @@ describe('async runs shared by many callers', () => {
   });
 
   it('counts the queued runs of all legacy sessions of one address against one queue quota', async () => {
-    const server = start(['--max-active', '1', '--max-queued-per-owner', '1']);
+    const server = start(['--max-active', '1', '--max-queued-per-caller', '1']);
     const port = await server.ready;
     const dir = tempDir('mhl-runs-');
     const count = { name: 'Count', arguments: CWD };

@@ -50,7 +50,7 @@ function registry(
     store?: MemoryStore;
     env?: Record<string, string>;
     cacheRoot?: string;
-    limits?: { runs?: number; queued?: number; runsPerOwner?: number; queuedPerOwner?: number };
+    limits?: { runs?: number; queued?: number; runsPerCaller?: number; queuedPerCaller?: number };
   } = {},
 ) {
   const loaded = loadCatalog(FOLDER);
@@ -146,11 +146,11 @@ describe('RunRegistry', () => {
 
   it("refuses an owner past its quota of unfinished runs, while another owner's start succeeds", async () => {
     let t = 1_000_000;
-    const { runs, store } = registry({ now: () => (t += 1000), limits: { runsPerOwner: 2 } });
+    const { runs, store } = registry({ now: () => (t += 1000), limits: { runsPerCaller: 2 } });
     const quota = (e: unknown) =>
       e instanceof RunError &&
       e.code === 'QUOTA_EXCEEDED' &&
-      e.data?.['limit'] === '--max-runs-per-owner' &&
+      e.data?.['limit'] === '--max-runs-per-caller' &&
       e.data?.['max'] === 2;
     const first = (await runs.start('Approval', {}, ann)).runId;
     const second = (await runs.start('Approval', {}, ann)).runId;
@@ -184,7 +184,7 @@ describe('RunRegistry', () => {
 
   it("refuses an owner past its quota of queued runs, while another owner's run still queues", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mhl-reg-'));
-    const limits = { queuedPerOwner: 1, runsPerOwner: 3 };
+    const limits = { queuedPerCaller: 1, runsPerCaller: 3 };
     const { runs, admission } = registry({ capacity: 1, limits });
     const finished = (await runs.start('Count', {}, ann)).runId;
     assert.equal((await settled(runs, finished)).state, 'completed');
@@ -196,7 +196,7 @@ describe('RunRegistry', () => {
       (e: unknown) =>
         e instanceof RunError &&
         e.code === 'QUOTA_EXCEEDED' &&
-        e.data?.['limit'] === '--max-queued-per-owner',
+        e.data?.['limit'] === '--max-queued-per-caller',
     );
     // At both quotas: refused for the queue, without forgetting her finished run to make room.
     assert.equal((await runs.status(finished, ann)).state, 'completed');
@@ -209,7 +209,7 @@ describe('RunRegistry', () => {
   });
 
   it('counts the runs of all sessions of one client against one quota key, released ones too', async () => {
-    const { runs } = registry({ limits: { runsPerOwner: 2 } });
+    const { runs } = registry({ limits: { runsPerCaller: 2 } });
     const one = (await runs.start('Approval', {}, tab1)).runId;
     const two = (await runs.start('Approval', {}, tab2)).runId;
     await settled(runs, one, tab1);
@@ -234,7 +234,7 @@ describe('RunRegistry', () => {
 
   it('forgets no finished run for a start that is refused for the server-wide queue', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mhl-reg-'));
-    const limits = { runsPerOwner: 1, queued: 1 };
+    const limits = { runsPerCaller: 1, queued: 1 };
     const { runs } = registry({ capacity: 1, limits });
     const finished = (await runs.start('Count', {}, ann)).runId;
     assert.equal((await settled(runs, finished)).state, 'completed');
@@ -249,7 +249,7 @@ describe('RunRegistry', () => {
 
   it('forgets no finished run for a start whose record cannot be written', async () => {
     const store = new FullStore();
-    const { runs } = registry({ store, limits: { runsPerOwner: 1 } });
+    const { runs } = registry({ store, limits: { runsPerCaller: 1 } });
     const finished = (await runs.start('Count', {}, ann)).runId;
     assert.equal((await settled(runs, finished)).state, 'completed');
     store.room = 0;
@@ -264,7 +264,7 @@ describe('RunRegistry', () => {
     const first = registry({ store }).runs;
     const stored = (await first.start('Count', {}, bob)).runId;
     assert.equal((await settled(first, stored, bob)).state, 'completed');
-    const { runs } = registry({ store, limits: { runsPerOwner: 1 } });
+    const { runs } = registry({ store, limits: { runsPerCaller: 1 } });
     const own = (await runs.start('Count', {}, ann)).runId;
     assert.equal((await settled(runs, own)).state, 'completed');
     const released = (await runs.start('Count', {}, bob)).runId;

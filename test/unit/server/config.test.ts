@@ -24,18 +24,18 @@ describe('readServeConfig', () => {
     assert.equal(c.maxActive, 32);
     assert.equal(c.defaultTimeoutMs, 300_000);
     assert.equal(c.drainMs, 0);
-    assert.equal(c.maxRunsPerOwner, 1000);
-    assert.equal(c.maxQueuedPerOwner, 250);
+    assert.equal(c.maxRunsPerCaller, 1000);
+    assert.equal(c.maxQueuedPerCaller, 250);
   });
 
   it('takes per-owner run quotas up to the server-wide limits', () => {
-    const c = config({ maxRunsPerOwner: '10000', maxQueuedPerOwner: '1' });
-    assert.equal(c.maxRunsPerOwner, 10_000);
-    assert.equal(c.maxQueuedPerOwner, 1);
-    const refused = read({ maxRunsPerOwner: '0' }, {});
-    assert.ok(!refused.ok && refused.message.includes('--max-runs-per-owner'));
-    const queued = read({ maxQueuedPerOwner: '1001' }, {});
-    assert.ok(!queued.ok && queued.message.includes('--max-queued-per-owner'));
+    const c = config({ maxRunsPerCaller: '10000', maxQueuedPerCaller: '1' });
+    assert.equal(c.maxRunsPerCaller, 10_000);
+    assert.equal(c.maxQueuedPerCaller, 1);
+    const refused = read({ maxRunsPerCaller: '0' }, {});
+    assert.ok(!refused.ok && refused.message.includes('--max-runs-per-caller'));
+    const queued = read({ maxQueuedPerCaller: '1001' }, {});
+    assert.ok(!queued.ok && queued.message.includes('--max-queued-per-caller'));
   });
 
   it('lets flags win over MHL_SERVE_* variables', () => {
@@ -76,10 +76,10 @@ describe('readServeConfig', () => {
     [{ drainTimeout: '10 minutes' }, {}, 2],
     [{ json: true }, {}, 2],
     [{ maxQueued: '4' }, {}, 2],
-    [{ maxRunsPerOwner: '0' }, {}, 2],
-    [{ maxRunsPerOwner: '10001' }, {}, 2],
-    [{ maxQueuedPerOwner: '1001' }, {}, 2],
-    [{ maxQueuedPerOwner: 'lots' }, {}, 2],
+    [{ maxRunsPerCaller: '0' }, {}, 2],
+    [{ maxRunsPerCaller: '10001' }, {}, 2],
+    [{ maxQueuedPerCaller: '1001' }, {}, 2],
+    [{ maxQueuedPerCaller: 'lots' }, {}, 2],
     [{ profile: 'nope' }, {}, 2],
     [{ cwd: '/definitely/not/here' }, {}, 2],
     [{ http: true, principalHeader: 'x-user' }, {}, 1],

@@ -121,14 +121,14 @@ describe('DirStore on disk', () => {
     const fs = {
       ...NODE_FS,
       // As after a remount read-only between the write and the rename: both refused.
-      rename: async (from: string, to: string) => {
+      rename: (async (from, to) => {
         if (readOnly) throw refuse();
         return NODE_FS.rename(from, to);
-      },
-      unlink: async (path: string) => {
+      }) as typeof NODE_FS.rename,
+      unlink: (async (path) => {
         if (readOnly) throw refuse();
         return NODE_FS.unlink(path);
-      },
+      }) as typeof NODE_FS.unlink,
     };
     const store = new DirStore(root, { fs });
     await store.put('x/key', 'first');

@@ -155,6 +155,8 @@ async function stalledBodies({ label, cli }) {
                 socket.write(head + almost.toString(), () => done(socket)),
               );
               socket.on('error', () => done(socket));
+              // Read the server's answer (503, 408), or its close would wait behind it.
+              socket.resume();
             }),
         ),
       );

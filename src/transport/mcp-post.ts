@@ -124,21 +124,21 @@ export async function handleMcpPost(
   const message = parsed.value;
   try {
     checkHeaders(req, message, methodPath);
-    const { session, created } = resolveSession(req, message, ctx);
+    // Who sent it, read once: the session lookup, the session caps and the quotas all use it.
+    const principal = principalOf(req, ctx.principalHeader);
+    const caller: Caller = { principal, client: clientKey(principal, req.socket.remoteAddress) };
+    const { session, created } = resolveSession(req, message, caller.principal, ctx);
     // Room for the session is reserved before the `initialize` runs: a refusal costs nothing.
-    const client =
-      created === 'initialize' && idOf(message) !== null
-        ? clientKey(principalOf(req, ctx.principalHeader), req.socket.remoteAddress)
-        : undefined;
-    const full = client === undefined ? undefined : ctx.sessions.admit(ctx.now(), client);
+    const admitting = created === 'initialize' && idOf(message) !== null;
+    const full = admitting ? ctx.sessions.admit(ctx.now(), caller.client) : undefined;
     if (full !== undefined) {
       ctx.onRefused?.(full.cap);
       return refuseSession(res, idOf(message), full);
     }
     try {
-      await dispatch(req, res, message, session, created, ctx);
+      await dispatch(req, res, message, session, created, caller, ctx);
     } finally {
-      if (client !== undefined && !ctx.sessions.holds(session)) ctx.sessions.release(client);
+      if (admitting && !ctx.sessions.holds(session)) ctx.sessions.release(caller.client);
     }
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
@@ -222,9 +222,16 @@ function checkHeaders(req: IncomingMessage, message: unknown, methodPath: string
   }
 }
 
+/** Who sent a POST: the verified principal, if any, and the client key the caps count by. */
+interface Caller {
+  readonly principal: string | undefined;
+  readonly client: string;
+}
+
 function resolveSession(
   req: IncomingMessage,
   message: unknown,
+  principal: string | undefined,
   ctx: McpPostContext,
 ): { session: Session; created: 'initialize' | 'ephemeral' | undefined } {
   // A throwaway session's id is never sent or looked up: a counter spares a random UUID.
@@ -232,7 +239,6 @@ function resolveSession(
   const modern = modernVersion(message) !== undefined;
   const method = isRecord(message) ? message['method'] : undefined;
   if (modern) return { session: fresh(), created: 'ephemeral' };
-  const principal = principalOf(req, ctx.principalHeader);
   if (method === 'initialize') {
     const session = ctx.dispatcher.newSession({ now: ctx.now(), principal });
     return { session, created: 'initialize' };
@@ -254,9 +260,9 @@ async function dispatch(
   message: unknown,
   session: Session,
   created: 'initialize' | 'ephemeral' | undefined,
+  { principal, client }: Caller,
   ctx: McpPostContext,
 ): Promise<void> {
-  const principal = principalOf(req, ctx.principalHeader);
   // The first notification for this request (progress) turns the answer into an event stream
   // when the client accepts one; without that, notifications have nowhere to go and are dropped.
   // Decided then, not now: most requests never notify, and pay nothing for the choice.
@@ -270,7 +276,6 @@ async function dispatch(
     }
     stream?.send(outbound);
   };
-  const client = clientKey(principal, req.socket.remoteAddress);
   const conn: Connection = { session, send, principal, client };
   const onClose = () => {
     if (res.writableEnded) return;

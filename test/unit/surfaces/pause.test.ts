@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadCatalog, type Workflow } from '../../../src/catalog/index.js';
-import { type RequestContext, RpcError } from '../../../src/protocol/index.js';
+import { RpcError } from '../../../src/protocol/index.js';
 import {
   answerFor,
   backgroundContext,
@@ -17,6 +17,7 @@ import {
   readAnswer,
   requestedSchema,
 } from '../../../src/surfaces/pause.js';
+import { requestContext } from './request-context.js';
 
 function workflow(): Workflow {
   const dir = mkdtempSync(join(tmpdir(), 'mhl-pause-unit-'));
@@ -42,15 +43,7 @@ pipeline Gate {
   return found;
 }
 
-const ctx = (over: Partial<RequestContext>): RequestContext => ({
-  era: 'legacy',
-  protocolVersion: '2025-11-25',
-  session: undefined,
-  clientCapabilities: {},
-  requestId: 1,
-  signal: new AbortController().signal,
-  ...over,
-});
+const ctx = requestContext;
 
 describe('the pause form', () => {
   it('asks for the primitive and enum inputs only, each with its current value as the default', () => {

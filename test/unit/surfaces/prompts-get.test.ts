@@ -16,6 +16,7 @@ import { Admission } from '../../../src/runs/index.js';
 import { AgentLimiters, REDACTED } from '../../../src/runtime/index.js';
 import { type PromptSurfaceOptions, promptMethods } from '../../../src/surfaces/prompts.js';
 import { tempDir } from '../../helpers/cli.js';
+import { requestContext } from './request-context.js';
 
 /** Every folder a test made, removed when the file is done. */
 const made: string[] = [];
@@ -100,16 +101,7 @@ function serve(overrides: Partial<PromptSurfaceOptions> = {}): Served {
     cacheRoot,
     admission,
     logged,
-    get: (params, ctx = {}) =>
-      get.handler(params, {
-        era: 'legacy',
-        protocolVersion: '2025-11-25',
-        session: undefined,
-        clientCapabilities: {},
-        requestId: 1,
-        signal: new AbortController().signal,
-        ...ctx,
-      } as RequestContext),
+    get: (params, ctx = {}) => get.handler(params, requestContext(ctx as Partial<RequestContext>)),
   };
 }
 

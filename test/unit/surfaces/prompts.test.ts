@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { buildCatalog, type Catalog, loadCatalog } from '../../../src/catalog/index.js';
 import { memoryHost } from '../../../src/lang/index.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { type RequestContext, RpcError } from '../../../src/protocol/index.js';
+import { RpcError } from '../../../src/protocol/index.js';
 import { Admission } from '../../../src/runs/index.js';
 import { EnumValue } from '../../../src/runtime/index.js';
 import { completionMethods, workflowTemplates } from '../../../src/surfaces/completion.js';
@@ -18,6 +18,7 @@ import {
 import { promptMethods } from '../../../src/surfaces/prompts.js';
 import type { ResourceProvider } from '../../../src/surfaces/resources.js';
 import { tempDir } from '../../helpers/cli.js';
+import { requestContext } from './request-context.js';
 
 function fixture(): Catalog {
   const loaded = loadCatalog(resolve('test/fixtures/prompts'));
@@ -28,14 +29,7 @@ function fixture(): Catalog {
 const CATALOG = fixture();
 const review = () => CATALOG.prompts.get('Review') ?? assert.fail('no Review');
 
-const CTX = {
-  era: 'legacy',
-  protocolVersion: '2025-11-25',
-  session: undefined,
-  clientCapabilities: {},
-  requestId: 1,
-  signal: new AbortController().signal,
-} as RequestContext;
+const CTX = requestContext();
 
 function handler(entries: MethodEntry[], method: string) {
   const found = entries.find((e) => e.method === method);

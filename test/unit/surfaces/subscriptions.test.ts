@@ -8,6 +8,7 @@ import {
 } from '../../../src/protocol/index.js';
 import type { ResourceProvider } from '../../../src/surfaces/resources.js';
 import { type SessionNotifier, Subscriptions } from '../../../src/surfaces/subscriptions.js';
+import { requestContext } from './request-context.js';
 
 const RUN = 'a'.repeat(32);
 const LOGS = `mhl://run/${RUN}/logs`;
@@ -48,15 +49,7 @@ const runs: ResourceProvider = {
 };
 
 function ctx(session: Session, principal?: string): RequestContext {
-  return {
-    era: 'legacy',
-    protocolVersion: '2025-11-25',
-    session,
-    clientCapabilities: {},
-    requestId: 1,
-    signal: new AbortController().signal,
-    ...(principal === undefined ? {} : { principal }),
-  };
+  return requestContext({ session, ...(principal === undefined ? {} : { principal }) });
 }
 
 function methods(subscriptions: Subscriptions) {

@@ -1,0 +1,14 @@
+/** A legacy request's context for calling surface handlers directly, `over` replacing fields. */
+import type { RequestContext } from '../../../src/protocol/index.js';
+
+export function requestContext(over: Partial<RequestContext> = {}): RequestContext {
+  return {
+    era: 'legacy',
+    protocolVersion: '2025-11-25',
+    session: undefined,
+    clientCapabilities: {},
+    requestId: 1,
+    signal: new AbortController().signal,
+    ...over,
+  };
+}

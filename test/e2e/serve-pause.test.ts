@@ -7,7 +7,6 @@
  * first step appends to a marks file, so every completion also proves it was not run again.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -27,8 +26,10 @@ import {
   REASON,
   resultOf,
 } from '../helpers/pause.js';
+import { stdioStarter } from '../helpers/stdio-server.js';
 
 const start = serverStarter(FOLDER);
+const startStdio = stdioStarter();
 
 describe('a pausing workflow over 2026-07-28 (HTTP)', () => {
   it('answers input_required with a form, and the retry resumes at the pausing step', async () => {
@@ -299,53 +300,34 @@ describe('a pausing workflow started as a job', () => {
   });
 });
 
-/** A raw stdio client: writes lines, and resolves the first line that matches a test. */
-function rawStdio() {
-  const child = spawn(process.execPath, [CLI, 'serve', 'mcp', FOLDER], { stdio: 'pipe' });
-  const lines: Json[] = [];
-  const waiters: { match: (m: Json) => boolean; done: (m: Json) => void }[] = [];
-  let buffer = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    buffer += d;
-    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-      const message = JSON.parse(buffer.slice(0, nl)) as Json;
-      buffer = buffer.slice(nl + 1);
-      lines.push(message);
-      for (const w of [...waiters]) {
-        if (w.match(message)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.done(message);
-        }
-      }
-    }
-  });
-  const next = (match: (m: Json) => boolean) => {
-    const seen = lines.find(match);
-    return seen
-      ? Promise.resolve(seen)
-      : new Promise<Json>((done) => waiters.push({ match, done }));
-  };
-  const write = (message: Json) => child.stdin.write(`${JSON.stringify(message)}\n`);
-  const end = () =>
-    new Promise<number | null>((done) => {
-      child.on('close', done);
-      child.stdin.end();
-    });
-  return { lines, next, write, end };
-}
-
-describe('a pausing workflow and raw legacy clients', () => {
-  it('withdraws its elicitation/create when the client cancels the call (stdio)', async () => {
-    const raw = rawStdio();
-    const m = marks();
-    raw.write(
+/**
+ * A raw stdio client of the fixture's server, its legacy session initialized with form
+ * elicitation declared: `write` a message, wait for the `next` line a predicate accepts.
+ */
+async function rawStdio() {
+  const server = startStdio(FOLDER);
+  server.send(
+    JSON.stringify(
       rpc(1, 'initialize', {
         protocolVersion: '2025-11-25',
         capabilities: { elicitation: {} },
         clientInfo: { name: 'raw', version: '1' },
       }),
-    );
-    await raw.next((msg) => msg['id'] === 1);
+    ),
+  );
+  await server.line((msg) => msg['id'] === 1);
+  return {
+    lines: server.lines,
+    next: (match: (m: Json) => boolean) => server.line(match) as Promise<Json>,
+    write: (message: Json) => server.send(JSON.stringify(message)),
+    end: () => server.end(),
+  };
+}
+
+describe('a pausing workflow and raw legacy clients', () => {
+  it('withdraws its elicitation/create when the client cancels the call (stdio)', async () => {
+    const raw = await rawStdio();
+    const m = marks();
     raw.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
     raw.write(rpc(2, 'tools/call', { name: 'Approve', arguments: { marks: m.path } }));
     const asked = await raw.next((msg) => msg['method'] === 'elicitation/create');
@@ -378,16 +360,8 @@ describe('a pausing workflow and raw legacy clients', () => {
   });
 
   it('counts the wait for an answer against the call time limit (stdio)', async () => {
-    const raw = rawStdio();
+    const raw = await rawStdio();
     const m = marks();
-    raw.write(
-      rpc(1, 'initialize', {
-        protocolVersion: '2025-11-25',
-        capabilities: { elicitation: {} },
-        clientInfo: { name: 'raw', version: '1' },
-      }),
-    );
-    await raw.next((msg) => msg['id'] === 1);
     const args = { marks: m.path, context: { timeout_ms: 400 } };
     raw.write(rpc(2, 'tools/call', { name: 'Approve', arguments: args }));
     const asked = await raw.next((msg) => msg['method'] === 'elicitation/create');

@@ -14,6 +14,10 @@ export class StdioServer {
   stderr = '';
   readonly #waiting = new Map<unknown, (msg: Record<string, unknown>) => void>();
   readonly #next: ((msg: Record<string, unknown>) => void)[] = [];
+  readonly #matching: {
+    match: (msg: Record<string, unknown>) => boolean;
+    done: (msg: Record<string, unknown>) => void;
+  }[] = [];
   #buffer = '';
   #nextId = 1;
 
@@ -39,6 +43,11 @@ export class StdioServer {
         this.lines.push(msg);
         this.#waiting.get(msg['id'])?.(msg);
         for (const next of this.#next.splice(0)) next(msg);
+        for (const w of [...this.#matching]) {
+          if (!w.match(msg)) continue;
+          this.#matching.splice(this.#matching.indexOf(w), 1);
+          w.done(msg);
+        }
       }
     });
   }
@@ -70,6 +79,19 @@ export class StdioServer {
     });
     this.send(typeof message === 'string' ? message : JSON.stringify(message));
     return answered;
+  }
+
+  /**
+   * The first line the server wrote, or writes next, that `match` accepts: for what it sends
+   * on its own (`elicitation/create`, `notifications/cancelled`) and answers found by content.
+   */
+  line(match: (msg: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+    const seen = this.lines.find(match);
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((done, fail) => {
+      this.#matching.push({ match, done });
+      void this.exited.then(() => fail(new Error('server exited before writing the line')));
+    });
   }
 
   /** A request with a fresh id; resolves with the whole response. */

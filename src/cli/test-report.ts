@@ -70,7 +70,7 @@ export class TextReporter implements Reporter {
     }
   }
 
-  end(durationMs: number): void {
+  end(): void {
     const failed = this.#cases.filter((c) => c.status === 'failed');
     if (failed.length > 0) {
       this.#io.out('');
@@ -81,7 +81,6 @@ export class TextReporter implements Reporter {
     this.#io.out('');
     if (this.#broken > 0) this.#io.out(`${this.#broken} file(s) could not run`);
     this.#io.out(`${n.passed} passed, ${n.failed} failed, ${n.pending} pending`);
-    this.#io.err(`duration ${Math.round(durationMs)}ms`);
   }
 
   #failure(c: CaseResult): void {
@@ -89,7 +88,10 @@ export class TextReporter implements Reporter {
     if (!f) return;
     this.#io.out('');
     this.#io.out(`✖ ${title(c)}`);
-    const what = f.kind === 'assertion' ? f.message : `error ${f.code}: ${f.message}`;
+    const what =
+      f.kind === 'assertion'
+        ? `${f.assertion} failed${f.note ? `: ${f.note}` : ''}`
+        : `error ${f.code}: ${f.message}`;
     this.#io.out(`  ${where(f.span)}: ${what}`);
     const text = this.#texts.get(f.span.file);
     if (text !== undefined) this.#io.out(indent(sourceExcerpt(text, f.span), '  '));
@@ -246,6 +248,7 @@ function caseJson(c: CaseResult) {
             code: f.code,
             message: f.message,
             ...(f.assertion !== undefined ? { assertion: f.assertion } : {}),
+            ...(f.note !== undefined ? { note: f.note } : {}),
             ...(f.expected !== undefined ? { expected: f.expected } : {}),
             ...(f.actual !== undefined ? { actual: f.actual } : {}),
             file: displayPath(f.span.file),

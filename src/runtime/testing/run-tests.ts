@@ -53,6 +53,8 @@ export interface CaseFailure {
   /** Where: the failed assertion's call, the raising expression, or the case itself. */
   readonly span: Span;
   readonly assertion?: string;
+  /** The author's message, when the assertion was given one. */
+  readonly note?: string;
   readonly expected?: string;
   readonly actual?: string;
 }
@@ -209,6 +211,7 @@ function settle(
       message: e.summary,
       span: e.span ?? caseSpan,
       assertion: d.assertion,
+      ...(d.note !== undefined ? { note: d.note } : {}),
       expected: d.expected,
       actual: d.actual,
     };

@@ -97,7 +97,8 @@ export function runInit(dir: string, io: Output): number {
   const paths = Object.keys(SCAFFOLD).map((rel) => join(root, rel));
   const clashes = paths.filter((p) => exists(p));
   if (clashes.length > 0) {
-    for (const p of clashes) io.err(`mhl init: ${displayPath(p)} already exists; nothing was written`);
+    for (const p of clashes)
+      io.err(`mhl init: ${displayPath(p)} already exists; nothing was written`);
     io.err('mhl init: move it away or choose another folder (mhl init DIR)');
     return 1;
   }

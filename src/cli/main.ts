@@ -78,7 +78,7 @@ function buildProgram(): Command {
 
   program
     .command('test')
-    .description("run the test blocks of .mh files (folders are searched recursively)")
+    .description('run the test blocks of .mh files (folders are searched recursively)')
     .argument('[paths...]', 'files or folders to test (default: the current folder)', [])
     .addOption(
       new Option('--format <format>', 'output format')

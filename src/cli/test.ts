@@ -73,8 +73,11 @@ export async function runTest(
   const broken = results.filter((r) => r.diagnostics.length > 0).length;
   if (cases.length === 0 && broken === 0) {
     const where = paths.join(', ') || '.';
-    const what = options.filter === undefined ? 'no tests found' : `no test matches "${options.filter}"`;
-    io.err(`mhl test: ${what} in ${where} (a test is a block: test Name { describe a_case { … } })`);
+    const what =
+      options.filter === undefined ? 'no tests found' : `no test matches "${options.filter}"`;
+    io.err(
+      `mhl test: ${what} in ${where} (a test is a block: test Name { describe a_case { … } })`,
+    );
     // Text has nothing else to say; TAP and JSON readers still get a well-formed report.
     if (options.format === 'text') return EXIT_FAILED;
   }

@@ -78,7 +78,15 @@ describe('mhl test', () => {
       assert.ok(f, name);
       assert.deepEqual(
         [f.kind, f.code, f.assertion, f.expected, f.actual, f.file, f.line],
-        ['assertion', 'ASSERTION', assertion, expected, actual, `${FIXTURES}/mixed/failing.mh`, line],
+        [
+          'assertion',
+          'ASSERTION',
+          assertion,
+          expected,
+          actual,
+          `${FIXTURES}/mixed/failing.mh`,
+          line,
+        ],
         name,
       );
     }
@@ -149,13 +157,18 @@ describe('mhl test', () => {
     assert.ok(block.includes('  expected: "3"'));
     assert.ok(block.includes('  actual: "2"'));
     assert.ok(block.includes(`  at: "${FIXTURES}/mixed/failing.mh:3:32"`));
-    assert.ok(lines.includes('# pass 2') && lines.includes('# fail 16') && lines.includes('# todo 2'));
+    assert.ok(
+      lines.includes('# pass 2') && lines.includes('# fail 16') && lines.includes('# todo 2'),
+    );
   });
 
   it('runs only the cases --filter names', async () => {
     const { code, report } = await json(`${FIXTURES}/mixed`, '--filter', 'Failing › passes');
     assert.equal(code, 0);
-    assert.deepEqual(report.cases.map((c) => c.case), ['passes']);
+    assert.deepEqual(
+      report.cases.map((c) => c.case),
+      ['passes'],
+    );
   });
 
   it('exits 1 when no test is found, in every format', async () => {

@@ -6,7 +6,9 @@ import { memoryHost } from '../../../src/lang/source-host.js';
 /** Lints `/p/main.mh` with the given in-memory files; returns `file:line:col CODE` rows. */
 function lint(files: Record<string, string>): string[] {
   const { diagnostics } = checkFiles(['/p/main.mh'], memoryHost(new Map(Object.entries(files))));
-  return diagnostics.map((d) => `${d.span.file.replace('/p/', '')}:${d.span.line}:${d.span.col} ${d.code}`);
+  return diagnostics.map(
+    (d) => `${d.span.file.replace('/p/', '')}:${d.span.line}:${d.span.col} ${d.code}`,
+  );
 }
 
 describe('checker: test blocks', () => {

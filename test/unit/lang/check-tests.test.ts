@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkFiles } from '../../../src/lang/checker.js';
+import { pipelineDefinition } from '../../../src/lang/definition.js';
+import { buildNamespace } from '../../../src/lang/modules.js';
 import { memoryHost } from '../../../src/lang/source-host.js';
 
 /** Lints `/p/main.mh` with the given in-memory files; returns `file:line:col CODE` rows. */
@@ -56,5 +58,25 @@ describe('checker: test blocks', () => {
       '/p/main.mh': 'workflow A { step S { log("a") } }\nworkflow B { step S { A.run() } }',
     });
     assert.deepEqual(rows, ['main.mh:2:23 UNKNOWN_NAME']);
+  });
+});
+
+describe('definition digest: test blocks', () => {
+  const digest = (source: string) => {
+    const { graph } = checkFiles(['/p/main.mh'], memoryHost(new Map([['/p/main.mh', source]])));
+    const root = graph.get('/p/main.mh');
+    assert.ok(root);
+    const decl = root.program.decls.find((d) => d.kind === 'Pipeline');
+    assert.ok(decl?.kind === 'Pipeline');
+    const program = { root, namespace: buildNamespace(root), texts: graph.texts };
+    return pipelineDefinition(program, decl).digest;
+  };
+
+  it('ignores test blocks, so editing a test never refuses a resume', () => {
+    const workflow = 'workflow W { step S { log("x") } }';
+    const a = digest(`${workflow}\ntest T { describe c { is_true(true) } }`);
+    const b = digest(`${workflow}\ntest T { describe c { is_false(false) } }`);
+    assert.equal(a, b);
+    assert.equal(a, digest(workflow));
   });
 });

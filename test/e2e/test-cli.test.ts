@@ -51,7 +51,7 @@ describe('mhl test', () => {
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^ {2}✔ Assertions › every_assertion_holds \(\d+(\.\d)?ms\)$/m);
     assert.match(r.stdout, /✔ Workflows › imported_tools_and_workflows_run/);
-    assert.match(r.stdout, /^6 passed, 0 failed, 0 pending$/m);
+    assert.match(r.stdout, /^8 passed, 0 failed, 0 pending$/m);
   });
 
   it('reports each failed assertion with its name, expected and actual values and position', async () => {
@@ -139,6 +139,18 @@ describe('mhl test', () => {
     const r = await runCli(['test', `${FIXTURES}/agent`], { env: { FAKE_AGENT } });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^3 passed, 0 failed, 0 pending$/m);
+  });
+
+  it('redacts a secret the case read from its failure and its log', async () => {
+    const secret = 's3cr3t-value-for-e2e';
+    for (const format of ['text', 'json', 'tap']) {
+      const r = await runCli(['test', `${FIXTURES}/secret`, '--format', format], {
+        env: { MHL_TEST_API_TOKEN: secret },
+      });
+      assert.equal(r.code, 1);
+      assert.equal((r.stdout + r.stderr).includes(secret), false, format);
+      assert.match(r.stdout, /\[REDACTED\]/);
+    }
   });
 
   it('writes TAP version 14: a point per case, YAML under failures, TODO for pending', async () => {

@@ -185,7 +185,28 @@ async function runCase(
     await agents.dispose();
   }
   const durationMs = Math.round((performance.now() - started) * 10) / 10;
-  return { ...base, ...outcome, durationMs, log };
+  return { ...base, ...redacted(outcome, redactor), durationMs, log };
+}
+
+/** A secret the case read (`env("API_KEY")`) never shows in what its failure reports. */
+function redacted<T extends Pick<CaseResult, 'reason' | 'failure'>>(o: T, redactor: Redactor): T {
+  const f = o.failure;
+  const r = (text: string) => redactor.redact(text);
+  return {
+    ...o,
+    ...(o.reason !== undefined ? { reason: r(o.reason) } : {}),
+    ...(f
+      ? {
+          failure: {
+            ...f,
+            message: r(f.message),
+            ...(f.expected !== undefined ? { expected: r(f.expected) } : {}),
+            ...(f.actual !== undefined ? { actual: r(f.actual) } : {}),
+            ...(f.note !== undefined ? { note: r(f.note) } : {}),
+          },
+        }
+      : {}),
+  };
 }
 
 /** How a case that threw ended: pending, a failed assertion, a timeout or an error. */

@@ -79,7 +79,7 @@ function buildProgram(): Command {
   program
     .command('test')
     .description('run the test blocks of .mh files (folders are searched recursively)')
-    .argument('[paths...]', 'files or folders to test (default: the current folder)', [])
+    .argument('[paths...]', 'files or folders to test (default: the current folder)')
     .addOption(
       new Option('--format <format>', 'output format')
         .choices(['text', 'json', 'tap'])

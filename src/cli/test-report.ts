@@ -79,7 +79,8 @@ export class TextReporter implements Reporter {
     }
     const n = counts(this.#cases);
     this.#io.out('');
-    if (this.#broken > 0) this.#io.out(`${this.#broken} file(s) could not run`);
+    if (this.#broken > 0)
+      this.#io.out(`${this.#broken} ${this.#broken === 1 ? 'file' : 'files'} could not run`);
     this.#io.out(`${n.passed} passed, ${n.failed} failed, ${n.pending} pending`);
   }
 

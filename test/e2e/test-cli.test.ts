@@ -54,6 +54,12 @@ describe('mhl test', () => {
     assert.match(r.stdout, /^8 passed, 0 failed, 0 pending$/m);
   });
 
+  it('passes the tests shipped with the examples', async () => {
+    const r = await runCli(['test', 'examples']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^2 passed, 0 failed, 0 pending$/m);
+  });
+
   it('reports each failed assertion with its name, expected and actual values and position', async () => {
     const { code, report } = await json(`${FIXTURES}/mixed/failing.mh`);
     assert.equal(code, 1);

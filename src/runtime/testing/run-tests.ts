@@ -10,7 +10,7 @@
  * errors; a file that does not parse or check is reported with its diagnostics. Output
  * formatting is the caller's (the CLI).
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
@@ -105,7 +105,13 @@ export async function runTestFile(
   host: SourceHost,
   options: TestRunOptions,
 ): Promise<FileResult> {
-  const text = await readFile(file, 'utf8');
+  let text: string | undefined;
+  try {
+    text = host.readText(file);
+  } catch (e) {
+    return unreadable(file, (e as NodeJS.ErrnoException).code ?? 'unreadable');
+  }
+  if (text === undefined) return unreadable(file, 'no such file');
   const parsed = parse(text, file);
   const texts = new Map([[file, text]]);
   if (parsed.diagnostics.some((d) => d.severity === 'error'))
@@ -132,6 +138,18 @@ export async function runTestFile(
     await rm(cacheRoot, { recursive: true, force: true });
   }
   return { file, cases, diagnostics: [], texts: program.texts };
+}
+
+/** A file that could not be read, reported like a parse error at its start. */
+function unreadable(file: string, reason: string): FileResult {
+  const span = { file, start: 0, end: 1, line: 1, col: 1 };
+  const d: Diagnostic = {
+    severity: 'error',
+    code: 'IMPORT',
+    message: `cannot read file: ${reason}`,
+    span,
+  };
+  return { file, cases: [], diagnostics: [d], texts: new Map() };
 }
 
 type Case = DeclOf<'Test'>['cases'][number];

@@ -9,6 +9,7 @@ import type { Output } from './lint.js';
 import type { PackCliOptions } from './pack.js';
 import type { RunCliOptions } from './run.js';
 import type { ServeOptions } from './serve.js';
+import type { TestCliOptions } from './test.js';
 
 // Each command's module is imported when the command runs, so `mhl --version` and a stdio
 // server do not pay for loading what they never use.
@@ -29,7 +30,7 @@ function version(): string {
 
 function buildProgram(): Command {
   const program = new Command('mhl')
-    .description('Lint, run and serve MHL workflows')
+    .description('Lint, test, run and serve MHL workflows')
     .version(version(), '-v, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .exitOverride()
@@ -73,6 +74,31 @@ function buildProgram(): Command {
     .action(async (file: string, options: RunCliOptions & { input: string[] }) => {
       const { runRun } = await import('./run.js');
       process.exitCode = await withInterrupts((signal) => runRun(file, options, io, signal));
+    });
+
+  program
+    .command('test')
+    .description('run the test blocks of .mh files (folders are searched recursively)')
+    .argument('[paths...]', 'files or folders to test (default: the current folder)')
+    .addOption(
+      new Option('--format <format>', 'output format')
+        .choices(['text', 'json', 'tap'])
+        .default('text'),
+    )
+    .option('--timeout-ms <ms>', 'bounds each describe case', '300000')
+    .option('--filter <text>', 'run only the cases whose "Test › case" name contains this text')
+    .action(async (paths: string[], options: TestCliOptions) => {
+      const { runTest } = await import('./test.js');
+      process.exitCode = await withInterrupts((signal) => runTest(paths, options, io, signal));
+    });
+
+  program
+    .command('init')
+    .description('scaffold a runnable workflow folder (never overwrites a file)')
+    .argument('[dir]', 'where to write it (created if missing)', '.')
+    .action(async (dir: string) => {
+      const { runInit } = await import('./init.js');
+      process.exitCode = runInit(dir, io);
     });
 
   const serve = program

@@ -53,10 +53,17 @@ const NO_STEP: Context = { inStep: false, stepTop: false, lenient: false };
 export class NameChecker {
   readonly #bindings: ReadonlyMap<string, Binding>;
   readonly #out: Diagnostic[];
+  /** The module's own pipelines, which its tests may run as `Name.run(inputs: {…})`. */
+  readonly #pipelines: readonly string[];
 
-  constructor(bindings: ReadonlyMap<string, Binding>, out: Diagnostic[]) {
+  constructor(
+    bindings: ReadonlyMap<string, Binding>,
+    out: Diagnostic[],
+    pipelines: readonly string[] = [],
+  ) {
     this.#bindings = bindings;
     this.#out = out;
+    this.#pipelines = pipelines;
   }
 
   /** Checks the bodies of one declaration. */
@@ -86,8 +93,10 @@ export class NameChecker {
         for (const p of decl.props) this.#expr(p.value, new Scope(), NO_STEP);
         return;
       case 'Test':
-        for (const c of decl.cases)
-          this.#block(c.body, new Scope(undefined, TEST_ASSERTIONS), NO_STEP);
+        for (const c of decl.cases) {
+          const names = [...TEST_ASSERTIONS, ...this.#pipelines];
+          this.#block(c.body, new Scope(undefined, names), NO_STEP);
+        }
         return;
     }
   }
@@ -359,6 +368,14 @@ export class NameChecker {
 
   #ident(name: string, span: Span, scope: Scope, ctx: Context): void {
     if (scope.lookup(name) || this.#bindings.has(name) || isIntrinsic(name) || ctx.lenient) return;
+    if (TEST_ASSERTIONS.has(name)) {
+      this.#report(
+        DIAGNOSTIC_CODES.INVALID,
+        `'${name}' is an assertion: it is only valid inside a test's describe block`,
+        span,
+      );
+      return;
+    }
     const hint = suggest(name, [...scope.visible(), ...this.#bindings.keys()]);
     this.#report(
       DIAGNOSTIC_CODES.UNKNOWN_NAME,

@@ -55,7 +55,8 @@ export function checkFiles(
     // A module's own declarations and imports come first; the rest of its programs after.
     const names = new Map(visible.get(module));
     for (const [name, binding] of moduleScope(module).bindings) names.set(name, binding);
-    const checker = new NameChecker(names, all);
+    const pipelines = module.program.decls.flatMap((d) => (d.kind === 'Pipeline' ? [d.name] : []));
+    const checker = new NameChecker(names, all, pipelines);
     for (const decl of module.program.decls) {
       if (decl.kind === 'Import') continue;
       checker.checkDecl(decl);

@@ -39,7 +39,10 @@ export function pipelineDefinition(
 ): PipelineDefinition {
   return {
     digest: definitionDigest(
-      program.root.program.decls.filter((d) => d.kind !== 'Pipeline' || d === pipeline),
+      // Tests never run in a run: editing one must not refuse a resume.
+      program.root.program.decls.filter(
+        (d) => (d.kind !== 'Pipeline' || d === pipeline) && d.kind !== 'Test',
+      ),
     ),
     checkpoints: checkpointsEnabled(pipeline),
     usesAgents: program.namespace.modules.some((m) =>

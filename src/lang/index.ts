@@ -21,7 +21,7 @@ export type {
   StmtOf,
   TypeNode,
 } from './ast.js';
-export { BUILTIN_TYPES } from './builtins.js';
+export { BUILTIN_TYPES, TEST_ASSERTIONS } from './builtins.js';
 export { type CheckResult, checkFiles } from './checker.js';
 export {
   type LoadedProgram,

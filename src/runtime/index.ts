@@ -35,3 +35,11 @@ export type { FailureKind, RunEvent, RunOutcome, RunStatus } from './pipeline/ru
 export { childEnvironment } from './services/child-env.js';
 export { type Deadline, deadline } from './services/deadline.js';
 export { REDACTED, Redactor } from './services/redact.js';
+export {
+  type CaseFailure,
+  type CaseResult,
+  type CaseStatus,
+  type FileResult,
+  runTestFile,
+  type TestRunOptions,
+} from './testing/index.js';

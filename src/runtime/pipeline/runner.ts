@@ -86,6 +86,8 @@ export interface RunOptions {
   readonly onEvent?: (event: RunEvent) => void;
   /** The pipeline's digest and checkpoint policy, computed once by the catalog; else here. */
   readonly definition?: PipelineDefinition;
+  /** Also report every pipeline variable (`RunOutcome.state`), beside the `output:` result. */
+  readonly reportState?: boolean;
 }
 
 export interface RunOutcome {
@@ -102,6 +104,10 @@ export interface RunOutcome {
   /** The result (`output:` projection or every non-internal variable); partial state when paused. */
   readonly vars: MhlObject;
   readonly pauseReason?: Value;
+  /** Every non-internal pipeline variable, when `RunOptions.reportState` asked for it. */
+  readonly state?: MhlObject;
+  /** The value `break` was given (null without one), with `state`. */
+  readonly breakReason?: Value;
   readonly error?: {
     readonly message: string;
     readonly kind: FailureKind;
@@ -201,6 +207,7 @@ class PipelineRun {
   }
 
   #broke = false;
+  #breakReason: Value = null;
   #latestSet = false;
   #terminalReason = '';
   #failedStep: string | undefined;
@@ -415,7 +422,10 @@ class PipelineRun {
       const done = await this.#scope.interpreter.execIn(step.body, this.#env().child(), signal);
       await this.#scope.joinPending();
       if (done?.kind === 'goto') return { next: this.#indexOf(done.target, step.name) };
-      if (done?.kind === 'break') return { next: 'break' };
+      if (done?.kind === 'break') {
+        this.#breakReason = done.value;
+        return { next: 'break' };
+      }
       return { next: this.#indexAfter(step) };
     } catch (e) {
       this.#failedStep = step.name;
@@ -607,6 +617,9 @@ class PipelineRun {
       iterations: this.#iteration,
       terminalReason: this.#terminalReason,
       vars,
+      ...(this.#options.reportState
+        ? { state: this.#publicVars(), breakReason: this.#breakReason }
+        : {}),
       ...extra,
     };
   }

@@ -31,6 +31,8 @@ export interface CheckResult {
   readonly graph: ModuleGraph;
   /** Files given that could not be read at all. */
   readonly unreadable: readonly { path: string; reason: string }[];
+  /** The names each module was checked against (its own scope first), for editor tooling. */
+  readonly scopes: ReadonlyMap<Module, ReadonlyMap<string, Binding>>;
 }
 
 /** Checks the given `.mh` files (absolute or relative paths) and everything they import. */
@@ -51,10 +53,12 @@ export function checkFiles(
   const modules = graph.modules;
   const all: Diagnostic[] = modules.flatMap((m) => m.diagnostics);
   const visible = visibleNames(modules, all);
+  const scopes = new Map<Module, ReadonlyMap<string, Binding>>();
   for (const module of modules) {
     // A module's own declarations and imports come first; the rest of its programs after.
     const names = new Map(visible.get(module));
     for (const [name, binding] of moduleScope(module).bindings) names.set(name, binding);
+    scopes.set(module, names);
     const checker = new NameChecker(names, all);
     for (const decl of module.program.decls) {
       if (decl.kind === 'Import') continue;
@@ -63,7 +67,7 @@ export function checkFiles(
     }
   }
   checkPipelineNames(modules, all);
-  return { diagnostics: dedupe(all).sort(compareDiagnostics), graph, unreadable };
+  return { diagnostics: dedupe(all).sort(compareDiagnostics), graph, unreadable, scopes };
 }
 
 /**

@@ -175,6 +175,15 @@ function buildProgram(): Command {
       );
     });
 
+  program
+    .command('lsp')
+    .description('serve the Language Server Protocol on stdio, for editors (see docs/editors.md)')
+    .option('--stdio', 'use stdin/stdout (the default and only transport; editors often pass it)')
+    .action(async () => {
+      const { runLsp } = await import('./lsp.js');
+      runLsp(version());
+    });
+
   return program;
 }
 

@@ -56,6 +56,7 @@ export {
   moduleScope,
   type Namespace,
 } from './modules.js';
+export { findName } from './name-spans.js';
 export { type ParseResult, parse } from './parser.js';
 export {
   indexModule,

@@ -1,0 +1,282 @@
+/**
+ * `mhl lsp` driven by a real LSP client (vscode-jsonrpc over the built CLI's stdio) on a copy of
+ * test/fixtures/lsp: diagnostics as you type and across an import, hover, definition into
+ * another module and into a prompt file, completion, symbols, rename, bad input, shutdown.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import {
+  CompletionRequest,
+  DefinitionRequest,
+  type DocumentSymbol,
+  DocumentSymbolRequest,
+  HoverRequest,
+  type Location,
+  type MarkupContent,
+  type Position,
+  PrepareRenameRequest,
+  RenameRequest,
+  ResponseError,
+} from 'vscode-languageserver-protocol/node';
+import { LSP_FIXTURE, LspClient } from '../helpers/lsp-client.js';
+
+const SCAN = readFileSync(join(LSP_FIXTURE, 'scan.mh'), 'utf8');
+const MARKERS = readFileSync(join(LSP_FIXTURE, 'lib/markers.mh'), 'utf8');
+/** LSP's RequestFailed: a request that was valid but could not be done (a refused rename). */
+const REQUEST_FAILED = -32803;
+
+/** The position of the `nth` occurrence of `needle` in `text`, plus `shift` characters. */
+function pos(text: string, needle: string, shift = 0, nth = 1): Position {
+  let at = -1;
+  for (let i = 0; i < nth; i++) {
+    at = text.indexOf(needle, at + 1);
+    assert.ok(at >= 0, `fixture has no ${nth}× "${needle}"`);
+  }
+  const before = text.slice(0, at + shift);
+  const line = before.split('\n').length - 1;
+  return { line, character: before.length - before.lastIndexOf('\n') - 1 };
+}
+
+function replaceAt(text: string, needle: string, replacement: string) {
+  const start = pos(text, needle);
+  const end = pos(text, needle, needle.length);
+  return { range: { start, end }, text: replacement };
+}
+
+describe('mhl lsp', () => {
+  let client: LspClient;
+  let scan: string;
+  let markers: string;
+
+  before(async () => {
+    client = new LspClient();
+    scan = client.uri('scan.mh');
+    markers = client.uri('lib/markers.mh');
+    const init = await client.initialize();
+    const caps = init.capabilities;
+    assert.equal(init.serverInfo?.name, 'mhl');
+    assert.ok(caps.hoverProvider && caps.definitionProvider && caps.documentSymbolProvider);
+    assert.deepEqual(caps.completionProvider?.triggerCharacters, ['.']);
+    assert.deepEqual(caps.renameProvider, { prepareProvider: true });
+  });
+
+  after(() => client.kill());
+
+  it('reports an error at its range as the document opens, and clears it once fixed', async () => {
+    const broken = SCAN.replace('Markers.file_of', 'Marker.file_of');
+    const diagnostics = await client.open(scan, broken);
+    assert.equal(diagnostics.length, 1, JSON.stringify(diagnostics));
+    const [d] = diagnostics;
+    assert.equal(d?.code, 'UNKNOWN_NAME');
+    assert.equal(d?.severity, 1);
+    const start = pos(broken, 'Marker.file_of');
+    assert.deepEqual(d?.range, { start, end: { ...start, character: start.character + 6 } });
+    // Fix it with an incremental edit: insert the missing "s".
+    const at = pos(broken, 'Marker.file_of', 6);
+    const fixed = await client.change(scan, [{ range: { start: at, end: at }, text: 's' }]);
+    assert.deepEqual(fixed, []);
+  });
+
+  it('hovers a declaration with its kind, signature and description', async () => {
+    const onTool = await client.connection.sendRequest(HoverRequest.type, {
+      textDocument: { uri: scan },
+      position: pos(SCAN, 'Markers.file_of', 2),
+    });
+    const value = (onTool?.contents as MarkupContent).value;
+    assert.match(value, /export tool Markers \{\n {2}file_of\(line: string\): string\n\}/);
+    assert.match(value, /\*tool in lib\/markers\.mh\*/);
+    assert.match(value, /Reads the lines grep prints\./);
+    const onPrompt = await client.connection.sendRequest(HoverRequest.type, {
+      textDocument: { uri: scan },
+      position: pos(SCAN, 'Summary(count', 1),
+    });
+    const prompt = (onPrompt?.contents as MarkupContent).value;
+    assert.match(prompt, /prompt Summary\(count: number\) from "summary\.prompt\.md"/);
+    assert.match(prompt, /The one-line report of a scan/, 'description from the frontmatter');
+    const onNative = await client.connection.sendRequest(HoverRequest.type, {
+      textDocument: { uri: scan },
+      position: pos(SCAN, 'cmd.exec(', 5),
+    });
+    assert.match(
+      (onNative?.contents as MarkupContent).value,
+      /cmd\.exec\(command, timeout: dur\?\)/,
+    );
+    const onInput = await client.connection.sendRequest(HoverRequest.type, {
+      textDocument: { uri: scan },
+      position: pos(SCAN, 'pattern, folder', 1),
+    });
+    assert.match(
+      (onInput?.contents as MarkupContent).value,
+      /input pattern: string = "TODO\|FIXME"/,
+    );
+  });
+
+  it('goes to a definition across an import and into a prompt file', async () => {
+    const onUse = (await client.connection.sendRequest(DefinitionRequest.type, {
+      textDocument: { uri: scan },
+      position: pos(SCAN, 'Markers.file_of', 3),
+    })) as Location;
+    const name = pos(MARKERS, 'Markers');
+    assert.deepEqual(onUse, {
+      uri: markers,
+      range: { start: name, end: { ...name, character: name.character + 7 } },
+    });
+    const onMethod = (await client.connection.sendRequest(DefinitionRequest.type, {
+      textDocument: { uri: scan },
+      position: pos(SCAN, 'file_of(m)', 2),
+    })) as Location;
+    assert.equal(onMethod.uri, markers);
+    assert.deepEqual(onMethod.range.start, pos(MARKERS, 'file_of'));
+    const onPath = (await client.connection.sendRequest(DefinitionRequest.type, {
+      textDocument: { uri: scan },
+      position: pos(SCAN, '"lib/markers.mh"', 3),
+    })) as Location;
+    assert.equal(onPath.uri, markers);
+    // From the prompt declaration (opened from disk as the editor would) into its file.
+    await client.open(markers, MARKERS);
+    const onFrom = (await client.connection.sendRequest(DefinitionRequest.type, {
+      textDocument: { uri: markers },
+      position: pos(MARKERS, '"summary.prompt.md"', 2),
+    })) as Location;
+    assert.equal(onFrom.uri, client.uri('lib/summary.prompt.md'));
+    const local = (await client.connection.sendRequest(DefinitionRequest.type, {
+      textDocument: { uri: scan },
+      position: pos(SCAN, 'found.exit_code', 1),
+    })) as Location;
+    assert.deepEqual(local.range.start, pos(SCAN, 'found = cmd'));
+  });
+
+  it("completes a native's methods after `cmd.`, and names in scope elsewhere", async () => {
+    const line = pos(SCAN, '        log.info(Summary');
+    await client.edit(scan, [{ range: { start: line, end: line }, text: '        cmd.\n' }]);
+    const after = { line: line.line, character: 12 };
+    const items = await client.connection.sendRequest(CompletionRequest.type, {
+      textDocument: { uri: scan },
+      position: after,
+      context: { triggerKind: 2, triggerCharacter: '.' },
+    });
+    const labels = (Array.isArray(items) ? items : (items?.items ?? [])).map((i) => i.label);
+    assert.deepEqual(labels.sort(), ['exec', 'exec_all']);
+    // An empty line in the step: locals, pipeline names, imports, natives and keywords.
+    await client.edit(scan, [
+      { range: { start: line, end: { line: line.line, character: 12 } }, text: '        ' },
+    ]);
+    const here = { line: line.line, character: 8 };
+    const all = await client.connection.sendRequest(CompletionRequest.type, {
+      textDocument: { uri: scan },
+      position: here,
+    });
+    const names = new Set((Array.isArray(all) ? all : (all?.items ?? [])).map((i) => i.label));
+    for (const expected of [
+      'matches',
+      'folder',
+      'Markers',
+      'Summary',
+      'cmd',
+      'html',
+      'fail',
+      'var',
+    ])
+      assert.ok(names.has(expected), `completion lacks ${expected}`);
+    assert.ok(!names.has('found'), "another step's local is not in scope");
+    const restored = await client.change(scan, [
+      { range: { start: line, end: { line: line.line + 1, character: 0 } }, text: '' },
+    ]);
+    assert.deepEqual(restored, []);
+  });
+
+  it('lists the document symbols', async () => {
+    const symbols = (await client.connection.sendRequest(DocumentSymbolRequest.type, {
+      textDocument: { uri: scan },
+    })) as DocumentSymbol[];
+    assert.deepEqual(
+      symbols.map((s) => s.name),
+      ['TodoScan'],
+    );
+    assert.deepEqual(
+      symbols[0]?.children?.map((c) => `${c.detail} ${c.name}`),
+      ['input folder', 'input pattern', 'var matches', 'var files', 'step Search', 'step Group'],
+    );
+    assert.deepEqual(symbols[0]?.selectionRange.start, pos(SCAN, 'TodoScan'));
+  });
+
+  it('renames a local everywhere it is used, and refuses an imported name', async () => {
+    const at = pos(SCAN, 'found.stdout', 2);
+    const prepared = await client.connection.sendRequest(PrepareRenameRequest.type, {
+      textDocument: { uri: scan },
+      position: at,
+    });
+    assert.deepEqual(prepared, {
+      range: { start: pos(SCAN, 'found.stdout'), end: pos(SCAN, 'found.stdout', 5) },
+      placeholder: 'found',
+    });
+    const edit = await client.connection.sendRequest(RenameRequest.type, {
+      textDocument: { uri: scan },
+      position: at,
+      newName: 'hits',
+    });
+    const edits = edit?.changes?.[scan] ?? [];
+    assert.equal(Object.keys(edit?.changes ?? {}).length, 1);
+    assert.equal(edits.length, 4, 'the declaration and three uses');
+    assert.ok(edits.every((e) => e.newText === 'hits'));
+    for (const [position, why] of [
+      [pos(SCAN, 'Markers.file_of', 1), 'imported'],
+      [pos(SCAN, 'cmd.exec', 1), 'native'],
+    ] as const) {
+      await assert.rejects(
+        client.connection.sendRequest(RenameRequest.type, {
+          textDocument: { uri: scan },
+          position,
+          newName: 'Other',
+        }),
+        (e: unknown) => e instanceof ResponseError && e.code === REQUEST_FAILED,
+        why,
+      );
+    }
+  });
+
+  it('re-checks an importer when the file it imports changes', async () => {
+    const scanNext = client.nextDiagnostics(scan, (p) => p.diagnostics.length > 0);
+    await client.change(markers, [replaceAt(MARKERS, 'export prompt', 'prompt')]);
+    const broken = await scanNext;
+    assert.deepEqual(
+      broken.diagnostics.map((d) => [d.code, d.range.start]),
+      [['IMPORT', pos(SCAN, 'Summary }')]],
+    );
+    const scanFixed = client.nextDiagnostics(scan, (p) => p.diagnostics.length === 0);
+    const start = pos(MARKERS, 'export prompt');
+    await client.change(markers, [{ range: { start, end: start }, text: 'export ' }]);
+    await scanFixed;
+  });
+
+  it('survives malformed and oversized input', async () => {
+    client.raw('Content-Length: 7\r\n\r\n{"oops:');
+    client.raw('Content-Type: nothing-else\r\n\r\n');
+    client.raw(
+      `Content-Length: 40\r\n\r\n${JSON.stringify({ jsonrpc: '2.0', method: 12 }).padEnd(40)}`,
+    );
+    const big = client.uri('big.mh');
+    const huge = `// ${'x'.repeat(5 * 1024 * 1024)}\n`;
+    const diagnostics = await client.open(big, huge);
+    assert.deepEqual(
+      diagnostics.map((d) => d.code),
+      ['LIMIT_EXCEEDED'],
+    );
+    const nowhere = await client.connection.sendRequest(HoverRequest.type, {
+      textDocument: { uri: scan },
+      position: { line: 10_000, character: 10_000 },
+    });
+    assert.equal(nowhere, null);
+    const unknown = await client.connection.sendRequest(HoverRequest.type, {
+      textDocument: { uri: client.uri('never-opened.mh') },
+      position: { line: 0, character: 0 },
+    });
+    assert.equal(unknown, null);
+  });
+
+  it('shuts down and exits 0', async () => {
+    assert.equal(await client.shutdown(), 0);
+  });
+});

@@ -12,6 +12,7 @@ import {
   DefinitionRequest,
   type DocumentSymbol,
   DocumentSymbolRequest,
+  type Hover,
   HoverRequest,
   type Location,
   type MarkupContent,
@@ -37,6 +38,12 @@ function pos(text: string, needle: string, shift = 0, nth = 1): Position {
   const before = text.slice(0, at + shift);
   const line = before.split('\n').length - 1;
   return { line, character: before.length - before.lastIndexOf('\n') - 1 };
+}
+
+/** The markdown of a hover, failing when there is none. */
+function hoverText(hover: Hover | null): string {
+  assert.ok(hover, 'no hover');
+  return (hover.contents as MarkupContent).value;
 }
 
 function replaceAt(text: string, needle: string, replacement: string) {
@@ -84,7 +91,7 @@ describe('mhl lsp', () => {
       textDocument: { uri: scan },
       position: pos(SCAN, 'Markers.file_of', 2),
     });
-    const value = (onTool?.contents as MarkupContent).value;
+    const value = hoverText(onTool);
     assert.match(value, /export tool Markers \{\n {2}file_of\(line: string\): string\n\}/);
     assert.match(value, /\*tool in lib\/markers\.mh\*/);
     assert.match(value, /Reads the lines grep prints\./);
@@ -92,25 +99,19 @@ describe('mhl lsp', () => {
       textDocument: { uri: scan },
       position: pos(SCAN, 'Summary(count', 1),
     });
-    const prompt = (onPrompt?.contents as MarkupContent).value;
+    const prompt = hoverText(onPrompt);
     assert.match(prompt, /prompt Summary\(count: number\) from "summary\.prompt\.md"/);
     assert.match(prompt, /The one-line report of a scan/, 'description from the frontmatter');
     const onNative = await client.connection.sendRequest(HoverRequest.type, {
       textDocument: { uri: scan },
       position: pos(SCAN, 'cmd.exec(', 5),
     });
-    assert.match(
-      (onNative?.contents as MarkupContent).value,
-      /cmd\.exec\(command, timeout: dur\?\)/,
-    );
+    assert.match(hoverText(onNative), /cmd\.exec\(command, timeout: dur\?\)/);
     const onInput = await client.connection.sendRequest(HoverRequest.type, {
       textDocument: { uri: scan },
       position: pos(SCAN, 'pattern, folder', 1),
     });
-    assert.match(
-      (onInput?.contents as MarkupContent).value,
-      /input pattern: string = "TODO\|FIXME"/,
-    );
+    assert.match(hoverText(onInput), /input pattern: string = "TODO\|FIXME"/);
   });
 
   it('goes to a definition across an import and into a prompt file', async () => {

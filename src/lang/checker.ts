@@ -21,6 +21,7 @@ import {
   type Module,
   ModuleGraph,
   moduleScope,
+  type Parser,
   position,
 } from './modules.js';
 import type { SourceHost } from './source-host.js';
@@ -40,8 +41,9 @@ export function checkFiles(
   files: readonly string[],
   host: SourceHost,
   limits: Limits = DEFAULT_LIMITS,
+  parser?: Parser,
 ): CheckResult {
-  const graph = new ModuleGraph(host, limits);
+  const graph = new ModuleGraph(host, limits, parser);
   const unreadable: { path: string; reason: string }[] = [];
   for (const file of files) {
     try {

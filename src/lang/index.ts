@@ -55,6 +55,7 @@ export {
   ModuleGraph,
   moduleScope,
   type Namespace,
+  type Parser,
 } from './modules.js';
 export { findName } from './name-spans.js';
 export { type ParseResult, parse } from './parser.js';

@@ -8,11 +8,13 @@ import { dirname, resolve } from 'node:path';
 import {
   type CheckResult,
   checkFiles,
+  DEFAULT_LIMITS,
   indexModule,
   type Module,
   type ModuleIndex,
 } from '../lang/index.js';
 import type { DocumentStore } from './documents.js';
+import { ParseCache } from './parse-cache.js';
 
 export interface Analysis {
   readonly path: string;
@@ -30,6 +32,7 @@ export class Workspace {
   readonly #analyses = new Map<string, Analysis>();
   /** Every file (sources and assets) each open document's check read, to find dependents. */
   readonly #reads = new Map<string, Set<string>>();
+  readonly #parses = new ParseCache();
 
   constructor(store: DocumentStore) {
     this.#store = store;
@@ -58,7 +61,7 @@ export class Workspace {
   check(paths: ReadonlySet<string>): Analysis[] {
     const files = [...paths].filter((p) => this.#store.open(p));
     if (files.length === 0) return [];
-    const result = checkFiles(files, this.#store.host);
+    const result = checkFiles(files, this.#store.host, DEFAULT_LIMITS, this.#parses.parse);
     const indexes = new Map<Module, ModuleIndex>();
     const indexOf = (module: Module): ModuleIndex => {
       let index = indexes.get(module);

@@ -55,6 +55,7 @@ export class ReferenceWalk {
   readonly #names: ReadonlyMap<string, Binding>;
   readonly #occurrences: Occurrence[] = [];
   readonly #scopes: LocalScope[] = [];
+  readonly #seen = new Set<number>();
   #pipeline: DeclOf<'Pipeline'> | undefined;
 
   constructor(module: Module, names: ReadonlyMap<string, Binding>) {
@@ -72,7 +73,10 @@ export class ReferenceWalk {
   }
 
   #add(span: Span | undefined, target: SymbolTarget, declaration = false): void {
-    if (span) this.#occurrences.push({ span, target, declaration });
+    // A name reached twice (a shorthand field, say) is still one occurrence.
+    if (!span || this.#seen.has(span.start)) return;
+    this.#seen.add(span.start);
+    this.#occurrences.push({ span, target, declaration });
   }
 
   #scope(
@@ -160,8 +164,8 @@ export class ReferenceWalk {
         return;
       case 'Prompt':
         if (decl.fromSpan && decl.from !== undefined) this.#asset(decl.fromSpan, decl.from);
-        for (const p of decl.params) if (p.type) this.#type(p.type);
         if (decl.body) this.#function(decl.params, decl.body, undefined, decl.span);
+        else for (const p of decl.params) if (p.type) this.#type(p.type);
         return;
       case 'Skill':
       case 'Schema':

@@ -4,14 +4,17 @@
  * another module and into a prompt file, completion, symbols, rename, bad input, shutdown.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   CompletionRequest,
   DefinitionRequest,
+  DidChangeWatchedFilesNotification,
+  DidCloseTextDocumentNotification,
   type DocumentSymbol,
   DocumentSymbolRequest,
+  FileChangeType,
   type Hover,
   HoverRequest,
   type Location,
@@ -250,6 +253,93 @@ describe('mhl lsp', () => {
     const start = pos(MARKERS, 'export prompt');
     await client.change(markers, [{ range: { start, end: start }, text: 'export ' }]);
     await scanFixed;
+  });
+
+  it('renames a declaration local to its file, and refuses an exported one', async () => {
+    const prompts = client.uri('prompts.mh');
+    const PROMPTS = readFileSync(join(LSP_FIXTURE, 'prompts.mh'), 'utf8');
+    assert.deepEqual(await client.open(prompts, PROMPTS), []);
+    const edit = await client.connection.sendRequest(RenameRequest.type, {
+      textDocument: { uri: prompts },
+      position: pos(PROMPTS, 'Depth = Depth.Quick', 8),
+      newName: 'Thoroughness',
+    });
+    const edits = edit?.changes?.[prompts] ?? [];
+    assert.deepEqual(
+      edits.map((e) => e.range.start).sort((a, b) => a.line - b.line || a.character - b.character),
+      [pos(PROMPTS, 'Depth {'), pos(PROMPTS, 'Depth = Depth'), pos(PROMPTS, 'Depth.Quick')],
+    );
+    await assert.rejects(
+      client.connection.sendRequest(PrepareRenameRequest.type, {
+        textDocument: { uri: markers },
+        position: pos(MARKERS, 'Markers', 1),
+      }),
+      (e: unknown) => e instanceof ResponseError && e.code === REQUEST_FAILED,
+    );
+    await assert.rejects(
+      client.connection.sendRequest(RenameRequest.type, {
+        textDocument: { uri: prompts },
+        position: pos(PROMPTS, 'depth: Depth', 1),
+        newName: 'summary',
+      }),
+      (e: unknown) => e instanceof ResponseError && e.code === REQUEST_FAILED,
+      'a name already taken in the scope',
+    );
+  });
+
+  it("completes a tool's methods and the run context's fields after the dot", async () => {
+    const line = pos(SCAN, '        log.info(Summary');
+    const labelsAfter = async (text: string) => {
+      await client.edit(scan, [{ range: { start: line, end: line }, text: `        ${text}\n` }]);
+      const items = await client.connection.sendRequest(CompletionRequest.type, {
+        textDocument: { uri: scan },
+        position: { line: line.line, character: 8 + text.length },
+      });
+      await client.edit(scan, [
+        { range: { start: line, end: { line: line.line + 1, character: 0 } }, text: '' },
+      ]);
+      return (Array.isArray(items) ? items : (items?.items ?? [])).map((i) => i.label);
+    };
+    assert.deepEqual(await labelsAfter('Markers.'), ['file_of']);
+    assert.deepEqual((await labelsAfter('context.')).sort(), [
+      'principal',
+      'resumed',
+      'session_id',
+      'started_at',
+      'vars',
+    ]);
+    assert.deepEqual(await labelsAfter('matches.'), [], 'no guesses about what a variable holds');
+  });
+
+  it("shows a prompt file's problem on the `from` that names it, after the file changes on disk", async () => {
+    const file = join(client.root, 'lib/summary.prompt.md');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace('${count}', '${total}'));
+    const next = client.nextDiagnostics(markers, (p) => p.diagnostics.length > 0);
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, {
+      changes: [{ uri: client.uri('lib/summary.prompt.md'), type: FileChangeType.Changed }],
+    });
+    const [d, ...rest] = (await next).diagnostics;
+    assert.deepEqual(rest, []);
+    assert.equal(d?.code, 'ASSET');
+    assert.deepEqual(d?.range.start, pos(MARKERS, '"summary.prompt.md"'));
+    assert.equal(d?.relatedInformation?.[0]?.location.uri, client.uri('lib/summary.prompt.md'));
+    assert.deepEqual(d?.relatedInformation?.[0]?.location.range.start, { line: 3, character: 6 });
+    writeFileSync(file, text);
+    const clean = client.nextDiagnostics(markers, (p) => p.diagnostics.length === 0);
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, {
+      changes: [{ uri: client.uri('lib/summary.prompt.md'), type: FileChangeType.Changed }],
+    });
+    await clean;
+  });
+
+  it('clears the diagnostics of a document when it closes', async () => {
+    const prompts = client.uri('prompts.mh');
+    const cleared = client.nextDiagnostics(prompts);
+    await client.connection.sendNotification(DidCloseTextDocumentNotification.type, {
+      textDocument: { uri: prompts },
+    });
+    assert.deepEqual((await cleared).diagnostics, []);
   });
 
   it('survives malformed and oversized input', async () => {

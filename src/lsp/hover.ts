@@ -76,7 +76,10 @@ function describeOccurrence(o: Occurrence, analysis: Analysis): string | undefin
       );
     case 'namespace':
       return block(`import "${relative(dirname(here), t.module.path)}"`, 'namespace');
-    case 'file':
-      return undefined;
+    case 'file': {
+      const shown = relative(dirname(here), t.path);
+      const found = analysis.result.graph.texts.has(t.path);
+      return block(`"${shown}"`, found ? 'file' : 'file (not found)');
+    }
   }
 }

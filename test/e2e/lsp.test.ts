@@ -371,3 +371,35 @@ describe('mhl lsp', () => {
     assert.equal(await client.shutdown(), 0);
   });
 });
+
+describe('mhl lsp (debounce)', () => {
+  let client: LspClient;
+  before(async () => {
+    client = new LspClient();
+    // Far longer than the test: only a request can make the server check.
+    await client.initialize(10_000);
+  });
+  after(() => client.kill());
+
+  it('checks a burst of changes once, at its last version, when a request needs it', async () => {
+    const scan = client.uri('scan.mh');
+    await client.openOnly(scan, SCAN);
+    const at = pos(SCAN, 'Markers.file_of');
+    await client.edit(scan, [{ range: { start: at, end: at }, text: 'x' }]);
+    await client.edit(scan, [
+      { range: { start: at, end: { ...at, character: at.character + 1 } }, text: 'y' },
+    ]);
+    const hover = await client.connection.sendRequest(HoverRequest.type, {
+      textDocument: { uri: scan },
+      position: pos(SCAN, 'cmd.exec', 1),
+    });
+    assert.match(hoverText(hover), /native namespace cmd/);
+    // The check ran before the answer was written, so its diagnostics are already here.
+    const mine = client.published.filter((p) => p.uri === scan);
+    assert.deepEqual(
+      mine.map((p) => [p.version, p.diagnostics.map((d) => d.code)]),
+      [[3, ['UNKNOWN_NAME']]],
+    );
+    assert.equal(await client.shutdown(), 0);
+  });
+});

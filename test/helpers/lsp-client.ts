@@ -76,7 +76,7 @@ export class LspClient {
     return pathToFileURL(join(this.root, relativePath)).href;
   }
 
-  async initialize(): Promise<InitializeResult> {
+  async initialize(debounceMs = 5): Promise<InitializeResult> {
     const result = await this.connection.sendRequest(InitializeRequest.type, {
       processId: process.pid,
       rootUri: pathToFileURL(this.root).href,
@@ -84,7 +84,7 @@ export class LspClient {
         textDocument: { rename: { prepareSupport: true } },
         workspace: { didChangeWatchedFiles: { dynamicRegistration: false } },
       },
-      initializationOptions: { debounceMs: 5 },
+      initializationOptions: { debounceMs },
     });
     await this.connection.sendNotification(InitializedNotification.type, {});
     return result;
@@ -106,6 +106,14 @@ export class LspClient {
       textDocument: { uri, languageId: 'mhl', version: 1, text },
     });
     return (await next).diagnostics;
+  }
+
+  /** Opens a document without waiting for its diagnostics. */
+  async openOnly(uri: string, text: string): Promise<void> {
+    this.#versions.set(uri, 1);
+    await this.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri, languageId: 'mhl', version: 1, text },
+    });
   }
 
   /** Sends a change and resolves with the diagnostics for the new version. */

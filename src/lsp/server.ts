@@ -17,6 +17,7 @@ import { complete } from './completion.js';
 import { definition } from './definition.js';
 import { DiagnosticsScheduler } from './diagnostics.js';
 import { DocumentStore, uriToPath } from './documents.js';
+import { FrameGuard } from './frame-guard.js';
 import { hover } from './hover.js';
 import { prepareRename, RenameRefused, rename } from './rename.js';
 import { documentSymbols } from './symbols.js';
@@ -31,9 +32,21 @@ export interface LanguageServerOptions {
 /** Default pause after the last keystroke before checking; `initializationOptions.debounceMs` overrides it. */
 const DEFAULT_DEBOUNCE_MS = 200;
 const MAX_DEBOUNCE_MS = 10_000;
+/**
+ * The largest message read: room for a full-text change of the largest source the checker
+ * reads (4 MiB) even with every character JSON-escaped; past it a message is skipped.
+ */
+export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
 export function startLanguageServer(options: LanguageServerOptions): Connection {
-  const connection = createConnection(options.input, options.output);
+  let dropped = (_bytes: number) => {};
+  const guard = new FrameGuard(MAX_MESSAGE_BYTES, (bytes) => dropped(bytes));
+  options.input.pipe(guard);
+  const connection = createConnection(guard, options.output);
+  dropped = (bytes) =>
+    connection.console.error(
+      `mhl lsp: skipped a message of ${bytes} bytes (the limit is ${MAX_MESSAGE_BYTES})`,
+    );
   const store = new DocumentStore();
   const workspace = new Workspace(store);
   let diagnostics: DiagnosticsScheduler | undefined;

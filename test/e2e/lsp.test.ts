@@ -355,6 +355,20 @@ describe('mhl lsp', () => {
       diagnostics.map((d) => d.code),
       ['LIMIT_EXCEEDED'],
     );
+    // A message past the server's 32 MiB cap is skipped whole: this document never opens.
+    const tooBig = client.uri('too-big.mh');
+    const text = `pipeline P {\n    step S { cmd.exec("true") }\n}\n// ${'x'.repeat(33 * 1024 * 1024)}\n`;
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'textDocument/didOpen',
+      params: { textDocument: { uri: tooBig, languageId: 'mhl', version: 1, text } },
+    });
+    client.raw(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    const skipped = await client.connection.sendRequest(HoverRequest.type, {
+      textDocument: { uri: tooBig },
+      position: { line: 1, character: 14 },
+    });
+    assert.equal(skipped, null);
     const nowhere = await client.connection.sendRequest(HoverRequest.type, {
       textDocument: { uri: scan },
       position: { line: 10_000, character: 10_000 },

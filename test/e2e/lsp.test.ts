@@ -24,6 +24,7 @@ import {
   RenameRequest,
   ResponseError,
 } from 'vscode-languageserver-protocol/node';
+import { runCli } from '../helpers/cli.js';
 import { LSP_FIXTURE, LspClient } from '../helpers/lsp-client.js';
 
 const SCAN = readFileSync(join(LSP_FIXTURE, 'scan.mh'), 'utf8');
@@ -415,5 +416,14 @@ describe('mhl lsp (debounce)', () => {
       [[3, ['UNKNOWN_NAME']]],
     );
     assert.equal(await client.shutdown(), 0);
+  });
+});
+
+describe('mhl lsp (process)', () => {
+  it('exits when its client goes away without shutting it down', async () => {
+    // runCli closes stdin at once, as a crashed editor's pipe would be closed.
+    const r = await runCli(['lsp']);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '', 'stdout carries nothing but the protocol');
   });
 });

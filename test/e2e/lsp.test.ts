@@ -288,6 +288,28 @@ describe('mhl lsp', () => {
     );
   });
 
+  it('re-checks only the changed document and its importers, not unrelated open ones', async () => {
+    const prompts = client.uri('prompts.mh');
+    const before = client.published.filter((p) => p.uri === prompts).length;
+    const markersBefore = client.published.filter((p) => p.uri === markers).length;
+    const at = pos(SCAN, 'TodoScan');
+    await client.change(scan, [{ range: { start: at, end: at }, text: ' ' }]);
+    await client.change(scan, [
+      { range: { start: at, end: { ...at, character: at.character + 1 } }, text: '' },
+    ]);
+    // A round trip: anything that check published is in before the answer.
+    await client.connection.sendRequest(HoverRequest.type, {
+      textDocument: { uri: scan },
+      position: at,
+    });
+    assert.equal(client.published.filter((p) => p.uri === prompts).length, before);
+    assert.equal(
+      client.published.filter((p) => p.uri === markers).length,
+      markersBefore,
+      'an imported file is not re-checked for its importer',
+    );
+  });
+
   it("completes a tool's methods and the run context's fields after the dot", async () => {
     const line = pos(SCAN, '        log.info(Summary');
     const labelsAfter = async (text: string) => {

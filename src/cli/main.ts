@@ -201,6 +201,18 @@ function buildProgram(): Command {
       );
     });
 
+  program
+    .command('lsp')
+    .description('serve the Language Server Protocol on stdio, for editors (see docs/editors.md)')
+    .option('--stdio', 'use stdin/stdout (the default and only transport; editors often pass it)')
+    // Node-based clients pass the editor's pid; vscode-languageserver reads it from argv and
+    // exits when that process is gone.
+    .addOption(new Option('--clientProcessId <pid>').hideHelp())
+    .action(async () => {
+      const { runLsp } = await import('./lsp.js');
+      runLsp(version());
+    });
+
   return program;
 }
 

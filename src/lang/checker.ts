@@ -21,6 +21,7 @@ import {
   type Module,
   ModuleGraph,
   moduleScope,
+  type Parser,
   position,
 } from './modules.js';
 import type { SourceHost } from './source-host.js';
@@ -31,6 +32,8 @@ export interface CheckResult {
   readonly graph: ModuleGraph;
   /** Files given that could not be read at all. */
   readonly unreadable: readonly { path: string; reason: string }[];
+  /** The names each module was checked against (its own scope first), for editor tooling. */
+  readonly scopes: ReadonlyMap<Module, ReadonlyMap<string, Binding>>;
 }
 
 /** Checks the given `.mh` files (absolute or relative paths) and everything they import. */
@@ -38,8 +41,9 @@ export function checkFiles(
   files: readonly string[],
   host: SourceHost,
   limits: Limits = DEFAULT_LIMITS,
+  parser?: Parser,
 ): CheckResult {
-  const graph = new ModuleGraph(host, limits);
+  const graph = new ModuleGraph(host, limits, parser);
   const unreadable: { path: string; reason: string }[] = [];
   for (const file of files) {
     try {
@@ -51,11 +55,13 @@ export function checkFiles(
   const modules = graph.modules;
   const all: Diagnostic[] = modules.flatMap((m) => m.diagnostics);
   const visible = visibleNames(modules, all);
+  const scopes = new Map<Module, ReadonlyMap<string, Binding>>();
   for (const module of modules) {
     // A module's own declarations and imports come first; the rest of its programs after.
     const names = new Map(visible.get(module));
     for (const [name, binding] of moduleScope(module).bindings) names.set(name, binding);
     const pipelines = module.program.decls.flatMap((d) => (d.kind === 'Pipeline' ? [d.name] : []));
+    scopes.set(module, names);
     const checker = new NameChecker(names, all, pipelines);
     for (const decl of module.program.decls) {
       if (decl.kind === 'Import') continue;
@@ -64,7 +70,7 @@ export function checkFiles(
     }
   }
   checkPipelineNames(modules, all);
-  return { diagnostics: dedupe(all).sort(compareDiagnostics), graph, unreadable };
+  return { diagnostics: dedupe(all).sort(compareDiagnostics), graph, unreadable, scopes };
 }
 
 /**

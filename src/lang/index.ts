@@ -19,9 +19,15 @@ export type {
   Step,
   Stmt,
   StmtOf,
+  ToolMethod,
   TypeNode,
 } from './ast.js';
-export { BUILTIN_TYPES, TEST_ASSERTIONS } from './builtins.js';
+export {
+  BUILTIN_FUNCTIONS,
+  BUILTIN_TYPES,
+  NATIVE_NAMESPACES,
+  TEST_ASSERTIONS,
+} from './builtins.js';
 export { type CheckResult, checkFiles } from './checker.js';
 export {
   type LoadedProgram,
@@ -49,6 +55,25 @@ export {
   ModuleGraph,
   moduleScope,
   type Namespace,
+  type Parser,
 } from './modules.js';
+export { findName } from './name-spans.js';
 export { type ParseResult, parse } from './parser.js';
+export {
+  indexModule,
+  type LocalScope,
+  type LocalSymbol,
+  localsAt,
+  type ModuleIndex,
+  type Occurrence,
+  occurrenceAt,
+  type SymbolTarget,
+  sameTarget,
+} from './references.js';
 export { diskHost, memoryHost, type SourceHost } from './source-host.js';
+export {
+  BUILTIN_DESCRIPTIONS,
+  KEYWORDS,
+  NATIVE_METHODS,
+  type NativeMethod,
+} from './vocabulary.js';

@@ -12,7 +12,7 @@ import { type Asset, loadAssets } from './assets.js';
 import type { DeclOf, NamedDecl, Program } from './ast.js';
 import { DIAGNOSTIC_CODES, type Diagnostic, diagnostic, type Span } from './diagnostics.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
-import { parse } from './parser.js';
+import { type ParseResult, parse } from './parser.js';
 import type { SourceHost } from './source-host.js';
 
 export interface ImportEdge {
@@ -38,20 +38,28 @@ export type Binding =
   /** Imported from a file that is missing or closes a cycle (already reported): no cascades. */
   | { readonly kind: 'unresolved' };
 
+/**
+ * How a graph parses a file. Editors pass one that reuses the result for unchanged text, since
+ * they re-check a file's imports on every keystroke; the result must not be mutated.
+ */
+export type Parser = (text: string, path: string, limits: Limits) => ParseResult;
+
 /** Import chains deeper than this are reported instead of followed. */
 const MAX_IMPORT_DEPTH = 64;
 
 export class ModuleGraph {
   readonly #host: SourceHost;
   readonly #limits: Limits;
+  readonly #parse: Parser;
   readonly #modules = new Map<string, Module>();
   readonly #loading: string[] = [];
   /** Every text read (sources and assets) by absolute path, for excerpts in messages. */
   readonly texts = new Map<string, string>();
 
-  constructor(host: SourceHost, limits: Limits = DEFAULT_LIMITS) {
+  constructor(host: SourceHost, limits: Limits = DEFAULT_LIMITS, parser: Parser = parse) {
     this.#host = host;
     this.#limits = limits;
+    this.#parse = parser;
   }
 
   get modules(): readonly Module[] {
@@ -74,7 +82,7 @@ export class ModuleGraph {
     const text = this.#host.readText(abs);
     if (text === undefined) return undefined;
     this.texts.set(abs, text);
-    const parsed = parse(text, abs, this.#limits);
+    const parsed = this.#parse(text, abs, this.#limits);
     const assets = loadAssets(parsed.program, this.#host, this.#limits);
     for (const [p, t] of assets.texts) this.texts.set(p, t);
     const module: Module = {

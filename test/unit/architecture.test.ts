@@ -19,6 +19,8 @@ const SRC = join(ROOT, 'src');
  */
 const ORDER = [
   'cli',
+  // The language server: editor features over lang, used only by `mhl lsp`.
+  'lsp',
   'server',
   'transport',
   'protocol',

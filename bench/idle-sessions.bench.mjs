@@ -25,7 +25,7 @@ const MB = 1024 * 1024;
 
 const emit = (line) => console.log(JSON.stringify({ bench: 'idle-sessions', ...line }));
 
-/** One client per address, with a small keep-alive pool so requests reuse connections. */
+/** One client per address; each keeps its connections alive, so requests reuse them. */
 function clients(port) {
   return Array.from({ length: ADDRESSES }, (_, i) =>
     client({ port, localAddress: `127.0.0.${2 + i}` }),
@@ -73,7 +73,7 @@ try {
   await delay(SETTLE_MS);
   const idle = rssBytes(server.pid);
   const idleMb = +(idle / MB).toFixed(1);
-  emit({ figure: 'rss_mb_10k_idle', value: idleMb, sessions: SESSIONS });
+  emit({ figure: 'rss_mb_idle', value: idleMb, sessions: SESSIONS });
   emit({ figure: 'bytes_per_session', value: Math.round((idle - before) / SESSIONS) });
 
   // Every session must still be there. An agent destroyed above opens new connections.
@@ -87,7 +87,8 @@ try {
   await delay(SETTLE_MS);
   emit({ figure: 'rss_mb_after_ping', value: +(rssBytes(server.pid) / MB).toFixed(1) });
 
-  const met = idleMb <= TARGET_MB && answered === SESSIONS;
+  // Fewer sessions (MHL_BENCH_SESSIONS, for a quick look) cannot meet the goal.
+  const met = SESSIONS >= 10_000 && idleMb <= TARGET_MB && answered === SESSIONS;
   emit({ goal: 'rss_mb_10k_sessions', value: idleMb, target: TARGET_MB, goal_met: met });
 } finally {
   await server.stop();

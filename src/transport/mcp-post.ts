@@ -126,7 +126,8 @@ export async function handleMcpPost(
     checkHeaders(req, message, methodPath);
     // Who sent it, read once: the session lookup, the session caps and the quotas all use it.
     const principal = principalOf(req, ctx.principalHeader);
-    const caller: Caller = { principal, client: clientKey(principal, req.socket.remoteAddress) };
+    const key = clientKey(principal, req.socket.remoteAddress);
+    const caller: Caller = { principal, client: ctx.sessions.sharedKey(key) };
     const { session, created } = resolveSession(req, message, caller, ctx);
     // Room for the session is reserved before the `initialize` runs: a refusal costs nothing.
     const admitting = created === 'initialize' && idOf(message) !== null;

@@ -66,14 +66,20 @@ export interface SessionRefusal {
   readonly retryAfterMs: number;
 }
 
+/** One client's sessions and reserved slots. */
+interface ClientSlots {
+  readonly key: string;
+  count: number;
+}
+
 const NOTHING: KeepTest = () => false;
 
 /** The live legacy sessions of one HTTP transport, by id. */
 export class SessionTable {
   /** Each filed under `session.client` (the empty key when it has none). */
   readonly #sessions = new Map<string, Session>();
-  /** Sessions and reserved slots per client. */
-  readonly #perClient = new Map<string, number>();
+  /** Sessions and reserved slots per client, with the first instance of its key string. */
+  readonly #perClient = new Map<string, ClientSlots>();
   readonly #ttlMs: number;
   readonly #max: number;
   readonly #maxPerClient: number;
@@ -115,6 +121,15 @@ export class SessionTable {
   }
 
   /**
+   * `client` as the table already holds it, when it holds a session of that client: a client
+   * key is a 64-character digest made afresh for every request, and 10,000 sessions of 100
+   * clients should hold 100 of them, not 10,000. `client` itself otherwise.
+   */
+  sharedKey(client: string): string {
+    return this.#perClient.get(client)?.key ?? client;
+  }
+
+  /**
    * An id for a throwaway session (a stateless request's, or a notification's without a
    * session): unique in this table's process, never a valid `Mcp-Session-Id` (not a UUID).
    */
@@ -130,7 +145,7 @@ export class SessionTable {
    * filled by `add` or given back by `release`.
    */
   admit(now: number, client: string): SessionRefusal | undefined {
-    const atClientCap = () => (this.#perClient.get(client) ?? 0) >= this.#maxPerClient;
+    const atClientCap = () => (this.#perClient.get(client)?.count ?? 0) >= this.#maxPerClient;
     const atCap = () => this.#sessions.size + this.#reserved >= this.#max;
     if (atClientCap() || atCap()) {
       this.sweep(now);
@@ -140,7 +155,9 @@ export class SessionTable {
       if (refusal !== undefined) return refusal;
     }
     this.#reserved++;
-    this.#perClient.set(client, (this.#perClient.get(client) ?? 0) + 1);
+    const slots = this.#perClient.get(client);
+    if (slots === undefined) this.#perClient.set(client, { key: client, count: 1 });
+    else slots.count++;
     return undefined;
   }
 
@@ -186,9 +203,8 @@ export class SessionTable {
   }
 
   #uncount(client: string): void {
-    const left = (this.#perClient.get(client) ?? 1) - 1;
-    if (left > 0) this.#perClient.set(client, left);
-    else this.#perClient.delete(client);
+    const slots = this.#perClient.get(client);
+    if (slots !== undefined && --slots.count <= 0) this.#perClient.delete(client);
   }
 
   /**

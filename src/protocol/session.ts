@@ -114,6 +114,7 @@ export class Session {
   /**
    * Records a successful `initialize` (as a shared frozen copy: later changes to the objects
    * passed in are not seen). A repeated `initialize` renegotiates.
+   * @throws RpcError -32602 when what it declares is too large to keep (`negotiations.ts`).
    */
   negotiate(negotiation: Negotiation): void {
     this.#negotiation = sharedNegotiation(negotiation);

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Session } from '../../../src/protocol/index.js';
-import { MAX_POOLED_CHARS, sharedNegotiation } from '../../../src/protocol/negotiations.js';
+import { RpcError, Session } from '../../../src/protocol/index.js';
+import {
+  MAX_DECLARATION_CHARS,
+  MAX_POOLED_CHARS,
+  sharedNegotiation,
+} from '../../../src/protocol/negotiations.js';
 
 describe('sharedNegotiation', () => {
   it('gives sessions with the same declaration one frozen record', () => {
@@ -59,5 +63,18 @@ describe('sharedNegotiation', () => {
     });
     assert.equal(Object.getPrototypeOf(record.clientCapabilities), Object.prototype);
     assert.equal(record.clientCapabilities?.['admin'], undefined);
+  });
+
+  it('refuses a declaration too large to keep, leaving the session unnegotiated', () => {
+    const session = new Session();
+    const capabilities = { experimental: { blob: 'x'.repeat(MAX_DECLARATION_CHARS) } };
+    assert.throws(
+      () => session.negotiate({ protocolVersion: '2025-11-25', clientCapabilities: capabilities }),
+      (error: unknown) =>
+        error instanceof RpcError &&
+        error.code === -32602 &&
+        (error.data as { maxChars: number }).maxChars === MAX_DECLARATION_CHARS,
+    );
+    assert.equal(session.negotiated, false);
   });
 });

@@ -151,7 +151,7 @@ function buildProgram(): Command {
     )
     .option(
       '--max-sessions <n>',
-      'HTTP: legacy sessions held at once; past it a new initialize is refused (default 1000)',
+      'HTTP: legacy sessions held at once; past it a new initialize is refused (default 10000)',
     )
     .option(
       '--max-sessions-per-client <n>',

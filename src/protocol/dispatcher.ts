@@ -333,7 +333,7 @@ export class Dispatcher {
       if (method === 'ping' && !modern) return resultResponse(request.id, {});
       const handler = this.#handlers.get(method);
       if (handler === undefined || BUILT_IN.has(method)) throw methodNotFound(method);
-      if (decision.era === 'none') throw decision.error;
+      if (decision.era === 'none') throw decision.error();
       if (this.#eras.get(method)?.has(decision.era) === false) throw methodNotFound(method);
       return await this.#invoke(request, params, decision, handler, conn);
     } catch (error) {

@@ -52,7 +52,12 @@ export interface ModernMeta {
 export type EraDecision =
   | { era: 'modern'; meta: ModernMeta }
   | { era: 'legacy'; protocolVersion: LegacyVersion }
-  | { era: 'none'; error: RpcError };
+  /**
+   * `error` makes the -32602 when it is answered: most requests without an era are the
+   * built-ins (`initialize`, `ping`), and an error's stack trace is the costliest thing they
+   * would allocate.
+   */
+  | { era: 'none'; error: () => RpcError };
 
 /** `params._meta` as a record, or undefined. */
 export function metaOf(params: Params | undefined): Record<string, unknown> | undefined {
@@ -120,7 +125,7 @@ export function decideEra(params: Params | undefined, session: Session): EraDeci
   if (meta !== undefined) return { era: 'modern', meta };
   const version = session.protocolVersion;
   if (version !== undefined) return { era: 'legacy', protocolVersion: version };
-  return { era: 'none', error: missingModernMeta(params) };
+  return { era: 'none', error: () => missingModernMeta(params) };
 }
 
 /**

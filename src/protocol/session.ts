@@ -4,12 +4,15 @@
  * `notifications/initialized` arrived, the log level `logging/setLevel` chose, and when the session
  * was created and last seen so a transport can sweep idle ones. Pure state: it holds no timers,
  * sockets or requests in flight (the dispatcher owns cancellation), and it reads no clock itself —
- * callers pass `now`.
+ * callers pass `now`. A server may hold tens of thousands of idle sessions, so a session keeps
+ * only its own few fields: what `initialize` declared is a record shared by every session with
+ * the same declaration (`negotiations.ts`), and nothing else is allocated until it is used.
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle
  */
 import { randomUUID } from 'node:crypto';
 import type { LogLevel } from './logging.js';
+import { type SharedNegotiation, sharedNegotiation } from './negotiations.js';
 
 /** A legacy protocol revision that `initialize` can negotiate. */
 export type LegacyVersion = '2025-11-25' | '2025-06-18' | '2025-03-26';
@@ -32,6 +35,11 @@ export interface SessionOptions {
    * then serves that caller alone (an id is not a credential).
    */
   principal?: string | undefined;
+  /**
+   * The transport's key for the client that opened it (HTTP: see `Connection.client`), under
+   * which its session caps count it; absent over stdio.
+   */
+  client?: string | undefined;
 }
 
 /** What a successful `initialize` records. */
@@ -50,30 +58,32 @@ export class Session {
   readonly id: string;
   /** Who opened it, when verified (see `SessionOptions.principal`). */
   readonly principal: string | undefined;
+  /** The client key it counts under (see `SessionOptions.client`). */
+  readonly client: string | undefined;
   /** Creation time, epoch milliseconds. */
   readonly createdAt: number;
   #lastSeenAt: number;
-  #protocolVersion: LegacyVersion | undefined;
-  #clientInfo: ClientInfo | undefined;
-  #clientCapabilities: Record<string, unknown> | undefined;
+  /** Shared and frozen: never written through. */
+  #negotiation: SharedNegotiation | undefined;
   #initialized = false;
   #logLevel: LogLevel | undefined;
 
   constructor(options: SessionOptions = {}) {
     this.id = options.id ?? randomUUID();
     this.principal = options.principal;
+    this.client = options.client;
     this.createdAt = options.now ?? Date.now();
     this.#lastSeenAt = this.createdAt;
   }
 
   /** The negotiated revision, or undefined before `initialize`. */
   get protocolVersion(): LegacyVersion | undefined {
-    return this.#protocolVersion;
+    return this.#negotiation?.protocolVersion;
   }
 
   /** True once `initialize` has been answered: legacy requests are served from then on. */
   get negotiated(): boolean {
-    return this.#protocolVersion !== undefined;
+    return this.#negotiation !== undefined;
   }
 
   /** True once `notifications/initialized` has arrived (informational; not a gate). */
@@ -81,14 +91,14 @@ export class Session {
     return this.#initialized;
   }
 
-  /** The client's `clientInfo` from `initialize`, if it sent one. */
+  /** The client's `clientInfo` from `initialize`, if it sent one (a frozen copy). */
   get clientInfo(): ClientInfo | undefined {
-    return this.#clientInfo;
+    return this.#negotiation?.clientInfo;
   }
 
-  /** The client's `capabilities` from `initialize`, if it sent them. */
+  /** The client's `capabilities` from `initialize`, if it sent them (a frozen copy). */
   get clientCapabilities(): Record<string, unknown> | undefined {
-    return this.#clientCapabilities;
+    return this.#negotiation?.clientCapabilities;
   }
 
   /** Last activity, epoch milliseconds. */
@@ -98,14 +108,16 @@ export class Session {
 
   /** True when JSON-RPC batch arrays are allowed: only a 2025-03-26 session accepts them. */
   get allowsBatch(): boolean {
-    return this.#protocolVersion === '2025-03-26';
+    return this.#negotiation?.protocolVersion === '2025-03-26';
   }
 
-  /** Records a successful `initialize`. A repeated `initialize` renegotiates. */
+  /**
+   * Records a successful `initialize` (as a shared frozen copy: later changes to the objects
+   * passed in are not seen). A repeated `initialize` renegotiates.
+   * @throws RpcError -32602 when what it declares is too large to keep (`negotiations.ts`).
+   */
   negotiate(negotiation: Negotiation): void {
-    this.#protocolVersion = negotiation.protocolVersion;
-    this.#clientInfo = negotiation.clientInfo;
-    this.#clientCapabilities = negotiation.clientCapabilities;
+    this.#negotiation = sharedNegotiation(negotiation);
   }
 
   /** The level `logging/setLevel` asked for; undefined (nothing sent) until it is called. */

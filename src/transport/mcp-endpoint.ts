@@ -16,10 +16,15 @@ import { handleMcpPost, type McpDispatcher, principalOf } from './mcp-post.js';
 import type { Metrics } from './metrics.js';
 import { sendJson } from './respond.js';
 import type { Route } from './routes.js';
-import { SessionTable, type SessionTableOptions } from './sessions.js';
+import { SESSION_IDLE_TTL_MS, SessionTable, type SessionTableOptions } from './sessions.js';
 
-/** How often idle legacy sessions are swept. */
-const SWEEP_INTERVAL_MS = 60_000;
+/**
+ * How often idle legacy sessions are swept: once a minute, or twice per idle TTL when that is
+ * shorter (so a session outlives its TTL by at most half of it; 250 ms at the least).
+ */
+export function sweepIntervalMs(ttlMs: number): number {
+  return Math.min(60_000, Math.max(250, Math.floor(ttlMs / 2)));
+}
 
 export interface McpEndpointOptions {
   readonly dispatcher: McpDispatcher;
@@ -98,7 +103,8 @@ export class McpEndpoint {
 
   /** Starts sweeping idle sessions. */
   start(): void {
-    this.#sweeper = setInterval(() => this.#sessions.sweep(this.#now()), SWEEP_INTERVAL_MS);
+    const every = sweepIntervalMs(this.#options.sessions?.ttlMs ?? SESSION_IDLE_TTL_MS);
+    this.#sweeper = setInterval(() => this.#sessions.sweep(this.#now()), every);
     this.#sweeper.unref();
   }
 

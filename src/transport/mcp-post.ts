@@ -126,8 +126,9 @@ export async function handleMcpPost(
     checkHeaders(req, message, methodPath);
     // Who sent it, read once: the session lookup, the session caps and the quotas all use it.
     const principal = principalOf(req, ctx.principalHeader);
-    const caller: Caller = { principal, client: clientKey(principal, req.socket.remoteAddress) };
-    const { session, created } = resolveSession(req, message, caller.principal, ctx);
+    const key = clientKey(principal, req.socket.remoteAddress);
+    const caller: Caller = { principal, client: ctx.sessions.sharedKey(key) };
+    const { session, created } = resolveSession(req, message, caller, ctx);
     // Room for the session is reserved before the `initialize` runs: a refusal costs nothing.
     const admitting = created === 'initialize' && idOf(message) !== null;
     const full = admitting ? ctx.sessions.admit(ctx.now(), caller.client) : undefined;
@@ -231,7 +232,7 @@ interface Caller {
 function resolveSession(
   req: IncomingMessage,
   message: unknown,
-  principal: string | undefined,
+  { principal, client }: Caller,
   ctx: McpPostContext,
 ): { session: Session; created: 'initialize' | 'ephemeral' | undefined } {
   // A throwaway session's id is never sent or looked up: a counter spares a random UUID.
@@ -240,7 +241,7 @@ function resolveSession(
   const method = isRecord(message) ? message['method'] : undefined;
   if (modern) return { session: fresh(), created: 'ephemeral' };
   if (method === 'initialize') {
-    const session = ctx.dispatcher.newSession({ now: ctx.now(), principal });
+    const session = ctx.dispatcher.newSession({ now: ctx.now(), principal, client });
     return { session, created: 'initialize' };
   }
   const id = header(req, 'mcp-session-id');
@@ -306,7 +307,7 @@ async function dispatch(
   // Nothing but owed errors: the status of a single one (shutdown 503, an ended session 404).
   if (answer === undefined) return sendJson(res, ended === 'shutdown' ? 503 : 404, final);
   if (created === 'initialize' && !Array.isArray(answer) && 'result' in answer) {
-    ctx.sessions.add(session, client);
+    ctx.sessions.add(session);
     res.setHeader('mcp-session-id', session.id);
   }
   sendJson(res, statusOf(final, created === 'ephemeral'), final);

@@ -19,12 +19,16 @@ import type { Session } from '../protocol/index.js';
 
 /** Idle legacy sessions are swept after this long. */
 export const SESSION_IDLE_TTL_MS = 30 * 60 * 1000;
-/** Most legacy sessions held at once (`--max-sessions`). */
-export const MAX_SESSIONS = 1000;
+/**
+ * Most legacy sessions held at once (`--max-sessions`). An idle session costs a few hundred
+ * bytes (its fields; what `initialize` declared is shared), so ten thousand fit with the whole
+ * process under 100 MB (`bench/idle-sessions.bench.mjs`).
+ */
+export const MAX_SESSIONS = 10_000;
 /**
  * Most legacy sessions one client holds at once (`--max-sessions-per-client`): a client needs
- * one per connection, so 100 is far above any honest client, and ten clients are needed to
- * fill the default table.
+ * one per connection, so 100 is far above any honest client, and a hundred clients are needed
+ * to fill the default table.
  */
 export const MAX_SESSIONS_PER_CLIENT = 100;
 /** A session seen more recently than this is never evicted to make room (capped by the TTL). */
@@ -62,18 +66,20 @@ export interface SessionRefusal {
   readonly retryAfterMs: number;
 }
 
-interface Entry {
-  readonly session: Session;
-  readonly client: string;
+/** One client's sessions and reserved slots. */
+interface ClientSlots {
+  readonly key: string;
+  count: number;
 }
 
 const NOTHING: KeepTest = () => false;
 
 /** The live legacy sessions of one HTTP transport, by id. */
 export class SessionTable {
-  readonly #sessions = new Map<string, Entry>();
-  /** Sessions and reserved slots per client. */
-  readonly #perClient = new Map<string, number>();
+  /** Each filed under `session.client` (the empty key when it has none). */
+  readonly #sessions = new Map<string, Session>();
+  /** Sessions and reserved slots per client, with the first instance of its key string. */
+  readonly #perClient = new Map<string, ClientSlots>();
   readonly #ttlMs: number;
   readonly #max: number;
   readonly #maxPerClient: number;
@@ -105,13 +111,22 @@ export class SessionTable {
    * verified caller gets exactly what an unknown id gets: a session id is not a credential.
    */
   get(id: string, principal: string | undefined): Session | undefined {
-    const session = this.#sessions.get(id)?.session;
+    const session = this.#sessions.get(id);
     return session?.principal === principal ? session : undefined;
   }
 
   /** True while `session` itself (not merely its id) is in the table. */
   holds(session: Session): boolean {
-    return this.#sessions.get(session.id)?.session === session;
+    return this.#sessions.get(session.id) === session;
+  }
+
+  /**
+   * `client` as the table already holds it, when it holds a session of that client: a client
+   * key is a 64-character digest made afresh for every request, and 10,000 sessions of 100
+   * clients should hold 100 of them, not 10,000. `client` itself otherwise.
+   */
+  sharedKey(client: string): string {
+    return this.#perClient.get(client)?.key ?? client;
   }
 
   /**
@@ -130,7 +145,7 @@ export class SessionTable {
    * filled by `add` or given back by `release`.
    */
   admit(now: number, client: string): SessionRefusal | undefined {
-    const atClientCap = () => (this.#perClient.get(client) ?? 0) >= this.#maxPerClient;
+    const atClientCap = () => (this.#perClient.get(client)?.count ?? 0) >= this.#maxPerClient;
     const atCap = () => this.#sessions.size + this.#reserved >= this.#max;
     if (atClientCap() || atCap()) {
       this.sweep(now);
@@ -140,14 +155,19 @@ export class SessionTable {
       if (refusal !== undefined) return refusal;
     }
     this.#reserved++;
-    this.#perClient.set(client, (this.#perClient.get(client) ?? 0) + 1);
+    const slots = this.#perClient.get(client);
+    if (slots === undefined) this.#perClient.set(client, { key: client, count: 1 });
+    else slots.count++;
     return undefined;
   }
 
-  /** Files a session (its `initialize` succeeded) in the slot `admit` reserved for `client`. */
-  add(session: Session, client: string): void {
+  /**
+   * Files a session (its `initialize` succeeded) in the slot `admit` reserved for its client
+   * (`session.client`, which must be the key `admit` was given).
+   */
+  add(session: Session): void {
     this.#reserved = Math.max(0, this.#reserved - 1);
-    this.#sessions.set(session.id, { session, client });
+    this.#sessions.set(session.id, session);
   }
 
   /** Gives back a slot `admit` reserved for `client` whose `initialize` made no session. */
@@ -158,11 +178,11 @@ export class SessionTable {
 
   /** Ends one session; false when the id is unknown. */
   delete(id: string): boolean {
-    const entry = this.#sessions.get(id);
-    if (entry === undefined) return false;
+    const session = this.#sessions.get(id);
+    if (session === undefined) return false;
     this.#sessions.delete(id);
-    this.#uncount(entry.client);
-    this.#onEnd(entry.session);
+    this.#uncount(session.client ?? '');
+    this.#onEnd(session);
     return true;
   }
 
@@ -171,7 +191,7 @@ export class SessionTable {
    * client has been silent that long. A busy session is seen now.
    */
   sweep(now: number): void {
-    for (const [id, { session }] of this.#sessions) {
+    for (const [id, session] of this.#sessions) {
       if (this.#busy(session)) session.touch(now);
       else if (session.idleFor(now) > this.#ttlMs) this.delete(id);
     }
@@ -183,9 +203,8 @@ export class SessionTable {
   }
 
   #uncount(client: string): void {
-    const left = (this.#perClient.get(client) ?? 1) - 1;
-    if (left > 0) this.#perClient.set(client, left);
-    else this.#perClient.delete(client);
+    const slots = this.#perClient.get(client);
+    if (slots !== undefined && --slots.count <= 0) this.#perClient.delete(client);
   }
 
   /**
@@ -194,12 +213,11 @@ export class SessionTable {
    * the stalest session not yet idle long enough will be (a minute when there is none).
    */
   #makeRoom(now: number, client: string | undefined): SessionRefusal | undefined {
-    const mine = (entry: Entry) => client === undefined || entry.client === client;
+    const mine = (session: Session) => client === undefined || (session.client ?? '') === client;
     let candidates = 0;
     let waiting: Session | undefined;
-    for (const entry of this.#sessions.values()) {
-      if (!mine(entry) || this.#busy(entry.session)) continue;
-      const { session } = entry;
+    for (const session of this.#sessions.values()) {
+      if (!mine(session) || this.#busy(session)) continue;
       if (session.idleFor(now) >= this.#evictableAfterMs) candidates++;
       else if (waiting === undefined || session.lastSeenAt < waiting.lastSeenAt) waiting = session;
     }
@@ -207,9 +225,8 @@ export class SessionTable {
       // Only now is the work snapshot worth making: a flood of fresh sessions never gets here.
       const kept = this.#keeps();
       let stalest: Session | undefined;
-      for (const entry of this.#sessions.values()) {
-        const { session } = entry;
-        if (!mine(entry) || session.idleFor(now) < this.#evictableAfterMs) continue;
+      for (const session of this.#sessions.values()) {
+        if (!mine(session) || session.idleFor(now) < this.#evictableAfterMs) continue;
         if (this.#busy(session) || kept(session)) continue;
         if (stalest === undefined || session.lastSeenAt < stalest.lastSeenAt) stalest = session;
       }

@@ -5,7 +5,7 @@
  * session with a call in flight outlives a flood and the idle sweep, while a silent one goes at
  * the idle TTL even with a run under way (the run is then claimable by its runId); a request
  * whose session ends under it gets a JSON-RPC answer, never a bare 202, also inside a batch; the
- * flags are checked at start-up.
+ * idle sweep ends silent sessions on its own timer; the flags are checked at start-up.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -211,6 +211,33 @@ describe('mhl serve mcp --http: busy sessions outlive a flood and the sweep', ()
       { what: 'the run to complete, read by its new owner', timeoutMs: 20_000 },
     );
     assert.equal(done.state, 'completed');
+    assert.equal(await server.stop(), 0);
+  });
+});
+
+describe('mhl serve mcp --http: the idle sweep', () => {
+  it('ends sessions whose client went silent, with no cap reached and no request to trigger it', async () => {
+    // Far below both caps: only the timer can end these sessions. They are watched through
+    // /metrics, since any request on a session would count as activity and keep it.
+    const server = start([], { MHL_SERVE_SESSION_IDLE_TTL: '1s' });
+    const port = await server.ready;
+    const froms = ['127.0.0.2', '127.0.0.3', '127.0.0.3'].map((address) => ({ address }));
+    const ids: string[] = [];
+    for (const from of froms) ids.push(await openSession(port, from));
+    const active = async () => {
+      const text = (await send(port, { method: 'GET', path: '/metrics' })).text;
+      return Number(/^mhl_sessions_active (\d+)$/m.exec(text)?.[1]);
+    };
+    await until(async () => (await active()) === 0, {
+      what: 'the idle sweep to end every session',
+      timeoutMs: 20_000,
+    });
+    for (const [i, id] of ids.entries()) {
+      const reply = await inSession(port, id, rpc(i + 1, 'ping'), froms[i]);
+      assert.equal(reply.status, 404, 'a swept session is unknown');
+    }
+    // The table has room again for the same clients.
+    assert.equal((await initialize(port, froms[0])).status, 200);
     assert.equal(await server.stop(), 0);
   });
 });

@@ -89,8 +89,8 @@ describe('decideEra', () => {
     const decision = decideEra({ _meta: { [CC]: {} } }, new Session());
     assert.equal(decision.era, 'none');
     if (decision.era === 'none') {
-      assert.equal(decision.error.code, -32602);
-      assert.deepEqual(decision.error.data, { missing: [PV] });
+      assert.equal(decision.error().code, -32602);
+      assert.deepEqual(decision.error().data, { missing: [PV] });
     }
   });
 });

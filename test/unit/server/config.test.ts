@@ -101,7 +101,7 @@ describe('readServeConfig', () => {
 
   it('caps legacy sessions at 1000, 100 per client (never more than the total), by default', () => {
     const http = config({ http: true }).http;
-    assert.deepEqual([http?.maxSessions, http?.maxSessionsPerClient], [1000, 100]);
+    assert.deepEqual([http?.maxSessions, http?.maxSessionsPerClient], [10_000, 100]);
     assert.equal(http?.sessionIdleTtlMs, undefined);
     const small = config({ http: true, maxSessions: '40' }, { MHL_SERVE_SESSION_IDLE_TTL: '90s' });
     assert.deepEqual([small.http?.maxSessions, small.http?.maxSessionsPerClient], [40, 40]);

@@ -28,9 +28,9 @@ function table(options: Omit<SessionTableOptions, 'onEnd' | 'busy' | 'keeps'> = 
 
 /** Admits and files one session, as an `initialize` that succeeds does. */
 function open(sessions: SessionTable, now: number, client: string) {
-  const session = new Session({ now });
+  const session = new Session({ now, client });
   const refusal = sessions.admit(now, client);
-  if (refusal === undefined) sessions.add(session, client);
+  if (refusal === undefined) sessions.add(session);
   return { session, refusal };
 }
 

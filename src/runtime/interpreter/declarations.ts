@@ -7,7 +7,7 @@
  */
 import type { DeclOf, ExprOf, LoadedProgram, NamedDecl, StmtOf } from '../../lang/index.js';
 import { type Binding, LangError, type Module, moduleScope, type Span } from '../../lang/index.js';
-import { agentHooks, buildAgentSpec } from '../agents/agent-config.js';
+import { type AgentConfigContext, agentHooks, buildAgentSpec } from '../agents/agent-config.js';
 import type { AgentSpec } from '../agents/agent-spec.js';
 import { type AgentContext, type AgentState, runAgent } from '../agents/agents.js';
 import { NATIVES } from '../natives/index.js';
@@ -19,6 +19,7 @@ import { Environment } from './environment.js';
 import { type Callables, Interpreter, withSpan } from './interpreter.js';
 import { type KvMemories, memoryMethods } from './memory.js';
 import { renderPrompt } from './prompts.js';
+import { type Delegation, delegate } from './router.js';
 import { type SpawnLimiter, waitFor } from './tasks.js';
 import {
   callArgs,
@@ -136,9 +137,9 @@ export class RunScope implements Callables {
   }
 
   #declValue(decl: NamedDecl, module: Module): Value {
-    const unsupported = (what: string) => () =>
+    const unsupported = (what: string, why: string) => () =>
       new FunctionValue(what, async () => {
-        throw new LangError('UNSUPPORTED', `${what} is not supported yet`);
+        throw new LangError('UNSUPPORTED', `${what} is not supported yet: ${why}`);
       });
     switch (decl.kind) {
       case 'Tool':
@@ -171,10 +172,17 @@ export class RunScope implements Callables {
         return new Reference(
           'extension',
           decl.name,
-          unsupported(`extension ${decl.extKind} '${decl.name}'`),
+          unsupported(`extension ${decl.extKind} '${decl.name}'`, extensionGap(decl.extKind)),
         );
       case 'Router':
-        return new Reference('router', decl.name, unsupported(`router '${decl.name}'`));
+        // `R.delegate(…)` is a special call (it needs its named arguments unevaluated).
+        return new Reference('router', decl.name, (m) =>
+          m === 'delegate'
+            ? undefined
+            : new FunctionValue(`${decl.name}.${m}`, async () => {
+                throw new LangError('CALL', `router '${decl.name}' has only .delegate(prompt:)`);
+              }),
+        );
       default:
         return new Reference(decl.kind.toLowerCase(), decl.name, () => undefined);
     }
@@ -323,6 +331,11 @@ export class RunScope implements Callables {
       const decl = this.#agentDecl(env, callee.object.name);
       if (decl) return this.#agentCall(decl, call, env, signal);
     }
+    if (callee.kind === 'Member' && callee.name === 'delegate' && callee.object.kind === 'Ident') {
+      const found = this.#declOf(env, callee.object.name);
+      if (found?.decl.kind === 'Router')
+        return this.#delegate(found.decl, found.module, call, env, signal);
+    }
     return undefined;
   }
 
@@ -402,26 +415,8 @@ export class RunScope implements Callables {
     signal: AbortSignal,
   ): Promise<Value> {
     const { decl, module } = found;
-    const hooks = agentHooks(decl.props);
     const arg = (n: string) => call.args.find((a) => a.name === n)?.value;
-    let scope = env;
-    if (hooks.before) {
-      const extra = await this.interpreter.callFunction(
-        hooks.before.params,
-        hooks.before.body,
-        env.child(),
-        [],
-        signal,
-      );
-      if (extra !== null && !isObject(extra))
-        throw new LangError(
-          'AGENT',
-          `agent "${decl.name}": the before hook must return an object`,
-          call.span,
-        );
-      scope = env.child();
-      if (extra) for (const [k, v] of Object.entries(extra)) scope.declare(k, v);
-    }
+    const scope = await this.#before(decl, env, signal, call.span);
     const promptExpr = arg('prompt');
     let prompt = promptExpr ? await this.interpreter.evaluate(promptExpr, scope, signal) : null;
     if (typeof prompt !== 'string' || prompt.trim() === '') {
@@ -437,10 +432,62 @@ export class RunScope implements Callables {
       );
     const skillsExpr = arg('skills');
     if (skillsExpr) prompt = await this.#withSkills(decl, module, skillsExpr, prompt, env, signal);
+    return this.#runDeclared(found, { prompt, schema }, env, signal, call.span);
+  }
+
+  /** Runs the agent's `before` hook; its object's fields become variables of the returned scope. */
+  async #before(
+    decl: DeclOf<'Agent'>,
+    env: Environment,
+    signal: AbortSignal,
+    span: Span,
+  ): Promise<Environment> {
+    const before = agentHooks(decl.props).before;
+    if (!before) return env;
+    const extra = await this.interpreter.callFunction(
+      before.params,
+      before.body,
+      env.child(),
+      [],
+      signal,
+    );
+    if (extra !== null && !isObject(extra))
+      throw new LangError(
+        'AGENT',
+        `agent "${decl.name}": the before hook must return an object`,
+        span,
+      );
+    const scope = env.child();
+    if (extra) for (const [k, v] of Object.entries(extra)) scope.declare(k, v);
+    return scope;
+  }
+
+  /** Sends an evaluated prompt to a declared agent (its policies, then its `after` hook). */
+  async #runDeclared(
+    found: { decl: DeclOf<'Agent'>; module: Module },
+    request: Delegation,
+    env: Environment,
+    signal: AbortSignal,
+    span: Span,
+  ): Promise<Value> {
+    const { decl, module } = found;
     const spec = await this.#spec(decl, module, signal);
-    let result: Value;
+    let result = await this.#send(decl.name, spec, request, signal, span);
+    const after = agentHooks(decl.props).after;
+    if (after) result = await this.#after(decl.name, after, result, env, signal, span);
+    return result;
+  }
+
+  async #send(
+    name: string,
+    spec: AgentSpec,
+    request: Delegation,
+    signal: AbortSignal,
+    span: Span,
+  ): Promise<Value> {
     try {
-      result = await runAgent(
+      const { prompt, schema } = request;
+      return await runAgent(
         spec,
         { prompt, schema: schema ?? undefined },
         this.#agentContext(signal),
@@ -449,12 +496,71 @@ export class RunScope implements Callables {
       if (signal.aborted) throw e;
       const message =
         e instanceof Error ? (e instanceof LangError ? e.summary : e.message) : String(e);
-      const subject = `agent "${decl.name}"`;
-      throw new LangError('AGENT', wrapMessage(`${subject} failed: `, subject, message), call.span);
+      const subject = `agent "${name}"`;
+      throw new LangError('AGENT', wrapMessage(`${subject} failed: `, subject, message), span);
     }
-    if (hooks.after)
-      result = await this.#after(decl.name, hooks.after, result, env, signal, call.span);
-    return result;
+  }
+
+  /** `R.delegate(prompt:, schema:?)`: the router picks an agent (router.ts), which then runs. */
+  async #delegate(
+    router: DeclOf<'Router'>,
+    module: Module,
+    call: ExprOf<'Call'>,
+    env: Environment,
+    signal: AbortSignal,
+  ): Promise<Value> {
+    const request = await this.#delegation(router.name, call, env, signal);
+    const menv = this.moduleEnv(module);
+    const agent = (name: string) => {
+      const b =
+        moduleScope(module).bindings.get(name) ?? this.#program.namespace.bindings.get(name);
+      return b?.kind === 'decl' && b.decl.kind === 'Agent'
+        ? { decl: b.decl as DeclOf<'Agent'>, module: b.module }
+        : undefined;
+    };
+    return delegate(
+      router,
+      {
+        evaluate: (e, s) => this.interpreter.evaluate(e, menv, s),
+        call: (fn, args, s, span) => this.call(fn, args, s, span),
+        agent,
+        runDeclared: async (target, req, s, span) =>
+          this.#runDeclared(target, req, await this.#before(target.decl, env, s, span), s, span),
+        runInline: async (props, req, s) => {
+          const spec = await buildAgentSpec(
+            '<inline>',
+            props,
+            this.#configContext(module, s),
+            false,
+          );
+          return this.#send(`${router.name}.decider`, spec, req, s, call.span);
+        },
+      },
+      request,
+      signal,
+      call.span,
+    );
+  }
+
+  async #delegation(
+    name: string,
+    call: ExprOf<'Call'>,
+    env: Environment,
+    signal: AbortSignal,
+  ): Promise<Delegation> {
+    const arg = (n: string) => call.args.find((a) => a.name === n)?.value;
+    for (const a of call.args)
+      if (a.name !== 'prompt' && a.name !== 'schema')
+        throw new LangError('CALL', `${name}.delegate takes prompt: and schema:`, a.span);
+    const promptExpr = arg('prompt');
+    const prompt = promptExpr ? await this.interpreter.evaluate(promptExpr, env, signal) : null;
+    if (typeof prompt !== 'string' || prompt.trim() === '')
+      throw new LangError('ROUTER', `${name}.delegate requires a non-empty prompt`, call.span);
+    const schemaExpr = arg('schema');
+    const schema = schemaExpr ? await this.interpreter.evaluate(schemaExpr, env, signal) : null;
+    if (schema !== null && typeof schema !== 'string')
+      throw new LangError('ROUTER', `${name}.delegate: schema must be a string`, call.span);
+    return { prompt, schema };
   }
 
   async #after(
@@ -551,19 +657,23 @@ export class RunScope implements Callables {
   #spec(decl: DeclOf<'Agent'>, module: Module, signal: AbortSignal): Promise<AgentSpec> {
     let spec = this.#agentSpecs.get(decl);
     if (!spec) {
-      const env = this.moduleEnv(module);
-      spec = buildAgentSpec(decl.name, decl.props, {
-        evaluate: (e) => this.interpreter.evaluate(e, env, signal),
-        sourceOf: (file) => this.#program.texts.get(file),
-        agentProps: (name) => {
-          const b =
-            moduleScope(module).bindings.get(name) ?? this.#program.namespace.bindings.get(name);
-          return b?.kind === 'decl' && b.decl.kind === 'Agent' ? b.decl : undefined;
-        },
-      });
+      spec = buildAgentSpec(decl.name, decl.props, this.#configContext(module, signal));
       this.#agentSpecs.set(decl, spec);
     }
     return spec;
+  }
+
+  #configContext(module: Module, signal: AbortSignal): AgentConfigContext {
+    const env = this.moduleEnv(module);
+    return {
+      evaluate: (e) => this.interpreter.evaluate(e, env, signal),
+      sourceOf: (file) => this.#program.texts.get(file),
+      agentProps: (name) => {
+        const b =
+          moduleScope(module).bindings.get(name) ?? this.#program.namespace.bindings.get(name);
+        return b?.kind === 'decl' && b.decl.kind === 'Agent' ? b.decl : undefined;
+      },
+    };
   }
 
   #agentContext(signal: AbortSignal): AgentContext {
@@ -699,6 +809,14 @@ function cloneValue(v: Value): Value {
   if (Array.isArray(v)) return v.map(cloneValue);
   if (isObject(v)) return newObject(Object.entries(v).map(([k, x]) => [k, cloneValue(x)]));
   return v;
+}
+
+/** Why an extension kind has no methods in a run. */
+function extensionGap(kind: string): string {
+  if (kind === 'mcp' || kind === 'a2a')
+    return `the runtime has no ${kind === 'mcp' ? 'MCP' : 'A2A'} client yet`;
+  if (kind === 'store') return 'a store is a state backend for mhl serve, not callable from a step';
+  return 'external extension adapters are not part of this runtime';
 }
 
 function isAncestor(root: Environment, env: Environment): boolean {

@@ -14,7 +14,6 @@
  */
 import type { DeclOf, Expr, Module, Property, Span } from '../../lang/index.js';
 import { LangError } from '../../lang/index.js';
-import type { Environment } from './environment.js';
 import { FunctionValue, formatValue, fromJson, isObject, typeOf, type Value } from './values.js';
 
 /** A listed agent: the name the router's source wrote, and its declaration. */

@@ -7,11 +7,13 @@
  * Each of `cert`, `key` and `ca` is PEM text (it starts with `-----BEGIN`) or the path of a PEM
  * file, relative to the run's working directory like every other native path. Key material and
  * proxy credentials are registered with the redactor and never appear in messages; a missing
- * file is reported by the path as written. undici is loaded on first use only.
+ * file is reported by the path as written. undici is loaded on first use only, with `require`
+ * (it is CommonJS; the bundle leaves a created `require` alone, so it is not bundled either).
  */
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import type { Dispatcher } from 'undici';
+import type * as Undici from 'undici';
 import { typeOf, type Value } from '../interpreter/values.js';
 import { type ArgReader, nativeError } from './args.js';
 import type { NativeContext } from './native.js';
@@ -38,6 +40,8 @@ export interface HttpResponse {
   readonly headers: Iterable<[string, string]> & { get(name: string): string | null };
   readonly body: (AsyncIterable<Uint8Array> & { cancel(): Promise<void> }) | null;
 }
+
+const require = createRequire(import.meta.url);
 
 const TLS_FIELDS = new Set(['cert', 'key', 'ca', 'insecure']);
 
@@ -133,9 +137,9 @@ export async function send<T>(
   use: (res: HttpResponse) => Promise<T>,
 ): Promise<T> {
   if (!transport) return use((await fetch(url, { ...init, signal })) as unknown as HttpResponse);
-  const undici = await import('undici');
+  const undici = require('undici') as typeof Undici;
   const tls = transport.tls ?? {};
-  const dispatcher: Dispatcher = transport.proxy
+  const dispatcher: Undici.Dispatcher = transport.proxy
     ? new undici.ProxyAgent({ uri: transport.proxy, requestTls: tls })
     : new undici.Agent({ connect: tls });
   try {

@@ -196,7 +196,7 @@ function checkRouter(
     return b?.kind !== 'decl' || b.decl.kind === 'Agent';
   };
   const agents = prop('agents');
-  if (!agents || agents.kind !== 'Array' || agents.items.length === 0)
+  if (agents?.kind !== 'Array' || agents.items.length === 0)
     report(
       DIAGNOSTIC_CODES.INVALID,
       `${owner} needs agents: [A, B]`,

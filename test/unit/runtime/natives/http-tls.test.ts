@@ -4,8 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
-import type { Server as HttpServer } from 'node:http';
+import { createServer, type Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { LangError } from '../../../../src/lang/diagnostics.js';
@@ -150,6 +151,33 @@ describe('http proxy', () => {
     );
     assert.equal(seen[0]?.auth, `Basic ${Buffer.from('robot:pa$$word').toString('base64')}`);
     assert.equal(ctx.redactor.redact('pa$$word'), REDACTED);
+  });
+
+  it('tunnels a plain http request through CONNECT as well', async () => {
+    const plain = createServer((req, res) => res.end(`plain ${req.url}`));
+    await new Promise<void>((ok) => plain.listen(0, '127.0.0.1', ok));
+    try {
+      const port = (plain.address() as AddressInfo).port;
+      const before = proxy.seen.length;
+      const res = await call(
+        HTTP_NAMESPACE,
+        'get',
+        testContext(cwd),
+        [`http://127.0.0.1:${port}/h`],
+        {
+          proxy: `http://127.0.0.1:${proxy.port}`,
+        },
+      );
+      assert.ok(isObject(res));
+      assert.equal(res['body'], 'plain /h');
+      assert.deepEqual(
+        proxy.seen.slice(before).map((s) => s.target),
+        [`127.0.0.1:${port}`],
+      );
+    } finally {
+      plain.closeAllConnections();
+      plain.close();
+    }
   });
 
   it('fails with NATIVE when the proxy is not listening', async () => {

@@ -3,23 +3,22 @@
  * What names mean while a program runs: declarations (agents, tools, prompts, memory, schemas,
  * skills, enums), native namespaces, built-ins and `context`, resolved per module exactly as
  * the checker resolves them (a module's own scope first, then its program's). Also the call
- * forms that need a declaration: prompt calls, agent `.run`, `spawn` and `wait`.
+ * forms that need a declaration: prompt calls, `spawn` and `wait`; agent `.run` and router
+ * `.delegate` are agent-calls.ts's.
  */
 import type { DeclOf, ExprOf, LoadedProgram, NamedDecl, StmtOf } from '../../lang/index.js';
 import { type Binding, LangError, type Module, moduleScope, type Span } from '../../lang/index.js';
-import { type AgentConfigContext, agentHooks, buildAgentSpec } from '../agents/agent-config.js';
-import type { AgentSpec } from '../agents/agent-spec.js';
-import { type AgentContext, type AgentState, runAgent } from '../agents/agents.js';
+import type { AgentState } from '../agents/agents.js';
 import { NATIVES } from '../natives/index.js';
 import type { NativeContext } from '../natives/native.js';
 import { matchesType, typeText } from '../pipeline/inputs.js';
 import type { Redactor } from '../services/redact.js';
+import { AgentCalls } from './agent-calls.js';
 import { builtinFunctions } from './builtins.js';
 import { Environment } from './environment.js';
 import { type Callables, Interpreter, withSpan } from './interpreter.js';
 import { type KvMemories, memoryMethods } from './memory.js';
 import { renderPrompt } from './prompts.js';
-import { type Delegation, delegate } from './router.js';
 import { type SpawnLimiter, waitFor } from './tasks.js';
 import {
   callArgs,
@@ -35,7 +34,6 @@ import {
   typeOf,
   type Value,
 } from './values.js';
-import { wrapMessage } from './wrap-message.js';
 
 /** Everything a run needs from its host (the CLI or the server). */
 export interface RunServices {
@@ -59,7 +57,7 @@ export class RunScope implements Callables {
   readonly #spawns: SpawnLimiter;
   readonly #builtins: ReadonlyMap<string, FunctionValue>;
   readonly #values = new Map<NamedDecl, Value>();
-  readonly #agentSpecs = new Map<NamedDecl, Promise<AgentSpec>>();
+  readonly #agents: AgentCalls;
   /** This run's `kv` memories: created with the run, gone with it, shared with no one. */
   readonly #kv: KvMemories = new Map();
   readonly #moduleEnvs = new Map<Module, Environment>();
@@ -80,6 +78,13 @@ export class RunScope implements Callables {
     this.#spawns = spawns;
     this.#builtins = builtinFunctions(services);
     this.interpreter = new Interpreter(this);
+    this.#agents = new AgentCalls({
+      interpreter: this.interpreter,
+      program,
+      services,
+      moduleEnv: (m) => this.moduleEnv(m),
+      declOf: (env, name) => this.#declOf(env, name),
+    });
   }
 
   /** The root scope of a module: resolves declarations, natives, built-ins and `context`. */
@@ -329,12 +334,12 @@ export class RunScope implements Callables {
     }
     if (callee.kind === 'Member' && callee.name === 'run' && callee.object.kind === 'Ident') {
       const decl = this.#agentDecl(env, callee.object.name);
-      if (decl) return this.#agentCall(decl, call, env, signal);
+      if (decl) return this.#agents.run(decl, call, env, signal);
     }
     if (callee.kind === 'Member' && callee.name === 'delegate' && callee.object.kind === 'Ident') {
       const found = this.#declOf(env, callee.object.name);
       if (found?.decl.kind === 'Router')
-        return this.#delegate(found.decl, found.module, call, env, signal);
+        return this.#agents.delegate(found.decl, found.module, call, env, signal);
     }
     return undefined;
   }
@@ -406,279 +411,6 @@ export class RunScope implements Callables {
       callerScope: at.callerScope ?? this.moduleEnv(module),
       span: at.span,
     });
-  }
-
-  async #agentCall(
-    found: { decl: DeclOf<'Agent'>; module: Module },
-    call: ExprOf<'Call'>,
-    env: Environment,
-    signal: AbortSignal,
-  ): Promise<Value> {
-    const { decl, module } = found;
-    const arg = (n: string) => call.args.find((a) => a.name === n)?.value;
-    const scope = await this.#before(decl, env, signal, call.span);
-    const promptExpr = arg('prompt');
-    let prompt = promptExpr ? await this.interpreter.evaluate(promptExpr, scope, signal) : null;
-    if (typeof prompt !== 'string' || prompt.trim() === '') {
-      throw new LangError('AGENT', `${decl.name}.run requires a non-empty prompt`, call.span);
-    }
-    const schemaExpr = arg('schema');
-    const schema = schemaExpr ? await this.interpreter.evaluate(schemaExpr, scope, signal) : null;
-    if (schema !== null && typeof schema !== 'string')
-      throw new LangError(
-        'AGENT',
-        `${decl.name}.run: schema must be a string (use S.content or S.path)`,
-        call.span,
-      );
-    const skillsExpr = arg('skills');
-    if (skillsExpr) prompt = await this.#withSkills(decl, module, skillsExpr, prompt, env, signal);
-    return this.#runDeclared(found, { prompt, schema }, env, signal, call.span);
-  }
-
-  /** Runs the agent's `before` hook; its object's fields become variables of the returned scope. */
-  async #before(
-    decl: DeclOf<'Agent'>,
-    env: Environment,
-    signal: AbortSignal,
-    span: Span,
-  ): Promise<Environment> {
-    const before = agentHooks(decl.props).before;
-    if (!before) return env;
-    const extra = await this.interpreter.callFunction(
-      before.params,
-      before.body,
-      env.child(),
-      [],
-      signal,
-    );
-    if (extra !== null && !isObject(extra))
-      throw new LangError(
-        'AGENT',
-        `agent "${decl.name}": the before hook must return an object`,
-        span,
-      );
-    const scope = env.child();
-    if (extra) for (const [k, v] of Object.entries(extra)) scope.declare(k, v);
-    return scope;
-  }
-
-  /** Sends an evaluated prompt to a declared agent (its policies, then its `after` hook). */
-  async #runDeclared(
-    found: { decl: DeclOf<'Agent'>; module: Module },
-    request: Delegation,
-    env: Environment,
-    signal: AbortSignal,
-    span: Span,
-  ): Promise<Value> {
-    const { decl, module } = found;
-    const spec = await this.#spec(decl, module, signal);
-    let result = await this.#send(decl.name, spec, request, signal, span);
-    const after = agentHooks(decl.props).after;
-    if (after) result = await this.#after(decl.name, after, result, env, signal, span);
-    return result;
-  }
-
-  async #send(
-    name: string,
-    spec: AgentSpec,
-    request: Delegation,
-    signal: AbortSignal,
-    span: Span,
-  ): Promise<Value> {
-    try {
-      const { prompt, schema } = request;
-      return await runAgent(
-        spec,
-        { prompt, schema: schema ?? undefined },
-        this.#agentContext(signal),
-      );
-    } catch (e) {
-      if (signal.aborted) throw e;
-      const message =
-        e instanceof Error ? (e instanceof LangError ? e.summary : e.message) : String(e);
-      const subject = `agent "${name}"`;
-      throw new LangError('AGENT', wrapMessage(`${subject} failed: `, subject, message), span);
-    }
-  }
-
-  /** `R.delegate(prompt:, schema:?)`: the router picks an agent (router.ts), which then runs. */
-  async #delegate(
-    router: DeclOf<'Router'>,
-    module: Module,
-    call: ExprOf<'Call'>,
-    env: Environment,
-    signal: AbortSignal,
-  ): Promise<Value> {
-    const request = await this.#delegation(router.name, call, env, signal);
-    const menv = this.moduleEnv(module);
-    const agent = (name: string) => {
-      const b =
-        moduleScope(module).bindings.get(name) ?? this.#program.namespace.bindings.get(name);
-      return b?.kind === 'decl' && b.decl.kind === 'Agent'
-        ? { decl: b.decl as DeclOf<'Agent'>, module: b.module }
-        : undefined;
-    };
-    return delegate(
-      router,
-      {
-        evaluate: (e, s) => this.interpreter.evaluate(e, menv, s),
-        call: (fn, args, s, span) => this.call(fn, args, s, span),
-        agent,
-        runDeclared: async (target, req, s, span) =>
-          this.#runDeclared(target, req, await this.#before(target.decl, env, s, span), s, span),
-        runInline: async (props, req, s) => {
-          const spec = await buildAgentSpec(
-            '<inline>',
-            props,
-            this.#configContext(module, s),
-            false,
-          );
-          return this.#send(`${router.name}.decider`, spec, req, s, call.span);
-        },
-      },
-      request,
-      signal,
-      call.span,
-    );
-  }
-
-  async #delegation(
-    name: string,
-    call: ExprOf<'Call'>,
-    env: Environment,
-    signal: AbortSignal,
-  ): Promise<Delegation> {
-    const arg = (n: string) => call.args.find((a) => a.name === n)?.value;
-    for (const a of call.args)
-      if (a.name !== 'prompt' && a.name !== 'schema')
-        throw new LangError('CALL', `${name}.delegate takes prompt: and schema:`, a.span);
-    const promptExpr = arg('prompt');
-    const prompt = promptExpr ? await this.interpreter.evaluate(promptExpr, env, signal) : null;
-    if (typeof prompt !== 'string' || prompt.trim() === '')
-      throw new LangError('ROUTER', `${name}.delegate requires a non-empty prompt`, call.span);
-    const schemaExpr = arg('schema');
-    const schema = schemaExpr ? await this.interpreter.evaluate(schemaExpr, env, signal) : null;
-    if (schema !== null && typeof schema !== 'string')
-      throw new LangError('ROUTER', `${name}.delegate: schema must be a string`, call.span);
-    return { prompt, schema };
-  }
-
-  async #after(
-    name: string,
-    after: ExprOf<'Lambda'>,
-    result: Value,
-    env: Environment,
-    signal: AbortSignal,
-    span: Span,
-  ): Promise<Value> {
-    const scope = env.child();
-    scope.declare('result', result);
-    // The legacy form `after: (mcp, tools, result) -> …` gets the response as its last parameter.
-    const args: Value[] = after.params.map((_, i) =>
-      i === after.params.length - 1 ? result : null,
-    );
-    const replaced = await this.interpreter.callFunction(
-      after.params,
-      after.body,
-      scope,
-      args,
-      signal,
-    );
-    if (replaced === null) return result;
-    if (typeof replaced !== 'string')
-      throw new LangError(
-        'AGENT',
-        `agent "${name}": the after hook must return a string or nothing, got ${typeOf(replaced)}`,
-        span,
-      );
-    return replaced;
-  }
-
-  async #withSkills(
-    decl: DeclOf<'Agent'>,
-    module: Module,
-    skillsExpr: ExprOf<'Call'>['args'][number]['value'],
-    prompt: string,
-    env: Environment,
-    signal: AbortSignal,
-  ): Promise<string> {
-    const selected = await this.interpreter.evaluate(skillsExpr, env, signal);
-    if (!Array.isArray(selected))
-      throw new LangError('AGENT', 'skills: takes an array of skills', skillsExpr.span);
-    const allowedExpr = decl.props.find((p) => p.name === 'skills')?.value;
-    const allowed = allowedExpr
-      ? await this.interpreter.evaluate(allowedExpr, this.moduleEnv(module), signal)
-      : [];
-    const hook = agentHooks(decl.props).systemPrompt;
-    if (!hook)
-      throw new LangError(
-        'AGENT',
-        `agent "${decl.name}" declares no system_prompt`,
-        skillsExpr.span,
-      );
-    const skills: Value[] = [];
-    for (const s of selected) {
-      if (!(s instanceof Reference) || s.refKind !== 'skill')
-        throw new LangError('AGENT', 'skills: takes declared skills', skillsExpr.span);
-      if (!Array.isArray(allowed) || !allowed.includes(s))
-        throw new LangError(
-          'AGENT',
-          `skill "${s.name}" not permitted for agent "${decl.name}"`,
-          skillsExpr.span,
-        );
-      const found = this.#declOf(env, s.name);
-      const asset = found ? found.module.assets.get(found.decl) : undefined;
-      if (asset?.kind !== 'skill')
-        throw new LangError('ASSET', `skill '${s.name}' could not be loaded`, skillsExpr.span);
-      skills.push(
-        newObject([
-          ['name', s.name],
-          ['frontmatter', fromJson(asset.frontmatter)],
-          ['content', asset.content],
-        ]),
-      );
-    }
-    const text = await this.interpreter.callFunction(
-      hook.params,
-      hook.body,
-      env.child(),
-      [skills, prompt],
-      signal,
-    );
-    if (typeof text !== 'string')
-      throw new LangError(
-        'AGENT',
-        `agent "${decl.name}": system_prompt must return a string`,
-        skillsExpr.span,
-      );
-    return text;
-  }
-
-  #spec(decl: DeclOf<'Agent'>, module: Module, signal: AbortSignal): Promise<AgentSpec> {
-    let spec = this.#agentSpecs.get(decl);
-    if (!spec) {
-      spec = buildAgentSpec(decl.name, decl.props, this.#configContext(module, signal));
-      this.#agentSpecs.set(decl, spec);
-    }
-    return spec;
-  }
-
-  #configContext(module: Module, signal: AbortSignal): AgentConfigContext {
-    const env = this.moduleEnv(module);
-    return {
-      evaluate: (e) => this.interpreter.evaluate(e, env, signal),
-      sourceOf: (file) => this.#program.texts.get(file),
-      agentProps: (name) => {
-        const b =
-          moduleScope(module).bindings.get(name) ?? this.#program.namespace.bindings.get(name);
-        return b?.kind === 'decl' && b.decl.kind === 'Agent' ? b.decl : undefined;
-      },
-    };
-  }
-
-  #agentContext(signal: AbortSignal): AgentContext {
-    const { cwd, childEnv, redactor, output, cacheDir, agents } = this.#services;
-    return { signal, cwd, childEnv, redactor, output, cacheDir, state: agents };
   }
 
   async spawn(stmt: StmtOf<'Spawn'>, env: Environment, signal: AbortSignal): Promise<void> {

@@ -1,6 +1,7 @@
 /**
- * The `http` native namespace: HTTP requests through the global `fetch`, and downloads to a
- * file under the run's working directory.
+ * The `http` native namespace: HTTP requests (through the global `fetch`, or undici's when a call
+ * gives `tls` or `proxy`: http-transport.ts), and downloads to a file under the run's working
+ * directory.
  *
  * A response of any status is a value (`{status, body, headers, ok, json}`); transport failure,
  * timeout, an oversized body and (with `raise_for_status: true`) a non-2xx status raise

@@ -3,7 +3,7 @@
  * real HTTPS server whose certificates the test makes with openssl, and a real CONNECT proxy.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -83,6 +83,15 @@ describe('http tls', () => {
     assert.equal(json['authorized'], true);
     assert.equal(json['client'], 'mhl-client');
     assert.equal(ctx.redactor.redact(certs.clientKey), REDACTED);
+  });
+
+  it('downloads over TLS with the same options', async () => {
+    const res = await call(HTTP_NAMESPACE, 'download', testContext(cwd), [url('/dl'), 'dl.json'], {
+      tls: obj({ ca: 'ca.pem' }),
+    });
+    assert.ok(isObject(res));
+    assert.equal(res['ok'], true);
+    assert.equal(JSON.parse(readFileSync(join(cwd, 'dl.json'), 'utf8')).path, '/dl');
   });
 
   it('skips verification with insecure: true', async () => {

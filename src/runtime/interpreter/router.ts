@@ -3,7 +3,7 @@
  * `R.delegate(prompt:, schema:?)` (language digest §5.8).
  *
  * The choice is made in this order: `select` (when declared) is called with the prompt; a string
- * naming a listed agent wins, `null` defers to the `decider`, anything else is an error. The
+ * naming a listed agent (or the agent itself) wins, `null` defers to the `decider`, anything else is an error. The
  * decider is an agent asked a structured question: which of the listed agents should answer,
  * given each one's `description`; it receives a JSON Schema whose `agent` field is an enum of the
  * names, and its answer may be that JSON object, a JSON string, a CLI envelope holding either
@@ -14,7 +14,15 @@
  */
 import type { DeclOf, Expr, Module, Property, Span } from '../../lang/index.js';
 import { LangError } from '../../lang/index.js';
-import { FunctionValue, formatValue, fromJson, isObject, typeOf, type Value } from './values.js';
+import {
+  FunctionValue,
+  formatValue,
+  fromJson,
+  isObject,
+  Reference,
+  typeOf,
+  type Value,
+} from './values.js';
 
 /** A listed agent: the name the router's source wrote, and its declaration. */
 export interface RouteTarget {
@@ -97,7 +105,13 @@ function byName(
   who: string,
   span: Span,
 ): RouteTarget {
-  const name = typeof picked === 'string' ? picked.trim() : undefined;
+  // `nameof(A)` gives the name; the agent itself (`select: (p) -> A`) is accepted too.
+  const name =
+    typeof picked === 'string'
+      ? picked.trim()
+      : picked instanceof Reference && picked.refKind === 'agent'
+        ? picked.name
+        : undefined;
   const found =
     name === undefined
       ? undefined

@@ -28,6 +28,7 @@ const decls = [
   agent('Judge', 'judge'),
   'router Desk {\n  agents: [Coder, Writer]\n  select: (prompt) -> if (prompt.contains("code")) nameof(Coder) else null\n  decider: Judge\n}',
   'router Picky { agents: [Coder, Writer]  select: (p) -> "Nobody" }',
+  'router Direct { agents: [Coder, Writer]  select: (p) -> Coder }',
   'router Blind { agents: [Coder]  select: (p) -> null }',
   `router Quick { agents: [Coder, Writer]  decider: agent { command: "${FAKE}"  args: ["--name", "judge", "-p", "\${prompt}"] } }`,
 ].join('\n');
@@ -38,6 +39,11 @@ describe('router delegate', () => {
       decls,
     });
     assert.equal(vars['r'], 'coder answer: fix this code');
+  });
+
+  it('accepts the agent itself as select result', async () => {
+    const vars = await ok('var r = null step S { r = Direct.delegate(prompt: "hi") }', { decls });
+    assert.equal(vars['r'], 'coder answer: hi');
   });
 
   it('asks the decider when select returns null, with descriptions and an enum schema', async () => {

@@ -188,7 +188,8 @@ function matchesFrom(
 
 /**
  * The descendants of `root` (not `root` itself) that match any of `selectors`, in document
- * order; stops after `limit` matches. Ancestors above `root` take no part in matching.
+ * order; stops after `limit` matches. `root` may match an ancestor part of a selector (`div p`
+ * from a div finds its paragraphs); nodes above `root` are not known and take no part.
  */
 export function select(
   root: MhlObject,

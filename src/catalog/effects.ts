@@ -35,6 +35,7 @@ export const NATIVE_EFFECTS: Readonly<Record<string, NamespaceEffects>> = {
   // Fixed git commands: the read-only ones change nothing; `add` and `commit` write the repo
   // and may run its hooks (any program).
   git: { safe: ['status', 'diff', 'rev_parse', 'log'], otherwise: ['filesystem_write', 'process'] },
+  html: { safe: [], otherwise: [] },
   http: { safe: [], ops: { download: ['network', 'filesystem_write'] }, otherwise: ['network'] },
   json: { safe: [], otherwise: [] },
   log: { safe: [], otherwise: [] },

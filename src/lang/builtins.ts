@@ -88,6 +88,14 @@ export const AGENT_PROPERTIES: ReadonlySet<string> = new Set([
   'temperature',
 ]);
 
+/** What a `router` declares (language digest §5.8). */
+export const ROUTER_PROPERTIES: ReadonlySet<string> = new Set([
+  'agents',
+  'select',
+  'decider',
+  'description',
+]);
+
 export const PIPELINE_PROPERTIES: ReadonlySet<string> = new Set([
   'description',
   'checkpoint',

@@ -20,6 +20,7 @@ import {
   MEMORY_PROPERTIES,
   MEMORY_TYPES,
   PIPELINE_PROPERTIES,
+  ROUTER_PROPERTIES,
 } from './builtins.js';
 import { DIAGNOSTIC_CODES, type Diagnostic, diagnostic, type Span } from './diagnostics.js';
 import type { Binding } from './modules.js';
@@ -45,6 +46,8 @@ export function checkDeclaration(
       return checkAgent(decl, report);
     case 'Memory':
       return checkMemory(decl, report);
+    case 'Router':
+      return checkRouter(decl, bindings, report);
     case 'Pipeline':
       return checkPipeline(decl, types, report);
     case 'Tool':
@@ -172,6 +175,53 @@ function checkAgent(decl: DeclOf<'Agent'>, report: Report): void {
       before.span,
     );
   }
+}
+
+/**
+ * A router lists declared agents, chooses with `select` (a one-parameter lambda) and/or a
+ * `decider` (an agent or an inline `agent { … }`). Unknown names are check-names.ts's to report.
+ */
+function checkRouter(
+  decl: DeclOf<'Router'>,
+  bindings: ReadonlyMap<string, Binding>,
+  report: Report,
+): void {
+  const owner = `router '${decl.name}'`;
+  checkProperties(decl.props, ROUTER_PROPERTIES, owner, report);
+  const prop = (name: string) => decl.props.find((p) => p.name === name)?.value;
+  const isAgent = (e: Expr) => {
+    if (e.kind !== 'Ident') return false;
+    // An unknown or unresolved name is reported elsewhere; only a known non-agent is wrong here.
+    const b = bindings.get(e.name);
+    return b?.kind !== 'decl' || b.decl.kind === 'Agent';
+  };
+  const agents = prop('agents');
+  if (agents?.kind !== 'Array' || agents.items.length === 0)
+    report(
+      DIAGNOSTIC_CODES.INVALID,
+      `${owner} needs agents: [A, B]`,
+      agents?.span ?? decl.nameSpan,
+    );
+  else
+    for (const item of agents.items)
+      if (!isAgent(item))
+        report(DIAGNOSTIC_CODES.INVALID, `${owner}: agents lists declared agents only`, item.span);
+  const select = prop('select');
+  if (select && (select.kind !== 'Lambda' || select.params.length > 1))
+    report(
+      DIAGNOSTIC_CODES.INVALID,
+      `${owner}: select is a function of the prompt, e.g. (prompt) -> nameof(A)`,
+      select.span,
+    );
+  const decider = prop('decider');
+  if (decider && decider.kind !== 'InlineAgent' && !isAgent(decider))
+    report(
+      DIAGNOSTIC_CODES.INVALID,
+      `${owner}: decider is an agent or an inline agent { … }`,
+      decider.span,
+    );
+  if (!select && !decider)
+    report(DIAGNOSTIC_CODES.INVALID, `${owner} needs select, decider or both`, decl.nameSpan);
 }
 
 function checkMemory(decl: DeclOf<'Memory'>, report: Report): void {

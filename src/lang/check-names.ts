@@ -84,9 +84,12 @@ export class NameChecker {
         if (decl.body) this.#function(decl.params, decl.body, undefined);
         return;
       case 'Agent':
-      case 'Router':
         for (const p of decl.props)
           if (p.value.kind !== 'Lambda') this.#agentValue(p.name, p.value);
+        return;
+      case 'Router':
+        // `select` runs in the router's module scope with only its parameter: check it fully.
+        for (const p of decl.props) this.#expr(p.value, new Scope(), NO_STEP);
         return;
       case 'Memory':
       case 'Extension':

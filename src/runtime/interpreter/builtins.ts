@@ -1,5 +1,6 @@
 /**
- * Built-in functions callable by bare name: `log`, `fail`, `pause`, `env`, `type_of`, `is_*`.
+ * Built-in functions callable by bare name: `log`, `fail`, `pause`, `env`, `type_of`, `is_*`,
+ * and `vault`/`complete`, which refuse with `UNSUPPORTED` (no vault backend, no hooks yet).
  * (`nameof` needs the declaration table and lives with the interpreter.)
  */
 import { LangError } from '../../lang/index.js';
@@ -48,6 +49,18 @@ export function builtinFunctions(ctx: BuiltinContext): ReadonlyMap<string, Funct
       const value = ctx.env[name] ?? '';
       if (value && Redactor.isSensitiveName(name)) ctx.redactor.register(value);
       return value;
+    }),
+    fn('vault', () => {
+      throw new LangError(
+        'UNSUPPORTED',
+        'vault() is not supported yet: no secret vault is configured; read secrets with env("NAME")',
+      );
+    }),
+    fn('complete', () => {
+      throw new LangError(
+        'UNSUPPORTED',
+        'complete() is not supported yet (it belongs to pipeline hooks); end the run with break',
+      );
     }),
     fn('type_of', (a) => typeOf(a.ordered[0] ?? null)),
     test('is_string', (v) => typeof v === 'string'),

@@ -3,17 +3,17 @@
  * What names mean while a program runs: declarations (agents, tools, prompts, memory, schemas,
  * skills, enums), native namespaces, built-ins and `context`, resolved per module exactly as
  * the checker resolves them (a module's own scope first, then its program's). Also the call
- * forms that need a declaration: prompt calls, agent `.run`, `spawn` and `wait`.
+ * forms that need a declaration: prompt calls, `spawn` and `wait`; agent `.run` and router
+ * `.delegate` are agent-calls.ts's.
  */
 import type { DeclOf, ExprOf, LoadedProgram, NamedDecl, StmtOf } from '../../lang/index.js';
 import { type Binding, LangError, type Module, moduleScope, type Span } from '../../lang/index.js';
-import { agentHooks, buildAgentSpec } from '../agents/agent-config.js';
-import type { AgentSpec } from '../agents/agent-spec.js';
-import { type AgentContext, type AgentState, runAgent } from '../agents/agents.js';
+import type { AgentState } from '../agents/agents.js';
 import { NATIVES } from '../natives/index.js';
 import type { NativeContext } from '../natives/native.js';
 import { matchesType, typeText } from '../pipeline/inputs.js';
 import type { Redactor } from '../services/redact.js';
+import { AgentCalls } from './agent-calls.js';
 import { builtinFunctions } from './builtins.js';
 import { Environment } from './environment.js';
 import { type Callables, Interpreter, withSpan } from './interpreter.js';
@@ -34,7 +34,6 @@ import {
   typeOf,
   type Value,
 } from './values.js';
-import { wrapMessage } from './wrap-message.js';
 
 /** Everything a run needs from its host (the CLI or the server). */
 export interface RunServices {
@@ -58,7 +57,7 @@ export class RunScope implements Callables {
   readonly #spawns: SpawnLimiter;
   readonly #builtins: ReadonlyMap<string, FunctionValue>;
   readonly #values = new Map<NamedDecl, Value>();
-  readonly #agentSpecs = new Map<NamedDecl, Promise<AgentSpec>>();
+  readonly #agents: AgentCalls;
   /** This run's `kv` memories: created with the run, gone with it, shared with no one. */
   readonly #kv: KvMemories = new Map();
   readonly #moduleEnvs = new Map<Module, Environment>();
@@ -79,6 +78,13 @@ export class RunScope implements Callables {
     this.#spawns = spawns;
     this.#builtins = builtinFunctions(services);
     this.interpreter = new Interpreter(this);
+    this.#agents = new AgentCalls({
+      interpreter: this.interpreter,
+      program,
+      services,
+      moduleEnv: (m) => this.moduleEnv(m),
+      declOf: (env, name) => this.#declOf(env, name),
+    });
   }
 
   /** The root scope of a module: resolves declarations, natives, built-ins and `context`. */
@@ -136,9 +142,9 @@ export class RunScope implements Callables {
   }
 
   #declValue(decl: NamedDecl, module: Module): Value {
-    const unsupported = (what: string) => () =>
+    const unsupported = (what: string, why: string) => () =>
       new FunctionValue(what, async () => {
-        throw new LangError('UNSUPPORTED', `${what} is not supported yet`);
+        throw new LangError('UNSUPPORTED', `${what} is not supported yet: ${why}`);
       });
     switch (decl.kind) {
       case 'Tool':
@@ -171,10 +177,17 @@ export class RunScope implements Callables {
         return new Reference(
           'extension',
           decl.name,
-          unsupported(`extension ${decl.extKind} '${decl.name}'`),
+          unsupported(`extension ${decl.extKind} '${decl.name}'`, extensionGap(decl.extKind)),
         );
       case 'Router':
-        return new Reference('router', decl.name, unsupported(`router '${decl.name}'`));
+        // `R.delegate(…)` is a special call (it needs its named arguments unevaluated).
+        return new Reference('router', decl.name, (m) =>
+          m === 'delegate'
+            ? undefined
+            : new FunctionValue(`${decl.name}.${m}`, async () => {
+                throw new LangError('CALL', `router '${decl.name}' has only .delegate(prompt:)`);
+              }),
+        );
       default:
         return new Reference(decl.kind.toLowerCase(), decl.name, () => undefined);
     }
@@ -321,7 +334,12 @@ export class RunScope implements Callables {
     }
     if (callee.kind === 'Member' && callee.name === 'run' && callee.object.kind === 'Ident') {
       const decl = this.#agentDecl(env, callee.object.name);
-      if (decl) return this.#agentCall(decl, call, env, signal);
+      if (decl) return this.#agents.run(decl, call, env, signal);
+    }
+    if (callee.kind === 'Member' && callee.name === 'delegate' && callee.object.kind === 'Ident') {
+      const found = this.#declOf(env, callee.object.name);
+      if (found?.decl.kind === 'Router')
+        return this.#agents.delegate(found.decl, found.module, call, env, signal);
     }
     return undefined;
   }
@@ -393,182 +411,6 @@ export class RunScope implements Callables {
       callerScope: at.callerScope ?? this.moduleEnv(module),
       span: at.span,
     });
-  }
-
-  async #agentCall(
-    found: { decl: DeclOf<'Agent'>; module: Module },
-    call: ExprOf<'Call'>,
-    env: Environment,
-    signal: AbortSignal,
-  ): Promise<Value> {
-    const { decl, module } = found;
-    const hooks = agentHooks(decl.props);
-    const arg = (n: string) => call.args.find((a) => a.name === n)?.value;
-    let scope = env;
-    if (hooks.before) {
-      const extra = await this.interpreter.callFunction(
-        hooks.before.params,
-        hooks.before.body,
-        env.child(),
-        [],
-        signal,
-      );
-      if (extra !== null && !isObject(extra))
-        throw new LangError(
-          'AGENT',
-          `agent "${decl.name}": the before hook must return an object`,
-          call.span,
-        );
-      scope = env.child();
-      if (extra) for (const [k, v] of Object.entries(extra)) scope.declare(k, v);
-    }
-    const promptExpr = arg('prompt');
-    let prompt = promptExpr ? await this.interpreter.evaluate(promptExpr, scope, signal) : null;
-    if (typeof prompt !== 'string' || prompt.trim() === '') {
-      throw new LangError('AGENT', `${decl.name}.run requires a non-empty prompt`, call.span);
-    }
-    const schemaExpr = arg('schema');
-    const schema = schemaExpr ? await this.interpreter.evaluate(schemaExpr, scope, signal) : null;
-    if (schema !== null && typeof schema !== 'string')
-      throw new LangError(
-        'AGENT',
-        `${decl.name}.run: schema must be a string (use S.content or S.path)`,
-        call.span,
-      );
-    const skillsExpr = arg('skills');
-    if (skillsExpr) prompt = await this.#withSkills(decl, module, skillsExpr, prompt, env, signal);
-    const spec = await this.#spec(decl, module, signal);
-    let result: Value;
-    try {
-      result = await runAgent(
-        spec,
-        { prompt, schema: schema ?? undefined },
-        this.#agentContext(signal),
-      );
-    } catch (e) {
-      if (signal.aborted) throw e;
-      const message =
-        e instanceof Error ? (e instanceof LangError ? e.summary : e.message) : String(e);
-      const subject = `agent "${decl.name}"`;
-      throw new LangError('AGENT', wrapMessage(`${subject} failed: `, subject, message), call.span);
-    }
-    if (hooks.after)
-      result = await this.#after(decl.name, hooks.after, result, env, signal, call.span);
-    return result;
-  }
-
-  async #after(
-    name: string,
-    after: ExprOf<'Lambda'>,
-    result: Value,
-    env: Environment,
-    signal: AbortSignal,
-    span: Span,
-  ): Promise<Value> {
-    const scope = env.child();
-    scope.declare('result', result);
-    // The legacy form `after: (mcp, tools, result) -> …` gets the response as its last parameter.
-    const args: Value[] = after.params.map((_, i) =>
-      i === after.params.length - 1 ? result : null,
-    );
-    const replaced = await this.interpreter.callFunction(
-      after.params,
-      after.body,
-      scope,
-      args,
-      signal,
-    );
-    if (replaced === null) return result;
-    if (typeof replaced !== 'string')
-      throw new LangError(
-        'AGENT',
-        `agent "${name}": the after hook must return a string or nothing, got ${typeOf(replaced)}`,
-        span,
-      );
-    return replaced;
-  }
-
-  async #withSkills(
-    decl: DeclOf<'Agent'>,
-    module: Module,
-    skillsExpr: ExprOf<'Call'>['args'][number]['value'],
-    prompt: string,
-    env: Environment,
-    signal: AbortSignal,
-  ): Promise<string> {
-    const selected = await this.interpreter.evaluate(skillsExpr, env, signal);
-    if (!Array.isArray(selected))
-      throw new LangError('AGENT', 'skills: takes an array of skills', skillsExpr.span);
-    const allowedExpr = decl.props.find((p) => p.name === 'skills')?.value;
-    const allowed = allowedExpr
-      ? await this.interpreter.evaluate(allowedExpr, this.moduleEnv(module), signal)
-      : [];
-    const hook = agentHooks(decl.props).systemPrompt;
-    if (!hook)
-      throw new LangError(
-        'AGENT',
-        `agent "${decl.name}" declares no system_prompt`,
-        skillsExpr.span,
-      );
-    const skills: Value[] = [];
-    for (const s of selected) {
-      if (!(s instanceof Reference) || s.refKind !== 'skill')
-        throw new LangError('AGENT', 'skills: takes declared skills', skillsExpr.span);
-      if (!Array.isArray(allowed) || !allowed.includes(s))
-        throw new LangError(
-          'AGENT',
-          `skill "${s.name}" not permitted for agent "${decl.name}"`,
-          skillsExpr.span,
-        );
-      const found = this.#declOf(env, s.name);
-      const asset = found ? found.module.assets.get(found.decl) : undefined;
-      if (asset?.kind !== 'skill')
-        throw new LangError('ASSET', `skill '${s.name}' could not be loaded`, skillsExpr.span);
-      skills.push(
-        newObject([
-          ['name', s.name],
-          ['frontmatter', fromJson(asset.frontmatter)],
-          ['content', asset.content],
-        ]),
-      );
-    }
-    const text = await this.interpreter.callFunction(
-      hook.params,
-      hook.body,
-      env.child(),
-      [skills, prompt],
-      signal,
-    );
-    if (typeof text !== 'string')
-      throw new LangError(
-        'AGENT',
-        `agent "${decl.name}": system_prompt must return a string`,
-        skillsExpr.span,
-      );
-    return text;
-  }
-
-  #spec(decl: DeclOf<'Agent'>, module: Module, signal: AbortSignal): Promise<AgentSpec> {
-    let spec = this.#agentSpecs.get(decl);
-    if (!spec) {
-      const env = this.moduleEnv(module);
-      spec = buildAgentSpec(decl.name, decl.props, {
-        evaluate: (e) => this.interpreter.evaluate(e, env, signal),
-        sourceOf: (file) => this.#program.texts.get(file),
-        agentProps: (name) => {
-          const b =
-            moduleScope(module).bindings.get(name) ?? this.#program.namespace.bindings.get(name);
-          return b?.kind === 'decl' && b.decl.kind === 'Agent' ? b.decl : undefined;
-        },
-      });
-      this.#agentSpecs.set(decl, spec);
-    }
-    return spec;
-  }
-
-  #agentContext(signal: AbortSignal): AgentContext {
-    const { cwd, childEnv, redactor, output, cacheDir, agents } = this.#services;
-    return { signal, cwd, childEnv, redactor, output, cacheDir, state: agents };
   }
 
   async spawn(stmt: StmtOf<'Spawn'>, env: Environment, signal: AbortSignal): Promise<void> {
@@ -699,6 +541,14 @@ function cloneValue(v: Value): Value {
   if (Array.isArray(v)) return v.map(cloneValue);
   if (isObject(v)) return newObject(Object.entries(v).map(([k, x]) => [k, cloneValue(x)]));
   return v;
+}
+
+/** Why an extension kind has no methods in a run. */
+function extensionGap(kind: string): string {
+  if (kind === 'mcp' || kind === 'a2a')
+    return `the runtime has no ${kind === 'mcp' ? 'MCP' : 'A2A'} client yet`;
+  if (kind === 'store') return 'a store is a state backend for mhl serve, not callable from a step';
+  return 'external extension adapters are not part of this runtime';
 }
 
 function isAncestor(root: Environment, env: Environment): boolean {

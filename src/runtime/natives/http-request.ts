@@ -150,13 +150,10 @@ function requestBody(a: ArgReader, method: string, headers: Headers): string | u
 }
 
 /**
- * Reads and checks a call's request arguments (raises `NATIVE` for any malformed one, and for
- * `tls`/`proxy`, which are not supported yet).
+ * Reads and checks a call's request arguments (raises `NATIVE` for any malformed one). `tls` and
+ * `proxy` are read by http-transport.ts.
  */
 export function buildRequest(a: ArgReader, method: string, ctx: NativeContext): HttpRequest {
-  for (const unsupported of ['tls', 'proxy'] as const) {
-    if (a.has(unsupported)) throw nativeError(a.op, `${unsupported} is not supported yet`);
-  }
   const url = requestUrl(a, ctx);
   const headers = requestHeaders(a, ctx);
   const body = requestBody(a, method, headers);

@@ -1,6 +1,7 @@
 /**
- * The `http` native namespace: HTTP requests through the global `fetch`, and downloads to a
- * file under the run's working directory.
+ * The `http` native namespace: HTTP requests (through the global `fetch`, or undici's when a call
+ * gives `tls` or `proxy`: http-transport.ts), and downloads to a file under the run's working
+ * directory.
  *
  * A response of any status is a value (`{status, body, headers, ok, json}`); transport failure,
  * timeout, an oversized body and (with `raise_for_status: true`) a non-2xx status raise
@@ -19,6 +20,14 @@ import { deadline } from '../services/deadline.js';
 import { type ArgReader, defineNamespace, formatDuration, nativeError, readArgs } from './args.js';
 import { fsError } from './fs.js';
 import { buildRequest, HTTP_OPTIONS, type HttpRequest } from './http-request.js';
+import {
+  type HttpResponse,
+  readTransport,
+  send,
+  shownProxy,
+  type Transport,
+  transportHint,
+} from './http-transport.js';
 import type { NativeContext, NativeOp } from './native.js';
 
 /** Cap on a response body held in memory (downloads stream to disk and have none). */
@@ -30,22 +39,25 @@ const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
 async function withRequest<T>(
   op: string,
   req: HttpRequest,
+  transport: Transport | undefined,
   ctx: NativeContext,
-  work: (signal: AbortSignal) => Promise<T>,
+  use: (res: HttpResponse, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   ctx.signal.throwIfAborted();
   const limit = deadline(ctx.signal, req.timeoutMs, op);
   try {
-    return await work(limit.signal);
+    return await send(req.url, req.init, transport, limit.signal, (res) => use(res, limit.signal));
   } catch (e) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
     if (limit.expired()) {
       throw nativeError(op, `timed out after ${formatDuration(req.timeoutMs)}`, e);
     }
     if (e instanceof LangError) throw e;
+    const why = reason(e);
+    const via = transport?.proxy ? ` via proxy ${shownProxy(transport.proxy)}` : '';
     throw nativeError(
       op,
-      `request to ${req.url.origin}${req.url.pathname} failed: ${reason(e)}`,
+      `request to ${req.url.origin}${req.url.pathname}${via} failed: ${why}${transportHint(why)}`,
       e,
     );
   } finally {
@@ -62,7 +74,7 @@ function reason(e: unknown): string {
 }
 
 /** Reads a body as UTF-8 text, raising `NATIVE` beyond `MAX_BODY_BYTES`. */
-async function readBody(op: string, res: Response): Promise<string> {
+async function readBody(op: string, res: HttpResponse): Promise<string> {
   if (!res.body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -80,18 +92,18 @@ async function readBody(op: string, res: Response): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function headersValue(res: Response): Value {
+function headersValue(res: HttpResponse): Value {
   return newObject([...res.headers].map(([k, v]) => [k, v] as const));
 }
 
-function checkStatus(op: string, req: HttpRequest, res: Response): void {
+function checkStatus(op: string, req: HttpRequest, res: HttpResponse): void {
   if (req.raiseForStatus && !res.ok) {
     const text = `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
     throw nativeError(op, `${text} from ${req.url.origin}${req.url.pathname}`);
   }
 }
 
-function parseJsonBody(res: Response, body: string): Value {
+function parseJsonBody(res: HttpResponse, body: string): Value {
   if (!JSON_TYPE.test(res.headers.get('content-type') ?? '') || body.trim() === '') return null;
   try {
     return fromJson(JSON.parse(body));
@@ -106,8 +118,8 @@ function method(name: string, verb: string): NativeOp {
   return async (args: CallArgs, ctx: NativeContext): Promise<Value> => {
     const a = readArgs(op, args, { positional: ['url'], named: HTTP_OPTIONS });
     const req = buildRequest(a, verb, ctx);
-    return withRequest(op, req, ctx, async (signal) => {
-      const res = await fetch(req.url, { ...req.init, signal });
+    const transport = await readTransport(a, ctx);
+    return withRequest(op, req, transport, ctx, async (res) => {
       const body = await readBody(op, res);
       checkStatus(op, req, res);
       return newObject([
@@ -123,7 +135,7 @@ function method(name: string, verb: string): NativeOp {
 
 async function saveBody(
   a: ArgReader,
-  res: Response,
+  res: HttpResponse,
   path: string,
   ctx: NativeContext,
   signal: AbortSignal,
@@ -151,8 +163,8 @@ async function download(args: CallArgs, ctx: NativeContext): Promise<Value> {
   const a = readArgs('http.download', args, { positional: ['url', 'path'], named: HTTP_OPTIONS });
   const req = buildRequest(a, 'GET', ctx);
   const path = a.string('path');
-  return withRequest(a.op, req, ctx, async (signal) => {
-    const res = await fetch(req.url, { ...req.init, signal });
+  const transport = await readTransport(a, ctx);
+  return withRequest(a.op, req, transport, ctx, async (res, signal) => {
     if (!res.ok) {
       await res.body?.cancel();
       checkStatus(a.op, req, res);

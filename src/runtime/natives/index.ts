@@ -1,13 +1,14 @@
 /**
  * The native namespaces a program can call (`cmd.exec(…)`, `fs.read(…)`, …), keyed by name.
  *
- * `mem` belongs to the interpreter and `html` is not implemented; neither is here. The shared
+ * `mem` belongs to the interpreter, so it is not here. The shared
  * process runner is exported too, for other runtime parts that start processes (agent CLIs).
  */
 import { CMD_NAMESPACE } from './cmd.js';
 import { DIR_NAMESPACE } from './dir.js';
 import { FS_NAMESPACE } from './fs.js';
 import { GIT_NAMESPACE } from './git.js';
+import { HTML_NAMESPACE } from './html.js';
 import { HTTP_NAMESPACE } from './http.js';
 import { JSON_NAMESPACE } from './json.js';
 import { LOG_NAMESPACE } from './log.js';
@@ -32,6 +33,7 @@ export const NATIVES: Readonly<Record<string, NativeNamespace>> = Object.freeze(
     dir: DIR_NAMESPACE,
     fs: FS_NAMESPACE,
     git: GIT_NAMESPACE,
+    html: HTML_NAMESPACE,
     http: HTTP_NAMESPACE,
     json: JSON_NAMESPACE,
     log: LOG_NAMESPACE,

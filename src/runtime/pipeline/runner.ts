@@ -45,6 +45,7 @@ import {
   repeatStopWhen,
   restored,
 } from './settings.js';
+import { refuseUnsupported } from './unsupported.js';
 
 /** How many times one step may be entered in a run (a `goto` loop guard). */
 export const MAX_STEP_VISITS = 10_000;
@@ -216,6 +217,7 @@ class PipelineRun {
   async #begin(): Promise<number> {
     const { state, resume, force, inputs } = this.#options;
     const name = this.#decl.name;
+    refuseUnsupported(this.#decl);
     if (resume) {
       const session = this.#options.session ?? (await state.latest(name));
       const record = session ? await state.load(session, name) : undefined;

@@ -141,6 +141,7 @@ describe('workflow risk', () => {
         [],
       ],
       ['an inline agent', 'var a = agent { command: "x" }', ['agent', 'network', 'process']],
+      ['html parsing', 'log(html.get_text(html.parse("<p>x</p>")))', []],
     ];
     for (const [what, body, effects] of cases) {
       assert.deepEqual(workflowEffects(workflowOf(step(body))), effects, what);

@@ -233,7 +233,7 @@ describe('http', () => {
       { headers: newObject([['X', newObject()]]) },
     ],
     ['a number timeout', ['http://127.0.0.1:1/'], { timeout: 5 }],
-    ['an unsupported tls option', ['http://127.0.0.1:1/'], { tls: newObject() }],
+    ['an unknown tls field', ['http://127.0.0.1:1/'], { tls: newObject([['verify', true]]) }],
     ['an unknown option', ['http://127.0.0.1:1/'], { retries: 3 }],
   ];
   for (const [what, positional, named] of malformed) {

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * The `mhl` command line: wires each command's flags (commander) to its module. Exit status is
  * 0 on success, 1 on failure, 2 on a usage error; every command prints its own `--help`.
@@ -215,4 +214,5 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 }
 
-await main(process.argv);
+// Not a top-level await: the bundle runs as a script (launch.ts); a rejection still exits 1.
+void main(process.argv);

@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+/**
+ * The `mhl` executable (bundled to dist/bin/mhl.js): runs the CLI bundle (dist/bin/mhl-main.cjs,
+ * every command in one script) through `vm.Script` with V8's code cache. Node 20 has no compile
+ * cache of its own for modules, and compiling the ~1.7 MB bundle, then each function it calls on
+ * the way to a first answer, is a third of a stdio server's start-up; with the cache V8 reads
+ * that bytecode back instead (bench/serve-startup.bench.mjs, docs/serve.md "Start-up time").
+ *
+ * One entry per command (`serve`, `lint`, …: each warms different functions), keyed by the
+ * bundle's bytes, the Node version and the architecture; written once, when the entry was
+ * missing or V8 refused it, after the command has done its first work. `MHL_NO_CACHE=1` turns it
+ * off. Knows nothing of what the commands do.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+import { cacheKey, cacheRoot, readCacheEntry, writeCacheEntry } from '../store/index.js';
+import { BUILD_ID } from './build-id.js';
+
+/** A long-running command (a server) writes its entry this long after start, once it is serving. */
+const WRITE_DELAY_MS = 2000;
+const COMMANDS = new Set(['lint', 'run', 'serve', 'pack']);
+
+const bundleUrl = new URL('./mhl-main.cjs', import.meta.url);
+run(readFileSync(bundleUrl));
+
+function run(source: Buffer): void {
+  const root = cacheRoot(process.env);
+  const dir = root === undefined ? undefined : join(root, 'code');
+  const command = COMMANDS.has(process.argv[2] ?? '') ? process.argv[2] : 'other';
+  const key = cacheKey(['mhl-code-cache', process.version, process.arch, source]);
+  const name = `${key}-${command}.bin`;
+  const cachedData = dir === undefined ? undefined : readCacheEntry(dir, name);
+  const filename = fileURLToPath(bundleUrl);
+  const script = new vm.Script(source.toString('utf8'), {
+    filename,
+    ...(cachedData === undefined ? {} : { cachedData }),
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  if (dir !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
+    let written = false;
+    const write = () => {
+      if (written) return;
+      written = true;
+      writeCacheEntry(dir, name, script.createCachedData());
+    };
+    setTimeout(write, WRITE_DELAY_MS).unref();
+    process.once('exit', write);
+  }
+  // The catalog cache keys on the code that checks and projects, not only on mhl's version.
+  (globalThis as Record<symbol, unknown>)[BUILD_ID] = key;
+  // The wrapper scripts/bundle.mjs puts around the bundle: a CommonJS module's arguments, plus
+  // the URL that stands for `import.meta.url` (the bundle sits where dist/bin/mhl.js did).
+  const main = script.runInThisContext() as (
+    exports: object,
+    require: NodeJS.Require,
+    module: { exports: object },
+    filename: string,
+    dirname: string,
+    importMetaUrl: string,
+  ) => void;
+  const module = { exports: {} };
+  main(module.exports, createRequire(bundleUrl), module, filename, dirname(filename), bundleUrl.href);
+}

@@ -224,7 +224,8 @@ function duplicate(name: string, first: string, second: string, root: string): C
   };
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes `value` and everything in it (projected schemas are shared with every caller). */
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
     for (const v of Object.values(value)) deepFreeze(v);
     Object.freeze(value);

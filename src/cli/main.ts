@@ -100,6 +100,10 @@ function buildProgram(): Command {
       '--require-cwd',
       'refuse calls without an absolute context.cwd (a host shared by several repositories)',
     )
+    .option(
+      '--no-catalog-cache',
+      'check every workflow afresh rather than reuse the last start of an unchanged folder',
+    )
     .option('--json', 'not supported: serve logs JSON lines on stderr already')
     .option('--default-timeout-ms <ms>', 'bounds every call', '300000')
     .option(

@@ -132,7 +132,12 @@ for (const [n, cold, warm] of [
   line({ figure: 'mhl_minus_bare_ms', workflows: n, cache: 'cold', value: r(cold - m.bare) });
   line({ figure: 'mhl_minus_bare_ms', workflows: n, cache: 'warm', value: r(warm - m.bare) });
 }
-line({ figure: 'mhl_spawn_to_first_call_ms', workflows: 100, cache: 'warm', value: r(m.firstCall100) });
+line({
+  figure: 'mhl_spawn_to_first_call_ms',
+  workflows: 100,
+  cache: 'warm',
+  value: r(m.firstCall100),
+});
 line({ figure: 'node_e0_spawn_to_exit_ms', value: r(m.nodeExit) });
 line({ figure: 'mhl_version_spawn_to_exit_ms', cache: 'warm', value: r(m.version) });
 line({ figure: 'mhl_version_minus_node_ms', value: r(m.version - m.nodeExit) });

@@ -22,7 +22,9 @@ const onlyEnglishZod = {
     const require = createRequire(import.meta.url);
     const english = require.resolve('zod/v4/locales/en.js');
     b.onResolve({ filter: /locales\/index\.js$/ }, (args) =>
-      args.importer.includes('/zod/') ? { path: 'zod-locales', namespace: 'zod-locales' } : undefined,
+      args.importer.includes('/zod/')
+        ? { path: 'zod-locales', namespace: 'zod-locales' }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, () => ({
       contents: `export { default as en } from ${JSON.stringify(english)};`,

@@ -59,7 +59,8 @@ export function decodeEntry(bytes: Uint8Array, key: string): CatalogEntry | unde
   } catch {
     return undefined;
   }
-  if (!isObject(value) || value['format'] !== ENTRY_FORMAT || value['key'] !== key) return undefined;
+  if (!isObject(value) || value['format'] !== ENTRY_FORMAT || value['key'] !== key)
+    return undefined;
   const { reads, workflows, prompts, warnings } = value;
   if (!Array.isArray(reads) || !reads.every(isRead)) return undefined;
   if (!Array.isArray(workflows) || workflows.length === 0 || !workflows.every(isWorkflow)) {

@@ -96,7 +96,7 @@ export function loadCatalogCached(dir: string, options: CatalogCacheOptions): Ca
     return { result: loadCatalog(dir, options.host), cache: 'bypassed', materialise: NOTHING };
   }
   const parts = ['mhl-catalog', String(ENTRY_FORMAT), options.version, options.buildId, root];
-  files.forEach((file, i) => parts.push(file, texts[i] as string));
+  for (const [i, file] of files.entries()) parts.push(file, texts[i] as string);
   const key = cacheKey(parts);
   const name = `${key}.json`;
   const bytes = readCacheEntry(options.dir, name);

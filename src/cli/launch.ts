@@ -62,5 +62,12 @@ function run(source: Buffer): void {
     importMetaUrl: string,
   ) => void;
   const module = { exports: {} };
-  main(module.exports, createRequire(bundleUrl), module, filename, dirname(filename), bundleUrl.href);
+  main(
+    module.exports,
+    createRequire(bundleUrl),
+    module,
+    filename,
+    dirname(filename),
+    bundleUrl.href,
+  );
 }

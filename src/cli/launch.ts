@@ -34,7 +34,8 @@ function run(source: Buffer): void {
   const name = `${key}-${command}.bin`;
   const cachedData = dir === undefined ? undefined : readCacheEntry(dir, name);
   const filename = fileURLToPath(bundleUrl);
-  const script = new vm.Script(source.toString('utf8'), {
+  // scripts/bundle.mjs writes the bundle in ASCII: latin1 reads it without a UTF-8 decode.
+  const script = new vm.Script(source.toString('latin1'), {
     filename,
     ...(cachedData === undefined ? {} : { cachedData }),
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,

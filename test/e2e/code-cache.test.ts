@@ -1,0 +1,60 @@
+// The launcher's V8 code cache (src/cli/launch.ts) with the built CLI: one entry per command,
+// written 0600 in a 0700 folder, read back on the next start, and a corrupt or untrusted entry
+// ignored (the command still works) and replaced. MHL_NO_CACHE leaves the folder alone.
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { runCli, tempDir } from '../helpers/cli.js';
+
+function codeEntries(cache: string): string[] {
+  const dir = join(cache, 'code');
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
+}
+
+async function version(env: Record<string, string>): Promise<void> {
+  const result = await runCli(['--version'], { env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /^\d+\.\d+\.\d+\n$/);
+  assert.equal(result.stderr, '');
+}
+
+describe('the code cache', () => {
+  it('writes one private entry per command and keeps it while it is valid', async () => {
+    const cache = join(tempDir('mhl-code-cache-'), 'cache');
+    await version({ MHL_CACHE_DIR: cache });
+    const [entry, ...rest] = codeEntries(cache);
+    assert.ok(entry?.endsWith('-other.bin'), String(entry));
+    assert.deepEqual(rest, []);
+    const path = join(cache, 'code', entry);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    assert.equal(statSync(join(cache, 'code')).mode & 0o777, 0o700);
+    const written = statSync(path).mtimeMs;
+    await version({ MHL_CACHE_DIR: cache });
+    assert.equal(statSync(path).mtimeMs, written, 'a valid entry is read, not rewritten');
+    const lint = await runCli(['lint', 'examples'], { env: { MHL_CACHE_DIR: cache } });
+    assert.equal(lint.code, 0, lint.stderr);
+    assert.ok(codeEntries(cache).some((e) => e.endsWith('-lint.bin')));
+  });
+
+  it('ignores a corrupt or untrusted entry and replaces it', async () => {
+    const cache = join(tempDir('mhl-code-cache-'), 'cache');
+    await version({ MHL_CACHE_DIR: cache });
+    const [entry] = codeEntries(cache);
+    const path = join(cache, 'code', entry as string);
+    const bytes = readFileSync(path);
+    bytes[bytes.length - 100] = (bytes[bytes.length - 100] as number) ^ 0xff;
+    writeFileSync(path, bytes);
+    await version({ MHL_CACHE_DIR: cache });
+    assert.notDeepEqual(readFileSync(path), bytes, 'the corrupt entry was replaced');
+    chmodSync(path, 0o666);
+    await version({ MHL_CACHE_DIR: cache });
+    assert.equal(statSync(path).mode & 0o777, 0o600, 'the untrusted entry was replaced');
+  });
+
+  it('reads and writes nothing with MHL_NO_CACHE', async () => {
+    const cache = join(tempDir('mhl-code-cache-'), 'cache');
+    await version({ MHL_CACHE_DIR: cache, MHL_NO_CACHE: '1' });
+    assert.equal(existsSync(cache), false);
+  });
+});

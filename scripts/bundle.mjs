@@ -60,7 +60,7 @@ const mainFile = `${outdir}/mhl-main.cjs`;
 const text = readFileSync(mainFile, 'utf8');
 writeFileSync(
   mainFile,
-  text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
 );
 
 // The launcher is CommonJS too: an ES module entry point loads Node's ES module loader first

@@ -26,7 +26,7 @@ describe('the code cache', () => {
     const [entry, ...rest] = codeEntries(cache);
     assert.ok(entry?.endsWith('-other.bin'), String(entry));
     assert.deepEqual(rest, []);
-    const path = join(cache, 'code', entry);
+    const path = join(cache, 'code', entry as string);
     assert.equal(statSync(path).mode & 0o777, 0o600);
     assert.equal(statSync(join(cache, 'code')).mode & 0o777, 0o700);
     const written = statSync(path).mtimeMs;

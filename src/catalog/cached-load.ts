@@ -14,6 +14,7 @@
  * and a pack's workflows are secret.
  */
 import { resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { SourceHost } from '../lang/index.js';
 import { diskHost } from '../lang/index.js';
 import { cacheKey, readCacheEntry, writeCacheEntry } from '../store/index.js';
@@ -99,17 +100,22 @@ export function loadCatalogCached(dir: string, options: CatalogCacheOptions): Ca
   for (const [i, file] of files.entries()) parts.push(file, texts[i] as string);
   const key = cacheKey(parts);
   const name = `${key}.json`;
-  const bytes = readCacheEntry(options.dir, name);
-  const entry = bytes === undefined ? undefined : decodeEntry(bytes, key);
+  const cached = readCacheEntry(options.dir, name);
+  const hit = cached === undefined ? undefined : decodeEntry(cached, key);
   const full = () => buildCatalog({ root: dir, files, host, source: 'dir' });
-  if (entry !== undefined && readsUnchanged(entry, host)) return fromEntry(entry, root, host, full);
+  if (hit !== undefined && readsUnchanged(hit, host)) return fromEntry(hit, root, host, full);
   const result = full();
   if (!result.ok) return { result, cache: 'bypassed', materialise: NOTHING };
   const listed = new Set(files);
   const reads = [...host.reads]
     .filter(([path]) => !listed.has(path))
     .map(([path, text]) => [path, textHash(text)] as const);
-  const written = writeCacheEntry(options.dir, name, encodeEntry(toEntry(key, reads, result)));
+  const entry = toEntry(key, reads, result);
+  const bytes = encodeEntry(entry);
+  // A schema JSON cannot carry exactly (a default of 1e999 becomes null) is never cached: a hit
+  // must give what this load gave.
+  const exact = isDeepStrictEqual(JSON.parse(bytes.toString('utf8')), entry);
+  const written = exact && writeCacheEntry(options.dir, name, bytes);
   return { result, cache: written ? 'written' : 'unwritten', materialise: NOTHING };
 }
 

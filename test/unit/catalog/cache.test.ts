@@ -261,6 +261,17 @@ describe('loadCatalogCached', () => {
     assert.deepEqual(shape(ok(loaded.result).catalog), shape(ok(loadCatalog(served)).catalog));
   });
 
+  it('never caches a catalog JSON cannot carry exactly (a default of -0)', () => {
+    const served = temp();
+    write(served, {
+      'zero.mh': 'pipeline Zero {\n  input x: number = -0\n  step S { log("x") }\n}\n',
+    });
+    const cache = temp();
+    assert.equal(loadCatalogCached(served, options(cache)).cache, 'unwritten');
+    assert.deepEqual(entries(cache), []);
+    assert.equal(loadCatalogCached(served, options(cache)).cache, 'unwritten');
+  });
+
   it('never caches a folder that does not load, so its diagnostics are always fresh', () => {
     const { served } = project();
     writeFileSync(join(served, 'bad.mh'), 'pipeline Bad { step S { log(nope) } }\n');

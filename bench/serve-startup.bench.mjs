@@ -11,7 +11,7 @@
 // mhl itself changes, and a restart is what a user waits for. One JSON line per figure, then one
 // goal line each. Build first: this runs dist/.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,7 +48,27 @@ function coldCache() {
   return join(scratch, `cold-${coldSeq++}`);
 }
 
-/** Milliseconds from spawn to the answer of `lastId` (any line when undefined), or to exit. */
+/**
+ * CPU milliseconds a running child has used, all its threads (Linux schedstat), or NaN. On a
+ * loaded shared machine wall time stretches with the load; CPU time barely moves, so it is
+ * printed beside wall time as a second opinion (the goals stay on wall time).
+ */
+function cpuMs(pid) {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    }
+    return ns / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * `{ wall, cpu }`: milliseconds from spawn to the answer of `lastId` (any line when undefined),
+ * or to exit, and the CPU time the child had used by its answer (NaN for `toExit`).
+ */
 function timeOne({ args, input, lastId, cache, toExit }) {
   return new Promise((done, fail) => {
     const env = { ...process.env };
@@ -59,7 +79,9 @@ function timeOne({ args, input, lastId, cache, toExit }) {
     child.on('error', fail);
     if (toExit) {
       child.stdout.resume();
-      child.on('exit', (code) => (code === 0 || code === 1 ? done(elapsed()) : fail(code)));
+      child.on('exit', (code) =>
+        code === 0 || code === 1 ? done({ wall: elapsed(), cpu: Number.NaN }) : fail(code),
+      );
       child.stdin.end();
       return;
     }
@@ -69,7 +91,8 @@ function timeOne({ args, input, lastId, cache, toExit }) {
       text += d;
       const lines = text.split('\n').slice(0, -1);
       if (!lines.some((l) => lastId === undefined || JSON.parse(l).id === lastId)) return;
-      done(elapsed());
+      const wall = elapsed();
+      done({ wall, cpu: cpuMs(child.pid) });
       // End of stdin is a clean shutdown: a cold start writes its caches on the way out.
       child.stdin.end();
     });
@@ -78,9 +101,14 @@ function timeOne({ args, input, lastId, cache, toExit }) {
 
 /** Waits for a child spawned by `timeOne` to have exited (its cache written) before the next. */
 async function settle(variant) {
-  const ms = await timeOne(variant);
+  const sample = await timeOne(variant);
   await new Promise((r) => setTimeout(r, 20));
-  return ms;
+  return sample;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
 }
 
 async function medians(variants) {
@@ -88,12 +116,13 @@ async function medians(variants) {
   for (let i = 0; i < RUNS; i++) {
     for (const [name, v] of Object.entries(variants)) samples[name].push(await settle(v));
   }
-  const out = {};
+  const wall = {};
+  const cpu = {};
   for (const [name, s] of Object.entries(samples)) {
-    s.sort((a, b) => a - b);
-    out[name] = s[Math.floor(s.length / 2)];
+    wall[name] = median(s.map((x) => x.wall));
+    cpu[name] = median(s.map((x) => x.cpu));
   }
-  return out;
+  return { wall, cpu };
 }
 
 const w100 = workflows(100);
@@ -108,7 +137,7 @@ for (const dir of [w100, w1000]) {
 await settle({ args: [CLI, '--version'], cache: warmCache, toExit: true });
 await settle({ args: [CLI, 'lint', EXAMPLES], cache: warmCache, toExit: true });
 
-const m = await medians({
+const { wall: m, cpu } = await medians({
   bare,
   cold100: { args: serve(w100), input: discover, cache: coldCache },
   warm100: { args: serve(w100), input: discover, cache: warmCache },
@@ -131,6 +160,15 @@ for (const [n, cold, warm] of [
   line({ figure: 'mhl_spawn_to_discover_ms', workflows: n, cache: 'warm', value: r(warm) });
   line({ figure: 'mhl_minus_bare_ms', workflows: n, cache: 'cold', value: r(cold - m.bare) });
   line({ figure: 'mhl_minus_bare_ms', workflows: n, cache: 'warm', value: r(warm - m.bare) });
+}
+if (Number.isFinite(cpu.bare)) {
+  line({ figure: 'bare_node_cpu_to_answer_ms', value: r(cpu.bare) });
+  for (const n of [100, 1000]) {
+    for (const cache of ['cold', 'warm']) {
+      const over = cpu[`${cache}${n}`] - cpu.bare;
+      line({ figure: 'mhl_minus_bare_cpu_ms', workflows: n, cache, value: r(over) });
+    }
+  }
 }
 line({
   figure: 'mhl_spawn_to_first_call_ms',

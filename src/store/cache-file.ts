@@ -19,6 +19,7 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
   type Stats,
@@ -41,6 +42,7 @@ const HASH_BYTES = 32;
 const HEADER_BYTES = MAGIC.length + HASH_BYTES;
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
+const TEMP_PREFIX = '.tmp-';
 
 /**
  * The cache's root folder for `env`, or undefined when caching is off (`MHL_NO_CACHE`) or no
@@ -102,19 +104,31 @@ export function readCacheEntry(dir: string, name: string): Buffer | undefined {
   }
 }
 
+/** How many entries a cache folder keeps by default; older ones go when a new one is written. */
+export const DEFAULT_KEEP = 32;
+
 /**
- * Writes entry `name` under `dir` (created 0700 when missing) atomically, mode 0600. Returns
- * false, leaving no temp file behind, when the cache cannot be written (read-only, not ours).
+ * Writes entry `name` under `dir` (created 0700 when missing) atomically, mode 0600, then
+ * removes all but the `keep` newest entries, so edits and upgrades cannot grow the cache without
+ * bound. Returns false, leaving no temp file behind, when the cache cannot be written
+ * (read-only, not ours).
  */
-export function writeCacheEntry(dir: string, name: string, payload: Uint8Array): boolean {
+export function writeCacheEntry(
+  dir: string,
+  name: string,
+  payload: Uint8Array,
+  keep = DEFAULT_KEEP,
+): boolean {
   let tmp: string | undefined;
   try {
     mkdirSync(dir, { recursive: true, mode: DIR_MODE });
     if (!ownOnly(lstatSync(dir))) return false;
-    tmp = join(dir, `.tmp-${randomBytes(8).toString('hex')}`);
+    tmp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`);
     const hash = createHash('sha256').update(payload).digest();
     writeFileSync(tmp, Buffer.concat([MAGIC, hash, payload]), { mode: FILE_MODE, flag: 'wx' });
     renameSync(tmp, join(dir, name));
+    tmp = undefined;
+    prune(dir, keep);
     return true;
   } catch {
     if (tmp !== undefined) {
@@ -125,5 +139,42 @@ export function writeCacheEntry(dir: string, name: string, payload: Uint8Array):
       }
     }
     return false;
+  }
+}
+
+/** A temp file this old was left by a writer that was killed; younger ones may be in use. */
+const STALE_TEMP_MS = 10 * 60 * 1000;
+
+/**
+ * Removes all but the `keep` most recently written entries of `dir`, and temp files killed
+ * writers left; best effort (another process may be pruning too).
+ */
+function prune(dir: string, keep: number): void {
+  const entries: { path: string; mtime: number }[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const now = Date.now();
+  for (const name of names) {
+    try {
+      const mtime = lstatSync(join(dir, name)).mtimeMs;
+      if (!name.startsWith('.')) entries.push({ path: join(dir, name), mtime });
+      else if (name.startsWith(TEMP_PREFIX) && now - mtime > STALE_TEMP_MS)
+        unlinkSync(join(dir, name));
+    } catch {
+      // Removed by another process meanwhile.
+    }
+  }
+  if (entries.length <= keep) return;
+  entries.sort((a, b) => b.mtime - a.mtime);
+  for (const { path } of entries.slice(keep)) {
+    try {
+      unlinkSync(path);
+    } catch {
+      // Already gone: another process pruned it.
+    }
   }
 }

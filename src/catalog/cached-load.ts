@@ -102,9 +102,12 @@ export function loadCatalogCached(dir: string, options: CatalogCacheOptions): Ca
   const name = `${key}.json`;
   const cached = readCacheEntry(options.dir, name);
   const hit = cached === undefined ? undefined : decodeEntry(cached, key);
-  const full = () => buildCatalog({ root: dir, files, host, source: 'dir' });
-  if (hit !== undefined && readsUnchanged(hit, host)) return fromEntry(hit, root, host, full);
-  const result = full();
+  if (hit !== undefined && readsUnchanged(hit, host)) {
+    const compile = createValidatorCompiler();
+    const full = () => buildCatalog({ root: dir, files, host, source: 'dir', compile });
+    return fromEntry(hit, root, host, compile, full);
+  }
+  const result = buildCatalog({ root: dir, files, host, source: 'dir' });
   if (!result.ok) return { result, cache: 'bypassed', materialise: NOTHING };
   const listed = new Set(files);
   const reads = [...host.reads]
@@ -157,6 +160,7 @@ function fromEntry(
   entry: CatalogEntry,
   root: string,
   host: RecordingHost,
+  compile: ValidatorCompiler,
   full: () => CatalogResult,
 ): CachedCatalogResult {
   let loaded: Catalog | undefined;
@@ -168,7 +172,6 @@ function fromEntry(
     loaded = result.catalog;
     return loaded;
   };
-  const compile = createValidatorCompiler();
   const workflows = new Map<string, Workflow>();
   for (const w of entry.workflows) {
     workflows.set(w.name, cachedWorkflow(w, host.reads.get(w.file) ?? '', compile, materialise));

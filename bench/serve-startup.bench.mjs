@@ -176,6 +176,14 @@ line({
   cache: 'warm',
   value: r(m.firstCall100),
 });
+if (Number.isFinite(cpu.firstCall100)) {
+  line({
+    figure: 'mhl_cpu_to_first_call_ms',
+    workflows: 100,
+    cache: 'warm',
+    value: r(cpu.firstCall100),
+  });
+}
 line({ figure: 'node_e0_spawn_to_exit_ms', value: r(m.nodeExit) });
 line({ figure: 'mhl_version_spawn_to_exit_ms', cache: 'warm', value: r(m.version) });
 line({ figure: 'mhl_version_minus_node_ms', value: r(m.version - m.nodeExit) });

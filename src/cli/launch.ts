@@ -24,6 +24,8 @@ const WRITE_DELAY_MS = 2000;
 const COMMANDS = new Set(['lint', 'run', 'serve', 'pack']);
 
 const bundleUrl = new URL('./mhl-main.cjs', import.meta.url);
+const dynamicImports = (vm.constants as typeof vm.constants | undefined)
+  ?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
 run(readFileSync(bundleUrl));
 
 function run(source: Buffer): void {
@@ -38,7 +40,9 @@ function run(source: Buffer): void {
   const script = new vm.Script(source.toString('latin1'), {
     filename,
     ...(cachedData === undefined ? {} : { cachedData }),
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    // The bundle makes no import() of its own (esbuild turned them into requires); should a
+    // dependency make one, it resolves as in any module. `vm.constants` is Node 20.12+.
+    ...(dynamicImports === undefined ? {} : { importModuleDynamically: dynamicImports }),
   });
   if (dir !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
     let written = false;

@@ -26,7 +26,18 @@ const COMMANDS = new Set(['lint', 'run', 'serve', 'pack']);
 const bundleUrl = new URL('./mhl-main.cjs', import.meta.url);
 const dynamicImports = (vm.constants as typeof vm.constants | undefined)
   ?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-run(readFileSync(bundleUrl));
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+  // What commander prints for it, without loading ~1.4 MB of script to print one line.
+  process.stdout.write(`${version()}\n`);
+} else {
+  run(readFileSync(bundleUrl));
+}
+
+function version(): string {
+  const url = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+}
 
 function run(source: Buffer): void {
   const root = cacheRoot(process.env);

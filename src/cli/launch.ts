@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
- * The `mhl` executable (bundled to dist/bin/mhl.js): runs the CLI bundle (dist/bin/mhl-main.cjs,
+ * The `mhl` executable (bundled to dist/bin/mhl.js; the work is launch-run.ts): runs the CLI bundle (dist/bin/mhl-main.cjs,
  * every command in one script) through `vm.Script` with V8's code cache. Node 20 has no compile
- * cache of its own for modules, and compiling the ~1.7 MB bundle, then each function it calls on
+ * cache of its own for modules, and compiling the ~1.4 MB bundle, then each function it calls on
  * the way to a first answer, is a third of a stdio server's start-up; with the cache V8 reads
  * that bytecode back instead (bench/serve-startup.bench.mjs, docs/serve.md "Start-up time").
  *
@@ -12,78 +12,18 @@
  * off. Knows nothing of what the commands do.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import vm from 'node:vm';
-import { cacheKey, cacheRoot, readCacheEntry, writeCacheEntry } from '../store/index.js';
-import { BUILD_ID } from './build-id.js';
 
-/** A long-running command (a server) writes its entry this long after start, once it is serving. */
-const WRITE_DELAY_MS = 2000;
-const COMMANDS = new Set(['lint', 'run', 'serve', 'pack']);
-
-const bundleUrl = new URL('./mhl-main.cjs', import.meta.url);
-const dynamicImports = (vm.constants as typeof vm.constants | undefined)
-  ?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
-  // What commander prints for it, without loading ~1.4 MB of script to print one line.
+  // What commander prints for it, without loading crypto, vm and ~1.4 MB of script first.
   process.stdout.write(`${version()}\n`);
 } else {
-  run(readFileSync(bundleUrl));
+  // Bundled lazily (esbuild): its imports load only on this path. No top-level await: the
+  // launcher is a CommonJS script.
+  void import('./launch-run.js').then(({ launch }) => launch());
 }
 
 function version(): string {
   const url = new URL('../../package.json', import.meta.url);
   return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
-}
-
-function run(source: Buffer): void {
-  const root = cacheRoot(process.env);
-  const dir = root === undefined ? undefined : join(root, 'code');
-  const command = COMMANDS.has(process.argv[2] ?? '') ? process.argv[2] : 'other';
-  const key = cacheKey(['mhl-code-cache', process.version, process.arch, source]);
-  const name = `${key}-${command}.bin`;
-  const cachedData = dir === undefined ? undefined : readCacheEntry(dir, name);
-  const filename = fileURLToPath(bundleUrl);
-  // scripts/bundle.mjs writes the bundle in ASCII: latin1 reads it without a UTF-8 decode.
-  const script = new vm.Script(source.toString('latin1'), {
-    filename,
-    ...(cachedData === undefined ? {} : { cachedData }),
-    // The bundle makes no import() of its own (esbuild turned them into requires); should a
-    // dependency make one, it resolves as in any module. `vm.constants` is Node 20.12+.
-    ...(dynamicImports === undefined ? {} : { importModuleDynamically: dynamicImports }),
-  });
-  if (dir !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
-    let written = false;
-    const write = () => {
-      if (written) return;
-      written = true;
-      writeCacheEntry(dir, name, script.createCachedData());
-    };
-    setTimeout(write, WRITE_DELAY_MS).unref();
-    process.once('exit', write);
-  }
-  // The catalog cache keys on the code that checks and projects, not only on mhl's version.
-  (globalThis as Record<symbol, unknown>)[BUILD_ID] = key;
-  // The wrapper scripts/bundle.mjs puts around the bundle: a CommonJS module's arguments, plus
-  // the URL that stands for `import.meta.url` (the bundle sits where dist/bin/mhl.js did).
-  const main = script.runInThisContext() as (
-    exports: object,
-    require: NodeJS.Require,
-    module: { exports: object },
-    filename: string,
-    dirname: string,
-    importMetaUrl: string,
-  ) => void;
-  const module = { exports: {} };
-  main(
-    module.exports,
-    createRequire(bundleUrl),
-    module,
-    filename,
-    dirname(filename),
-    bundleUrl.href,
-  );
 }

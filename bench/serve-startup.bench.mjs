@@ -1,90 +1,198 @@
-// Time from spawning `mhl serve mcp` on a folder of 100 workflows to its first server/discover
-// answer on stdio (median of 10), beside the same for a bare node process that answers one
-// line, in the same run; then, in a second series, to the answer of a tools/call sent right
-// behind the discover (its input validator may not have been compiled yet: the background pass
-// that compiles them starts once the server is up). One JSON line per figure. Build first: this
-// runs dist/.
+// Start-up, measured as a user restarting a server sees it. Every figure is the median of RUNS
+// spawns, the variants interleaved round by round (bare, cold, warm, bare, …) so a load spike on
+// the shared machine hits all of them alike; read the differences, not the absolute times.
+//   - bare: a node process that answers one line on stdin (the floor for any stdio server);
+//   - `mhl serve mcp` on 100 and 1,000 generated workflows, spawn to the server/discover answer
+//     (2026-07-28 era), with a cold cache (a fresh empty MHL_CACHE_DIR per spawn: no code cache,
+//     no catalog cache) and a warm one (the cache the previous start of the same folder left);
+//   - a tools/call sent right behind the discover (warm, 100 workflows);
+//   - `mhl --version` and `mhl lint examples` to exit, beside `node -e 0` to exit.
+// The goals apply to the warm start: a server is restarted far more often than its folder or
+// mhl itself changes, and a restart is what a user waits for. One JSON line per figure, then one
+// goal line each. Build first: this runs dist/.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const RUNS = 10;
+const RUNS = Number(process.env.MHL_BENCH_RUNS ?? 11);
 const CLI = fileURLToPath(new URL('../dist/bin/mhl.js', import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), 'mhl-bench-serve-'));
-for (let i = 0; i < 100; i++) {
-  writeFileSync(
-    join(dir, `flow${i}.mh`),
-    `pipeline Flow${i} {\n  description: "workflow ${i}"\n  input name: string\n  input count: number = 1\n  var out = ""\n  step Build { out = "\${name} \${count}" }\n  step Report { log(out) }\n}\n`,
-  );
+const EXAMPLES = fileURLToPath(new URL('../examples', import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), 'mhl-bench-startup-'));
+
+function workflows(count) {
+  const dir = join(scratch, `w${count}`);
+  mkdirSync(dir);
+  for (let i = 0; i < count; i++) {
+    writeFileSync(
+      join(dir, `flow${i}.mh`),
+      `pipeline Flow${i} {\n  description: "workflow ${i}"\n  input name: string\n  input count: number = 1\n  var out = ""\n  step Build { out = "\${name} \${count}" }\n  step Report { log(out) }\n}\n`,
+    );
+  }
+  return dir;
 }
+
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 const discover = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META } })}\n`;
 const call = `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Flow57', arguments: { name: 'x' }, _meta: META } })}\n`;
-const bare =
+const bareAnswer =
   "process.stdin.once('data', () => { process.stdout.write('{}\\n'); process.exit(0); })";
 
-/** Milliseconds from spawn to the answer of `lastId` (one line of output for the bare process). */
-function timeToAnswer(args, input, lastId) {
+let coldSeq = 0;
+/** A cache dir nobody has written to yet. */
+function coldCache() {
+  return join(scratch, `cold-${coldSeq++}`);
+}
+
+/**
+ * CPU milliseconds a running child has used, all its threads (Linux schedstat), or NaN. On a
+ * loaded shared machine wall time stretches with the load; CPU time barely moves, so it is
+ * printed beside wall time as a second opinion (the goals stay on wall time).
+ */
+function cpuMs(pid) {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    }
+    return ns / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * `{ wall, cpu }`: milliseconds from spawn to the answer of `lastId` (any line when undefined),
+ * or to exit, and the CPU time the child had used by its answer (NaN for `toExit`).
+ */
+function timeOne({ args, input, lastId, cache, toExit }) {
   return new Promise((done, fail) => {
+    const env = { ...process.env };
+    if (cache !== undefined) env.MHL_CACHE_DIR = typeof cache === 'function' ? cache() : cache;
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore'] });
+    const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6;
+    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore'], env });
+    child.on('error', fail);
+    if (toExit) {
+      child.stdout.resume();
+      child.on('exit', (code) =>
+        code === 0 || code === 1 ? done({ wall: elapsed(), cpu: Number.NaN }) : fail(code),
+      );
+      child.stdin.end();
+      return;
+    }
     child.stdin.write(input);
     let text = '';
     child.stdout.setEncoding('utf8').on('data', (d) => {
       text += d;
       const lines = text.split('\n').slice(0, -1);
       if (!lines.some((l) => lastId === undefined || JSON.parse(l).id === lastId)) return;
-      done(Number(process.hrtime.bigint() - started) / 1e6);
+      const wall = elapsed();
+      done({ wall, cpu: cpuMs(child.pid) });
+      // End of stdin is a clean shutdown: a cold start writes its caches on the way out.
       child.stdin.end();
-      child.kill();
     });
-    child.on('error', fail);
   });
 }
 
-async function median(args, input = discover, lastId = undefined) {
-  const samples = [];
-  for (let i = 0; i < RUNS; i++) samples.push(await timeToAnswer(args, input, lastId));
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)];
+/** Waits for a child spawned by `timeOne` to have exited (its cache written) before the next. */
+async function settle(variant) {
+  const sample = await timeOne(variant);
+  await new Promise((r) => setTimeout(r, 20));
+  return sample;
 }
 
-const mhl = await median([CLI, 'serve', 'mcp', dir]);
-const node = await median(['-e', bare]);
-const firstCall = await median([CLI, 'serve', 'mcp', dir], discover + call, 2);
-console.log(
-  JSON.stringify({
-    bench: 'serve-startup',
-    figure: 'mhl_spawn_to_discover_ms',
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function medians(variants) {
+  const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+  for (let i = 0; i < RUNS; i++) {
+    for (const [name, v] of Object.entries(variants)) samples[name].push(await settle(v));
+  }
+  const wall = {};
+  const cpu = {};
+  for (const [name, s] of Object.entries(samples)) {
+    wall[name] = median(s.map((x) => x.wall));
+    cpu[name] = median(s.map((x) => x.cpu));
+  }
+  return { wall, cpu };
+}
+
+const w100 = workflows(100);
+const w1000 = workflows(1000);
+const warmCache = join(scratch, 'warm');
+const serve = (dir) => [CLI, 'serve', 'mcp', dir];
+const bare = { args: ['-e', bareAnswer], input: discover };
+// Warm the cache once per folder, as the previous start would have.
+for (const dir of [w100, w1000]) {
+  await settle({ args: serve(dir), input: discover, cache: warmCache });
+}
+await settle({ args: [CLI, '--version'], cache: warmCache, toExit: true });
+await settle({ args: [CLI, 'lint', EXAMPLES], cache: warmCache, toExit: true });
+
+const { wall: m, cpu } = await medians({
+  bare,
+  cold100: { args: serve(w100), input: discover, cache: coldCache },
+  warm100: { args: serve(w100), input: discover, cache: warmCache },
+  cold1000: { args: serve(w1000), input: discover, cache: coldCache },
+  warm1000: { args: serve(w1000), input: discover, cache: warmCache },
+  firstCall100: { args: serve(w100), input: discover + call, lastId: 2, cache: warmCache },
+  nodeExit: { args: ['-e', '0'], toExit: true },
+  version: { args: [CLI, '--version'], cache: warmCache, toExit: true },
+  lint: { args: [CLI, 'lint', EXAMPLES], cache: warmCache, toExit: true },
+});
+
+const r = (x) => +x.toFixed(1);
+const line = (o) => console.log(JSON.stringify({ bench: 'serve-startup', ...o }));
+line({ figure: 'bare_node_spawn_to_answer_ms', value: r(m.bare) });
+for (const [n, cold, warm] of [
+  [100, m.cold100, m.warm100],
+  [1000, m.cold1000, m.warm1000],
+]) {
+  line({ figure: 'mhl_spawn_to_discover_ms', workflows: n, cache: 'cold', value: r(cold) });
+  line({ figure: 'mhl_spawn_to_discover_ms', workflows: n, cache: 'warm', value: r(warm) });
+  line({ figure: 'mhl_minus_bare_ms', workflows: n, cache: 'cold', value: r(cold - m.bare) });
+  line({ figure: 'mhl_minus_bare_ms', workflows: n, cache: 'warm', value: r(warm - m.bare) });
+}
+if (Number.isFinite(cpu.bare)) {
+  line({ figure: 'bare_node_cpu_to_answer_ms', value: r(cpu.bare) });
+  for (const n of [100, 1000]) {
+    for (const cache of ['cold', 'warm']) {
+      const over = cpu[`${cache}${n}`] - cpu.bare;
+      line({ figure: 'mhl_minus_bare_cpu_ms', workflows: n, cache, value: r(over) });
+    }
+  }
+}
+line({
+  figure: 'mhl_spawn_to_first_call_ms',
+  workflows: 100,
+  cache: 'warm',
+  value: r(m.firstCall100),
+});
+if (Number.isFinite(cpu.firstCall100)) {
+  line({
+    figure: 'mhl_cpu_to_first_call_ms',
     workflows: 100,
-    value: +mhl.toFixed(1),
-  }),
-);
-console.log(
-  JSON.stringify({
-    bench: 'serve-startup',
-    figure: 'bare_node_spawn_to_answer_ms',
-    value: +node.toFixed(1),
-  }),
-);
-console.log(
-  JSON.stringify({
-    bench: 'serve-startup',
-    figure: 'mhl_minus_bare_ms',
-    value: +(mhl - node).toFixed(1),
-  }),
-);
-console.log(
-  JSON.stringify({
-    bench: 'serve-startup',
-    figure: 'mhl_spawn_to_first_call_ms',
-    workflows: 100,
-    value: +firstCall.toFixed(1),
-  }),
-);
-rmSync(dir, { recursive: true, force: true });
+    cache: 'warm',
+    value: r(cpu.firstCall100),
+  });
+}
+line({ figure: 'node_e0_spawn_to_exit_ms', value: r(m.nodeExit) });
+line({ figure: 'mhl_version_spawn_to_exit_ms', cache: 'warm', value: r(m.version) });
+line({ figure: 'mhl_version_minus_node_ms', value: r(m.version - m.nodeExit) });
+line({ figure: 'mhl_lint_examples_spawn_to_exit_ms', cache: 'warm', value: r(m.lint) });
+line({ figure: 'mhl_lint_examples_minus_node_ms', value: r(m.lint - m.nodeExit) });
+for (const [goal, over, target] of [
+  ['startup_100_workflows_over_bare', m.warm100 - m.bare, 50],
+  ['startup_1000_workflows_over_bare', m.warm1000 - m.bare, 250],
+]) {
+  line({ goal, value: r(over), target, goal_met: over <= target });
+}
+rmSync(scratch, { recursive: true, force: true });

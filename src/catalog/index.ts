@@ -4,6 +4,12 @@
  * compiled argument checks. Knows nothing of transports, protocols or runs.
  */
 export {
+  type CachedCatalogResult,
+  type CacheOutcome,
+  type CatalogCacheOptions,
+  loadCatalogCached,
+} from './cached-load.js';
+export {
   JSON_SCHEMA_DIALECT,
   projectInputSchema,
   projectTypeSchema,

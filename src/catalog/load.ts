@@ -69,6 +69,11 @@ export interface CatalogSources {
   readonly files: readonly string[];
   readonly host: SourceHost;
   readonly source: 'dir' | 'pack';
+  /**
+   * Compiles the input validators; a new one per catalog by default. The catalog cache passes
+   * the one its hit already uses, so the programs it loads later compile nothing twice.
+   */
+  readonly compile?: ValidatorCompiler;
 }
 
 /**
@@ -107,7 +112,8 @@ export function buildCatalog(sources: CatalogSources): CatalogResult {
   });
   const problems = sourceProblems(checked);
   if (problems.length > 0) return fail(problems);
-  const registered = register(files, checked.graph.texts, (f) => checked.graph.get(f), root);
+  const compile = sources.compile ?? createValidatorCompiler();
+  const registered = register(files, checked.graph, root, compile);
   const { prompts, clashes } = collectPrompts(registered.programs, root);
   registered.problems.push(
     ...clashes.map(
@@ -157,11 +163,12 @@ interface Registered {
 /** One workflow per non-partial pipeline declared in each file itself, names unique. */
 function register(
   files: readonly string[],
-  texts: ReadonlyMap<string, string>,
-  moduleOf: (file: string) => Module | undefined,
+  graph: CheckResult['graph'],
   root: string,
+  compile: ValidatorCompiler,
 ): Registered {
-  const compile = createValidatorCompiler();
+  const texts = graph.texts;
+  const moduleOf = (file: string): Module | undefined => graph.get(file);
   const byName = new Map<string, Workflow>();
   const problems: CatalogProblem[] = [];
   const programs: LoadedProgram[] = [];
@@ -224,7 +231,8 @@ function duplicate(name: string, first: string, second: string, root: string): C
   };
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes `value` and everything in it (projected schemas are shared with every caller). */
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
     for (const v of Object.values(value)) deepFreeze(v);
     Object.freeze(value);

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * The `mhl` command line: wires each command's flags (commander) to its module. Exit status is
  * 0 on success, 1 on failure, 2 on a usage error; every command prints its own `--help`.
@@ -127,6 +126,10 @@ function buildProgram(): Command {
       '--require-cwd',
       'refuse calls without an absolute context.cwd (a host shared by several repositories)',
     )
+    .option(
+      '--no-catalog-cache',
+      'check every workflow afresh rather than reuse the last start of an unchanged folder',
+    )
     .option('--json', 'not supported: serve logs JSON lines on stderr already')
     .option('--default-timeout-ms <ms>', 'bounds every call', '300000')
     .option(
@@ -253,4 +256,5 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 }
 
-await main(process.argv);
+// Not a top-level await: the bundle runs as a script (launch.ts); a rejection still exits 1.
+void main(process.argv);

@@ -5,7 +5,8 @@
  * shutdown; 1 for a folder that does not load, an invalid setup, a bind failure or an expired
  * shutdown budget; 2 for bad flags.
  */
-import { loadCatalog } from '../catalog/index.js';
+import { join } from 'node:path';
+import { type CachedCatalogResult, loadCatalog, loadCatalogCached } from '../catalog/index.js';
 import {
   createServer,
   loadServedPack,
@@ -14,10 +15,22 @@ import {
   serveStdio,
   takeServeKey,
 } from '../server/index.js';
+import { cacheRoot } from '../store/index.js';
+import { buildId } from './build-id.js';
 import { reportCatalogProblems } from './files.js';
 import type { Output } from './lint.js';
 
-export type ServeOptions = ServeFlags;
+export type ServeOptions = ServeFlags & {
+  /** False with `--no-catalog-cache`: check the folder afresh and leave the cache alone. */
+  readonly catalogCache?: boolean;
+};
+
+/**
+ * On a catalog cache hit, the programs calls need are loaded this long after start-up, once the
+ * first exchange (discover or initialize, tools/list) has been answered; a call that comes
+ * earlier loads them itself.
+ */
+const MATERIALISE_DELAY_MS = 200;
 
 /** Runs `mhl serve mcp`; resolves to the exit status. */
 export async function runServe(
@@ -36,7 +49,7 @@ export async function runServe(
   const { config } = read;
   const loaded =
     config.workflowsPack === undefined
-      ? loadCatalog(config.root)
+      ? loadFolder(config.root, options, version)
       : loadServedPack(config.workflowsPack, config.root, packKey);
   if (!loaded.ok) {
     reportCatalogProblems(loaded, io, 'mhl serve mcp');
@@ -51,4 +64,23 @@ export async function runServe(
   // The HTTP half loads only when serving HTTP.
   const { serveHttp } = await import('../server/serve-http.js');
   return serveHttp(created.server, io);
+}
+
+/**
+ * The folder's catalog, through the catalog cache unless it is off (`--no-catalog-cache`,
+ * `MHL_NO_CACHE`) or the build is unknown (the CLI run outside its launcher).
+ */
+function loadFolder(root: string, options: ServeOptions, version: string) {
+  const cache = cacheRoot(process.env);
+  const build = buildId();
+  if (options.catalogCache === false || cache === undefined || build === undefined) {
+    return loadCatalog(root);
+  }
+  const loaded: CachedCatalogResult = loadCatalogCached(root, {
+    dir: join(cache, 'catalogs'),
+    version,
+    buildId: build,
+  });
+  if (loaded.cache === 'hit') setTimeout(loaded.materialise, MATERIALISE_DELAY_MS).unref();
+  return loaded.result;
 }

@@ -10,6 +10,13 @@ export {
   writeAtomic,
   writeFileAtomic,
 } from './atomic-file.js';
+export {
+  CACHE_ENV,
+  cacheKey,
+  cacheRoot,
+  readCacheEntry,
+  writeCacheEntry,
+} from './cache-file.js';
 export { DirStore, type DirStoreOptions } from './dir.js';
 export { MemoryStore } from './memory.js';
 export { type ProbeFailure, probeWritable } from './probe.js';

@@ -88,11 +88,19 @@ export function workflowTools(options: PipelineSurfaceOptions): ToolDefinition[]
     // Built on first read: projecting the schema and walking the program for its risk costs
     // start-up time no request needs before the first tools/list.
     let entry: ToolDefinition['entry'] | undefined;
+    let inputSchema: Readonly<Record<string, unknown>> | undefined;
+    const schema = () => {
+      inputSchema ??= listedSchema(workflow, options.requireCwd);
+      return inputSchema;
+    };
     return {
       name: workflow.name,
       get entry() {
-        entry ??= listedEntry(workflow, options.requireCwd);
+        entry ??= listedEntry(workflow, schema());
         return entry;
+      },
+      get inputSchema() {
+        return schema();
       },
       execution: true,
       prepare: (args, ctx) => prepareCall(workflow, args, ctx, options),
@@ -100,18 +108,25 @@ export function workflowTools(options: PipelineSurfaceOptions): ToolDefinition[]
   });
 }
 
-/** A workflow's `tools/list` entry: its projected schema with `context`, and its risk. */
-function listedEntry(workflow: Workflow, requireCwd: boolean): ToolDefinition['entry'] {
-  const entry = toolEntry(workflow);
-  const schema = entry.inputSchema as { properties?: Record<string, unknown> };
+/** A workflow's `tools/list` inputSchema: its projected schema with `context`. */
+function listedSchema(workflow: Workflow, requireCwd: boolean): Readonly<Record<string, unknown>> {
+  const projected = workflow.inputSchema as { properties?: Record<string, unknown> };
   // With --require-cwd the schema says what the server enforces: context and its cwd required.
   const context = requireCwd ? REQUIRED_CWD_CONTEXT_SCHEMA : CONTEXT_SCHEMA;
-  const required = (entry.inputSchema as { required?: string[] }).required ?? [];
-  const inputSchema = {
-    ...entry.inputSchema,
-    properties: { ...schema.properties, context },
+  const required = (workflow.inputSchema as { required?: string[] }).required ?? [];
+  return {
+    ...workflow.inputSchema,
+    properties: { ...projected.properties, context },
     ...(requireCwd ? { required: [...required, 'context'] } : {}),
   };
+}
+
+/** A workflow's `tools/list` entry: `inputSchema` (from `listedSchema`), and its risk. */
+function listedEntry(
+  workflow: Workflow,
+  inputSchema: Readonly<Record<string, unknown>>,
+): ToolDefinition['entry'] {
+  const entry = toolEntry(workflow);
   const { annotations, risk } = workflowRisk(workflow);
   return {
     ...entry,
@@ -149,7 +164,7 @@ export function forwardedArgumentsSchema(
   target: ToolDefinition | undefined,
   partial = false,
 ): { schema: ForwardedSchema; required: boolean } {
-  const input = (target?.entry['inputSchema'] ?? {}) as {
+  const input = (target?.inputSchema ?? target?.entry['inputSchema'] ?? {}) as {
     properties?: Record<string, unknown>;
     required?: readonly string[];
   };

@@ -39,6 +39,11 @@ export interface ToolDefinition {
    * on first read (a workflow's risk walks its whole program), so read it only to list or check.
    */
   readonly entry: Readonly<Record<string, unknown>> & { readonly name: string };
+  /**
+   * `entry.inputSchema`, when it can be read without building the rest of the entry (a
+   * workflow's risk needs its program, which a catalog cache hit loads only on first use).
+   */
+  readonly inputSchema?: Readonly<Record<string, unknown>>;
   /** True when a call executes work and so needs an execution slot (workflows do). */
   readonly execution: boolean;
   /**

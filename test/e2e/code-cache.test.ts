@@ -1,0 +1,72 @@
+// The launcher's V8 code cache (src/cli/launch.ts) with the built CLI: one entry per command,
+// written 0600 in a 0700 folder, read back on the next start, and a corrupt or untrusted entry
+// ignored (the command still works) and replaced. MHL_NO_CACHE leaves the folder alone.
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+
+function codeEntries(cache: string): string[] {
+  const dir = join(cache, 'code');
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
+}
+
+/** `mhl --help`: a command of the "other" kind that loads the CLI (--version does not). */
+async function help(env: Record<string, string>): Promise<void> {
+  const result = await runCli(['--help'], { env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /^Usage: mhl /);
+  assert.equal(result.stderr, '');
+}
+
+describe('the code cache', () => {
+  it('writes one private entry per command and keeps it while it is valid', async () => {
+    const cache = join(tempDir('mhl-code-cache-'), 'cache');
+    await help({ MHL_CACHE_DIR: cache });
+    const [entry, ...rest] = codeEntries(cache);
+    assert.ok(entry?.endsWith('-other.bin'), String(entry));
+    assert.deepEqual(rest, []);
+    const path = join(cache, 'code', entry as string);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    assert.equal(statSync(join(cache, 'code')).mode & 0o777, 0o700);
+    const written = statSync(path).mtimeMs;
+    await help({ MHL_CACHE_DIR: cache });
+    assert.equal(statSync(path).mtimeMs, written, 'a valid entry is read, not rewritten');
+    const lint = await runCli(['lint', 'examples'], { env: { MHL_CACHE_DIR: cache } });
+    assert.equal(lint.code, 0, lint.stderr);
+    assert.ok(codeEntries(cache).some((e) => e.endsWith('-lint.bin')));
+  });
+
+  it('ignores a corrupt or untrusted entry and replaces it', async () => {
+    const cache = join(tempDir('mhl-code-cache-'), 'cache');
+    await help({ MHL_CACHE_DIR: cache });
+    const [entry] = codeEntries(cache);
+    const path = join(cache, 'code', entry as string);
+    const bytes = readFileSync(path);
+    bytes[bytes.length - 100] = (bytes[bytes.length - 100] as number) ^ 0xff;
+    writeFileSync(path, bytes);
+    await help({ MHL_CACHE_DIR: cache });
+    assert.notDeepEqual(readFileSync(path), bytes, 'the corrupt entry was replaced');
+    chmodSync(path, 0o666);
+    await help({ MHL_CACHE_DIR: cache });
+    assert.equal(statSync(path).mode & 0o777, 0o600, 'the untrusted entry was replaced');
+  });
+
+  it('answers --version without loading the CLI or touching the cache', async () => {
+    const cache = join(tempDir('mhl-code-cache-'), 'cache');
+    const result = await runCli(['--version'], { env: { MHL_CACHE_DIR: cache } });
+    assert.equal(result.code, 0, result.stderr);
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    assert.equal(result.stdout, `${pkg.version}\n`);
+    assert.equal(existsSync(cache), false);
+  });
+
+  it('reads and writes nothing with MHL_NO_CACHE', async () => {
+    const cache = join(tempDir('mhl-code-cache-'), 'cache');
+    await help({ MHL_CACHE_DIR: cache, MHL_NO_CACHE: '1' });
+    assert.equal(existsSync(cache), false);
+  });
+});

@@ -26,7 +26,7 @@ const TRACED_RUNS = 100;
 const CONCURRENCY = 16;
 const BARE_FSYNCS = 500;
 /** The fsyncs a run costs after the cuts docs/runs.md describes ("What each fsync protects"). */
-const TARGET = Number(process.argv[process.argv.indexOf('--target') + 1]) || 16;
+const TARGET = Number(process.argv[process.argv.indexOf('--target') + 1]) || 17;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, 'out', `async-runs-${process.pid}`);

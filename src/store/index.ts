@@ -15,6 +15,7 @@ export { MemoryStore } from './memory.js';
 export { type ProbeFailure, probeWritable } from './probe.js';
 export {
   type CasCapability,
+  type DeleteOptions,
   type Fence,
   type FenceCapability,
   type Lease,

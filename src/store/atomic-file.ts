@@ -2,8 +2,10 @@
  * Crash-safe file writes, the one module every file the project writes goes through (the dir
  * store's records and checkpoints, `mhl pack`'s output, agents' disk caches, `json` memories):
  * temp file in the target's own directory → fsync → rename → fsync of the directory, so after a
- * crash a reader finds the old bytes or the new ones, never a mix; files 0600, directories 0700. File system calls go through an injected `AtomicFs`, so tests can simulate
- * failures (a cross-device rename) without patching `node:fs`.
+ * crash a reader finds the old bytes or the new ones, never a mix; files 0600, directories 0700.
+ * File system calls go through an injected `AtomicFs`, so tests can simulate failures (a
+ * cross-device rename) without patching `node:fs`; on the real one a write goes to the write
+ * worker thread when it is free (`write-offload.ts`), which makes the same calls.
  *
  * This module writes bytes; it knows nothing of keys or stores.
  */

@@ -109,12 +109,17 @@ export async function writeAtomic(
   tempPrefix = TEMP_PREFIX,
 ): Promise<void> {
   signal?.throwIfAborted();
-  const dir = dirname(path);
-  const tmp = join(dir, `${tempPrefix}${randomBytes(8).toString('hex')}`);
+  const tempName = () => join(dirname(path), `${tempPrefix}${randomBytes(8).toString('hex')}`);
+  const tmp = tempName();
   const offloaded = fs === NODE_FS ? offloadWrite(tmp, path, data, FILE_MODE, signal) : undefined;
-  const outcome = offloaded === undefined ? { kind: 'lost' as const } : await offloaded;
-  if (outcome.kind === 'lost') {
+  const outcome = offloaded === undefined ? undefined : await offloaded;
+  if (outcome === undefined) {
     await writeHere(fs, tmp, path, data, signal);
+  } else if (outcome.kind === 'lost') {
+    // The worker died mid-write: its temp file may exist, so this write takes another name,
+    // and the old one is removed once a write succeeds.
+    if (stranded.size < MAX_STRANDED) stranded.add(tmp);
+    await writeHere(fs, tempName(), path, data, signal);
   } else if (outcome.kind !== 'written') {
     if (outcome.stranded && stranded.size < MAX_STRANDED) stranded.add(tmp);
     if (outcome.kind === 'aborted') signal?.throwIfAborted();

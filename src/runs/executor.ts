@@ -67,7 +67,8 @@ export async function runLeg(leg: Leg): Promise<LegUpdate> {
       cwd: leg.cwd,
       childEnv: leg.services.childEnv,
       env: leg.services.env,
-      state: { store: leg.store },
+      // Resumed by runId, never through `<Pipeline>.latest`: keeping it would cost two fsyncs.
+      state: { store: leg.store, latestPointer: false },
       resume: leg.resume,
       session: leg.runId,
       ...(leg.principal !== undefined ? { principal: leg.principal } : {}),

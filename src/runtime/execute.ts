@@ -24,8 +24,11 @@ import { Redactor } from './services/redact.js';
  * What a run writes: checkpoints and results in a store, or nothing that outlives it
  * (`'ephemeral'`). An ephemeral run given a store still writes a pause's checkpoint there, so
  * its caller can resume it from that point (a synchronous call answered with a question).
+ * `latestPointer: false` keeps no `<Pipeline>.latest` (see `CheckpointStoreOptions`).
  */
-export type WorkflowState = { readonly store: Store; readonly ephemeral?: boolean } | 'ephemeral';
+export type WorkflowState =
+  | { readonly store: Store; readonly ephemeral?: boolean; readonly latestPointer?: boolean }
+  | 'ephemeral';
 
 export interface ExecuteOptions {
   readonly program: LoadedProgram;
@@ -94,7 +97,11 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
           : {}),
       ...(options.principal !== undefined ? { principal: options.principal } : {}),
       signal: limit.signal,
-      state: new CheckpointStore(store, redactor),
+      state: new CheckpointStore(store, redactor, {
+        ...(options.state !== 'ephemeral' && options.state.latestPointer === false
+          ? { latestPointer: false }
+          : {}),
+      }),
       ...(ephemeral ? { ephemeral: true } : {}),
       services: {
         cwd: options.cwd,

@@ -22,6 +22,7 @@ export { MemoryStore } from './memory.js';
 export { type ProbeFailure, probeWritable } from './probe.js';
 export {
   type CasCapability,
+  type DeleteOptions,
   type Fence,
   type FenceCapability,
   type Lease,

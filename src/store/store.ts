@@ -17,6 +17,15 @@ export interface StoreOptions {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * Options of `delete`. `durable: false` lets the store skip making the removal itself survive a
+ * crash (the dir store's directory fsync), for a key whose reappearance after a power loss is
+ * harmless: a completed run's last checkpoint, which `result.json` supersedes. Default true.
+ */
+export interface DeleteOptions extends StoreOptions {
+  readonly durable?: boolean;
+}
+
 /** A value with the version a compare-and-swap must name to replace it. */
 export interface Versioned {
   readonly value: string;
@@ -120,8 +129,8 @@ export interface Store {
   get(key: string, options?: StoreOptions): Promise<string | undefined>;
   /** @throws StoreError `STORE_INVALID_KEY`, `STORE_INVALID_VALUE`, `STORE_KEY_CONFLICT`, `STORE_FULL`, `STORE_IO`. Honours `signal`. */
   put(key: string, value: string, options?: StoreOptions): Promise<void>;
-  /** @throws StoreError `STORE_INVALID_KEY`, `STORE_IO`. Honours `signal`. */
-  delete(key: string, options?: StoreOptions): Promise<void>;
+  /** @throws StoreError `STORE_INVALID_KEY`, `STORE_IO`. Honours `signal`. Durable unless `durable: false`. */
+  delete(key: string, options?: DeleteOptions): Promise<void>;
   /** @throws StoreError `STORE_INVALID_KEY` (bad prefix), `STORE_IO`. Honours `signal`. */
   list(prefix: string, options?: StoreOptions): Promise<string[]>;
   /** Releases connections or handles; the store is unusable afterwards. Idempotent. */

@@ -75,6 +75,11 @@ describe('storage faults', () => {
     // The operator's log keeps what the caller is not shown: the store's key and errno.
     await server.logged('the run state could not be saved');
     assert.match(server.stderr, /no space left \(ENOSPC\)/);
+    // run/status answers from memory; the failed record reaches the disk just after it.
+    const recordFile = join(state, `state/${runId}/mhl-run.json`);
+    await until(() => /"state":\s*"failed"/.test(readFileSync(recordFile, 'utf8')), {
+      what: 'the failed run record on disk',
+    });
     // The failed write left the last checkpoint that fit (Hold's) whole, and no temp file.
     const after = assertWhole(state);
     const saved = JSON.parse(after.get(`state/${runId}/Fill.json`) ?? '{}');

@@ -17,6 +17,11 @@ export interface CheckpointStoreOptions {
   readonly runtimeVersion?: string;
   /** The clock for `saved_at`, `completed_at` and TTL checks; `new Date()` by default. */
   readonly now?: () => Date;
+  /**
+   * False: `setLatest` writes nothing. Async runs pass it: they are resumed by id, nothing reads
+   * their `<Pipeline>.latest`, and keeping it cost two fsyncs a run. Default true.
+   */
+  readonly latestPointer?: boolean;
 }
 
 /** Options of reads. */

@@ -87,6 +87,7 @@ export class CheckpointStore {
   readonly #redactor: Redactor;
   readonly #runtimeVersion: string | undefined;
   readonly #now: () => Date;
+  readonly #latestPointer: boolean;
 
   /** Run state in `store`; every record passes through `redactor` before it is written. */
   constructor(store: Store, redactor: Redactor, options: CheckpointStoreOptions = {}) {
@@ -94,6 +95,7 @@ export class CheckpointStore {
     this.#redactor = redactor;
     this.#runtimeVersion = options.runtimeVersion;
     this.#now = options.now ?? (() => new Date());
+    this.#latestPointer = options.latestPointer !== false;
   }
 
   /** A fresh session id (see `newSessionId`). */
@@ -171,9 +173,11 @@ export class CheckpointStore {
     return session;
   }
 
-  /** Points `state/<Pipeline>.latest` at `session`. */
+  /** Points `state/<Pipeline>.latest` at `session` (unless made with `latestPointer: false`). */
   async setLatest(pipeline: string, session: string, options?: WriteOptions): Promise<void> {
-    await this.#putText(stateKeys.latest(pipeline), `${checkSession(session)}\n`, options);
+    const key = stateKeys.latest(pipeline);
+    const text = `${checkSession(session)}\n`;
+    if (this.#latestPointer) await this.#putText(key, text, options);
   }
 
   /** Writes the loop progress of loop pipeline `pipeline` in `session`. */
@@ -206,7 +210,9 @@ export class CheckpointStore {
   /**
    * Records a completed run: writes `result.json`, then deletes the checkpoint (the dir store
    * then removes the session directory if nothing else is in it). Loop progress is kept: its
-   * `terminal_reason` tells a later `--resume` the loop finished.
+   * `terminal_reason` tells a later `--resume` the loop finished. The delete is not made durable
+   * (one fsync fewer): `result.json` is, and a checkpoint that reappears after a power loss is
+   * the run's last one, from which a resume re-runs no step and completes again.
    * @throws CheckpointError `STATE_NOT_PERSISTABLE`, `STATE_LEASE_LOST`.
    */
   async complete(
@@ -226,7 +232,7 @@ export class CheckpointStore {
       state_version: STATE_VERSION,
     };
     await this.#write(key, record, options);
-    await this.#delete(stateKeys.checkpoint(session, pipeline), options);
+    await this.#delete(stateKeys.checkpoint(session, pipeline), { ...options, durable: false });
   }
 
   /** The result of the completed run `session`, or undefined. @throws CheckpointError `STATE_CORRUPT`, `STATE_SCHEMA_TOO_NEW`. */
@@ -333,7 +339,7 @@ export class CheckpointStore {
     await this.#store.put(key, text, options);
   }
 
-  async #delete(key: string, options?: WriteOptions): Promise<void> {
+  async #delete(key: string, options?: WriteOptions & { durable?: boolean }): Promise<void> {
     const fence = options?.fence;
     if (fence !== undefined && storeCan(this.#store, 'fence')) {
       if (!(await this.#store.fence.deleteFenced(key, fence, options))) throw leaseLost(key);

@@ -103,6 +103,34 @@ describe('DirStore on disk', () => {
     assert.deepEqual(await store.list(''), ['l/real']);
   });
 
+  it('deletes without the directory fsync when told durable: false, pruning all the same', async () => {
+    const root = tempRoot();
+    const store = new DirStore(root);
+    await store.put('state/s1/Build.json', '1');
+    await store.put('state/s1/result.json', '2');
+    await store.delete('state/s1/Build.json', { durable: false });
+    assert.deepEqual(walk(root).sort(), ['state/', 'state/s1/', 'state/s1/result.json']);
+    await store.delete('state/s1/result.json', { durable: false });
+    assert.deepEqual(walk(root), []);
+  });
+
+  it('fsyncs the directory after a delete unless durable: false', async () => {
+    const root = tempRoot();
+    let dirSyncs = 0;
+    const open = (async (path: string, flags: string, mode?: number) => {
+      if (flags === 'r') dirSyncs++;
+      return NODE_FS.open(path, flags, mode);
+    }) as typeof NODE_FS.open;
+    const store = new DirStore(root, { fs: { ...NODE_FS, open } });
+    await store.put('s/a', '1');
+    await store.put('s/b', '1');
+    dirSyncs = 0;
+    await store.delete('s/a');
+    assert.equal(dirSyncs, 1);
+    await store.delete('s/b', { durable: false });
+    assert.equal(dirSyncs, 1);
+  });
+
   it('does not follow a symbolic link planted at a key', async () => {
     const root = tempRoot();
     const store = new DirStore(root);

@@ -4,6 +4,9 @@
  * the definition digest have their own files.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
 import {
@@ -19,7 +22,7 @@ import {
 } from '../../../../src/runtime/checkpoints/checkpoints.js';
 import { FunctionValue, newObject } from '../../../../src/runtime/interpreter/values.js';
 import { Redactor } from '../../../../src/runtime/services/redact.js';
-import { type Fence, MemoryStore, type Store } from '../../../../src/store/index.js';
+import { DirStore, type Fence, MemoryStore, type Store } from '../../../../src/store/index.js';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 
@@ -126,6 +129,16 @@ describe('CheckpointStore', () => {
     await assert.rejects(state.latest('Build'), code('STATE_CORRUPT'));
   });
 
+  it('keeps no latest pointer when made with latestPointer: false, still checking names', async () => {
+    const store = new MemoryStore();
+    const state = new CheckpointStore(store, new Redactor(), { latestPointer: false });
+    await state.setLatest('Build', newSessionId());
+    assert.deepEqual(await store.list(''), []);
+    assert.equal(await state.latest('Build'), undefined);
+    await assert.rejects(state.setLatest('Build', '../x'), code('STATE_INVALID_NAME'));
+    await assert.rejects(state.setLatest('../Build', newSessionId()), code('STATE_INVALID_NAME'));
+  });
+
   it('rejects session ids and pipeline names that cannot name state', async () => {
     const { state } = setup();
     for (const session of ['../x', '', 'a/b', 'sessions', 'has.dot', 'x'.repeat(129)]) {
@@ -181,6 +194,16 @@ describe('CheckpointStore', () => {
       { ...progress, saved_at: undefined },
       { loop: 'Cycle', ...loop, saved_at: undefined, state_version: 1 },
     );
+  });
+
+  it('completes a run on the dir store: the checkpoint file removed, the session kept', async (t) => {
+    const root = mkdtempSync(join(tmpdir(), 'mhl-complete-'));
+    t.after(() => rmSync(root, { recursive: true, force: true }));
+    const { state } = setup(new DirStore(root));
+    await state.save('s1', 'Build', draft);
+    await state.complete('s1', 'Build', { variables: { project: 'x' } });
+    assert.deepEqual(readdirSync(join(root, 'state/s1')), ['result.json']);
+    assert.equal(await state.load('s1', 'Build'), undefined);
   });
 
   it('finds the most recently completed run of a pipeline', async () => {

@@ -137,7 +137,7 @@ async function measureHeld(dir) {
   const { Admission } = await import(dist('runs/admission.js'));
   const { MemoryStore } = await import(dist('store/index.js'));
   const { createLogger } = await import(dist('log/logger.js'));
-  const { checkCall } = await import(dist('surfaces/pipelines.js'));
+  const { checkWorkflowCall } = await import(dist('runs/call-context.js'));
   const loaded = loadCatalog(dir);
   const limits = { defaultCwd: dir, defaultTimeoutMs: 60_000, requireCwd: false };
   const registry = new RunRegistry({
@@ -147,7 +147,7 @@ async function measureHeld(dir) {
     logger: createLogger('silent'),
     services: { childEnv: {}, env: {}, cacheRoot: tmpdir() },
     check: (workflow, args) => {
-      const { inputs, call } = checkCall(workflow, args, limits);
+      const { inputs, call } = checkWorkflowCall(workflow, args, limits);
       return { inputs, cwd: call.cwd };
     },
   });

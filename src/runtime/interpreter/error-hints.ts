@@ -5,7 +5,7 @@
  * them all, and test/unit/runtime/error-hints.test.ts keeps the two in step.
  */
 import type { LangError } from '../../lang/index.js';
-import { AGENT_ERROR_CODE, AGENT_FAILURES, AgentError } from '../agents/agent-error.js';
+import { AGENT_FAILURES, AgentError, type AgentFailure } from '../agents/agent-error.js';
 
 /** Codes the runner raises itself (the interpreter's are `LangError` codes). */
 export const RUN_ERROR_CODES = {
@@ -29,18 +29,6 @@ export const ERROR_HINTS: Readonly<Record<string, string>> = {
     'a native operation failed: check its arguments, and the command, file or URL it used; catch it with try/catch to recover',
   AGENT:
     "the agent call failed: check the agent's command, model and prompt (run the command by hand), or raise its retry/timeout settings",
-  [`${AGENT_ERROR_CODE}_${AGENT_FAILURES.EXIT}`]:
-    'the agent command exited with an error: run it by hand with the same prompt and read its stderr',
-  [`${AGENT_ERROR_CODE}_${AGENT_FAILURES.PROCESS}`]:
-    'the agent command could not be started: check that it is installed and on PATH (MHL_PASS_ENV passes variables it needs)',
-  [`${AGENT_ERROR_CODE}_${AGENT_FAILURES.EMPTY}`]:
-    'the agent printed nothing: check that its command writes the answer to stdout',
-  [`${AGENT_ERROR_CODE}_${AGENT_FAILURES.TIMEOUT}`]:
-    "the agent ran past its timeout: raise the agent's timeout, or its retry.max_attempts",
-  [`${AGENT_ERROR_CODE}_${AGENT_FAILURES.CONFIG}`]:
-    "fix the agent's declaration (command, args, schema) at the position shown",
-  [`${AGENT_ERROR_CODE}_${AGENT_FAILURES.HTTP}`]:
-    "the agent's HTTP endpoint failed: check its url, that the service is up, and its API key",
   TYPE: 'a value had the wrong type at run time: check what the expression at the position shown holds (log it), or convert it',
   UNDEFINED: 'declare the name before its use, or check its spelling',
   CONST_ASSIGN: "declare the variable with 'var' instead of 'const' to change it",
@@ -75,6 +63,22 @@ export const ERROR_HINTS: Readonly<Record<string, string>> = {
   [RUN_ERROR_CODES.INTERNAL]: 'this is a bug in mhl: report it with the workflow that shows it',
 };
 
+/** Hints for `AGENT` errors by failure (`AgentError.failure`); others get the `AGENT` hint. */
+export const AGENT_HINTS: Readonly<Partial<Record<AgentFailure, string>>> = {
+  [AGENT_FAILURES.EXIT]:
+    'the agent command exited with an error: run it by hand with the same prompt and read its stderr',
+  [AGENT_FAILURES.PROCESS]:
+    'the agent command could not be started: check that it is installed and on PATH (MHL_PASS_ENV passes variables it needs)',
+  [AGENT_FAILURES.EMPTY]:
+    'the agent printed nothing: check that its command writes the answer to stdout',
+  [AGENT_FAILURES.TIMEOUT]:
+    "the agent ran past its timeout: raise the agent's timeout, or its retry.max_attempts",
+  [AGENT_FAILURES.CONFIG]:
+    "fix the agent's declaration (command, args, schema) at the position shown",
+  [AGENT_FAILURES.HTTP]:
+    "the agent's HTTP endpoint failed: check its url, that the service is up, and its API key",
+};
+
 /**
  * Hints for `NATIVE` errors by namespace (the part of the op before the dot): what usually goes
  * wrong with that kind of operation. A namespace not listed gets the `NATIVE` hint.
@@ -99,7 +103,7 @@ export function nativeHint(op: string): string {
 /** The documented hint for `code` (an agent failure's own when it has one). */
 export function hintFor(code: string, e?: LangError): string {
   if (e instanceof AgentError) {
-    const specific = ERROR_HINTS[`${AGENT_ERROR_CODE}_${e.failure}`];
+    const specific = AGENT_HINTS[e.failure];
     if (specific !== undefined) return specific;
   }
   return ERROR_HINTS[code] ?? 'see docs/errors.md for this code';

@@ -13,6 +13,7 @@ import {
   childEnvironment,
   coerceInput,
   executeWorkflow,
+  type LoadResult,
   loadProgram,
   type RunEvent,
   type RunOutcome,
@@ -56,6 +57,7 @@ export async function runRun(
   }
   const loaded = loadProgram(resolve(file), diskHost);
   if (!loaded.ok) {
+    if (options.format === 'json') io.out(JSON.stringify(invalidProgram(loaded, shownFile(file))));
     for (const d of loaded.diagnostics) {
       io.err(formatDiagnostic(d, displayPath(d.span.file)));
       const text = loaded.texts.get(d.span.file);
@@ -112,6 +114,33 @@ export async function runRun(
   if (outcome.status === 'completed' || outcome.status === 'paused') return EXIT_OK;
   // Inputs that do not fit the declaration are the caller's mistake, like a bad --input.
   return outcome.error?.kind === 'invalid_inputs' ? EXIT_USAGE : EXIT_FAILED;
+}
+
+/** `--format json` for a program that does not check: the first error's fields, then them all. */
+function invalidProgram(
+  loaded: Extract<LoadResult, { ok: false }>,
+  shown: (file: string) => string,
+): Record<string, unknown> {
+  const diagnostics = loaded.diagnostics.map((d) => ({
+    severity: d.severity,
+    code: d.code,
+    message: d.message,
+    file: shown(d.span.file),
+    line: d.span.line,
+    col: d.span.col,
+  }));
+  const first = diagnostics[0];
+  return {
+    ok: false,
+    error: first?.message ?? 'the program has errors',
+    code: first?.code ?? 'INVALID',
+    file: first?.file ?? null,
+    line: first?.line ?? null,
+    col: first?.col ?? null,
+    kind: 'invalid_program',
+    hint: 'fix the errors mhl lint reports (all of them are in diagnostics), then run again',
+    diagnostics,
+  };
 }
 
 /** What to tell the operator when the state store refused a write: where, why, what next. */

@@ -6,7 +6,7 @@
  * the fake agent script; nothing is stubbed. Matches codes and positions, never message text.
  */
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
@@ -109,6 +109,23 @@ describe('mhl run: runtime errors', { timeout: 120_000 }, () => {
     assert.match(lines[first + 1] as string, /r = missing\.name/);
     assert.match(lines[first + 2] as string, /^\s+\^/);
     assert.match(lines[first + 3] as string, /^ {2}hint: .+ \[NULL\]$/);
+  });
+
+  it('reports a program that does not check as invalid_program with every diagnostic', async () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'bad.mh'), 'pipeline P {\n  step S { log(nope) }\n}\n');
+    const r = await runCli(['run', '--format', 'json', 'bad.mh'], { cwd });
+    assert.equal(r.code, 2);
+    const out = JSON.parse(r.stdout) as Failure & { diagnostics: Failure[] };
+    assert.deepEqual(
+      [out.ok, out.kind, out.code, out.file, out.line, out.col],
+      [false, 'invalid_program', 'UNKNOWN_NAME', 'bad.mh', 2, 16],
+    );
+    assert.ok(out.hint.length > 0);
+    assert.deepEqual(
+      out.diagnostics.map((d) => [d.code, d.file, d.line, d.col]),
+      [['UNKNOWN_NAME', 'bad.mh', 2, 16]],
+    );
   });
 
   it('adds how to resume to the hint when a checkpoint holds the progress', async () => {

@@ -21,7 +21,7 @@ import type {
 } from './ast.js';
 import { type Interpolation, lex, TOKEN, type Token } from './lexer.js';
 import { parseBlock, startsDeclaration } from './parse-statements.js';
-import { describeToken, TokenStream } from './token-stream.js';
+import { describeToken, fit, TokenStream } from './token-stream.js';
 
 const BINARY_PRECEDENCE: Readonly<Record<string, number>> = {
   '??': 1,
@@ -167,7 +167,7 @@ export function parseArgs(s: TokenStream): Arg[] {
     if (!s.eatPunct(',')) break;
   }
   s.expectPunct(')', 'to close the argument list');
-  return args;
+  return fit(args);
 }
 
 // primary = DURATION | STRING | NUMBER | "true" | "false" | "null" | array | object
@@ -297,7 +297,7 @@ function parseMatch(s: TokenStream): Expr {
     s.eatPunct(',');
   }
   s.expectPunct('}', 'to close the match');
-  return { kind: 'Match', subject, arms, span: s.spanFrom(start) };
+  return { kind: 'Match', subject, arms: fit(arms), span: s.spanFrom(start) };
 }
 
 // array = "[" [ expr { "," expr } [ "," ] ] "]"
@@ -309,7 +309,7 @@ function parseArray(s: TokenStream): Expr {
     if (!s.eatPunct(',')) break;
   }
   s.expectPunct(']', 'to close the array');
-  return { kind: 'Array', items, span: s.spanFrom(start) };
+  return { kind: 'Array', items: fit(items), span: s.spanFrom(start) };
 }
 
 // object = "{" [ field { [ "," ] field } [ "," ] ] "}" ; field = ( STRING | IDENT ) ":" expr | IDENT
@@ -334,7 +334,7 @@ export function parseObjectFields(s: TokenStream): ObjectField[] {
     s.eatPunct(',');
   }
   s.expectPunct('}', 'to close the object');
-  return fields;
+  return fit(fields);
 }
 
 /** After an identifier in an object: `:` (a field) or what may follow a `{name}` shorthand. */
@@ -354,7 +354,7 @@ export function parseProperties(s: TokenStream): Property[] {
     s.eatPunct(',');
   }
   s.expectPunct('}', 'to close the declaration body');
-  return props;
+  return fit(props);
 }
 
 export function parseProperty(s: TokenStream): Property {
@@ -375,7 +375,7 @@ export function parseParams(s: TokenStream): Param[] {
     if (!s.eatPunct(',')) break;
   }
   s.expectPunct(')', 'to close the parameter list');
-  return params;
+  return fit(params);
 }
 
 // type = ( IDENT | shape ) { "[" "]" } ; shape = "{" [ field { [ "," ] field } ] "}"
@@ -409,15 +409,14 @@ function parseShapeFields(s: TokenStream): ShapeField[] {
     s.eatPunct(',');
   }
   s.expectPunct('}', 'to close the object type');
-  return fields;
+  return fit(fields);
 }
 
 /** Turns a string token into a String node, parsing each `${…}` as an expression in place. */
 function parseStringToken(s: TokenStream, t: Token): Expr {
-  const segments: StringSegment[] = [];
-  for (const part of t.parts ?? ['']) {
-    segments.push(typeof part === 'string' ? part : parseInterpolation(s, part));
-  }
+  const segments: StringSegment[] = (t.parts ?? ['']).map((part) =>
+    typeof part === 'string' ? part : parseInterpolation(s, part),
+  );
   return { kind: 'String', segments, triple: t.triple ?? false, span: s.tokenSpan(t) };
 }
 

@@ -50,19 +50,29 @@ export function parseExpr(s: TokenStream): Expr {
   return expr;
 }
 
+/** BINARY_PRECEDENCE by `TokenStream.punctCode`, with the operator each token stands for. */
+const BINARY_BY_CODE = new Map<number, { readonly op: BinaryOp; readonly precedence: number }>(
+  Object.entries(BINARY_PRECEDENCE).map(([text, precedence]) => {
+    const code =
+      text.length === 1 ? text.charCodeAt(0) : text.charCodeAt(0) | (text.charCodeAt(1) << 16);
+    // A lone `&`/`|` was already reported by the lexer; read it as the operator it stands for.
+    const op = (text === '&' ? '&&' : text === '|' ? '||' : text) as BinaryOp;
+    return [code, { op, precedence }];
+  }),
+);
+
 function parseBinary(s: TokenStream, minPrecedence: number): Expr {
   let left = parseUnary(s);
   for (let chain = 1; ; chain++) {
-    const t = s.peek();
-    const precedence = t.type === TOKEN.Punct ? BINARY_PRECEDENCE[t.text] : undefined;
-    if (precedence === undefined || precedence < minPrecedence) return left;
+    // The operator by char codes: this runs after every operand, and a token would be garbage.
+    const found = BINARY_BY_CODE.get(s.punctCode());
+    if (found === undefined || found.precedence < minPrecedence) return left;
     s.guardDepth(chain);
-    s.next();
+    s.pos++;
     s.enter();
-    const right = parseBinary(s, precedence + 1);
+    const right = parseBinary(s, found.precedence + 1);
     s.depth--;
-    // A lone `&`/`|` was already reported by the lexer; read it as the operator it stands for.
-    const op = (t.text === '&' ? '&&' : t.text === '|' ? '||' : t.text) as BinaryOp;
+    const op = found.op;
     const { file, start, line, col } = left.span;
     const span = { file, start, end: right.span.end, line, col };
     left = { kind: 'Binary', op, left, right, span };
@@ -71,9 +81,8 @@ function parseBinary(s: TokenStream, minPrecedence: number): Expr {
 
 // unary = [ "!" | "-" ] postfix
 function parseUnary(s: TokenStream): Expr {
-  const t = s.peek();
   if (s.isPunct('!') || s.isPunct('-')) {
-    s.next();
+    const t = s.next();
     s.enter();
     const operand = parseUnary(s);
     s.depth--;
@@ -302,7 +311,8 @@ function parseMatch(s: TokenStream): Expr {
 
 // array = "[" [ expr { "," expr } [ "," ] ] "]"
 function parseArray(s: TokenStream): Expr {
-  const start = s.expectPunct('[');
+  const start = s.peek();
+  s.expectPunct('[');
   const items: Expr[] = [];
   while (!s.isPunct(']')) {
     items.push(parseExpr(s));

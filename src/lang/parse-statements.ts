@@ -46,7 +46,8 @@ const DECLARATION_WORDS = new Set([
 // block = "{" { statement } "}"
 export function parseBlock(s: TokenStream): Block {
   return s.nested(() => {
-    const open = s.expectPunct('{', 'to open a block');
+    const open = s.peek();
+    s.expectPunct('{', 'to open a block');
     const openIndex = s.pos - 1;
     const body: Stmt[] = [];
     while (!s.isPunct('}')) {

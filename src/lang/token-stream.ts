@@ -78,6 +78,7 @@ export function fit<T>(items: T[]): T[] {
 
 const PUNCT = TYPE_CODE.punct;
 const IDENT = TYPE_CODE.ident;
+const EOF = TYPE_CODE.eof;
 const CACHE_SIZE = 16;
 
 export class TokenStream {
@@ -174,7 +175,22 @@ export class TokenStream {
   }
 
   atEnd(): boolean {
-    return this.peek().type === TOKEN.EOF;
+    return this.table.types[this.#index(0)] === EOF;
+  }
+
+  /**
+   * The punctuation `k` ahead as a number, its one or two char codes (`c0 | c1 << 16`), or -1
+   * for any other token: lets hot loops ask "which operator?" without making a token or a string.
+   */
+  punctCode(k = 0): number {
+    const i = this.#index(k);
+    if (this.table.types[i] !== PUNCT) return -1;
+    const start = this.table.starts[i] as number;
+    const length = (this.table.ends[i] as number) - start;
+    const text = this.text;
+    if (length === 1) return text.charCodeAt(start);
+    if (length === 2) return text.charCodeAt(start) | (text.charCodeAt(start + 1) << 16);
+    return -1;
   }
 
   #index(k: number): number {
@@ -207,10 +223,13 @@ export class TokenStream {
     return true;
   }
 
-  /** Consumes the punctuation `text` or fails with "expected … found …". */
-  expectPunct(text: string, context?: string): Token {
-    if (this.isPunct(text)) return this.next();
-    return this.failMissing(`expected '${text}'${context ? ` ${context}` : ''}`);
+  /**
+   * Consumes the punctuation `text` or fails with "expected … found …". Returns nothing: most
+   * callers only need it gone, and making its token would be garbage (peek first to keep it).
+   */
+  expectPunct(text: string, context?: string): void {
+    if (this.isPunct(text)) this.pos++;
+    else this.failMissing(`expected '${text}'${context ? ` ${context}` : ''}`);
   }
 
   expectWord(word: string, context?: string): Token {

@@ -295,7 +295,7 @@ function checkPipeline(decl: DeclOf<'Pipeline'>, types: TypeChecker, report: Rep
   for (const group of decl.steps) {
     if (group.kind !== 'Parallel') continue;
     for (const s of group.steps) {
-      for (const stmt of walk(s.body)) {
+      eachStatement(s.body, (stmt) => {
         if (stmt.kind === 'Goto' || stmt.kind === 'Break') {
           report(
             DIAGNOSTIC_CODES.GOTO,
@@ -303,12 +303,12 @@ function checkPipeline(decl: DeclOf<'Pipeline'>, types: TypeChecker, report: Rep
             stmt.span,
           );
         }
-      }
+      });
     }
   }
   for (const step of decl.steps) {
     if (step.kind !== 'Step') continue;
-    for (const stmt of walk(step.body)) {
+    eachStatement(step.body, (stmt) => {
       if (stmt.kind === 'Goto' && !topLevel.has(stmt.target)) {
         const inGroup = steps.some((s) => s.name === stmt.target);
         const hint = suggest(stmt.target, topLevel);
@@ -317,7 +317,7 @@ function checkPipeline(decl: DeclOf<'Pipeline'>, types: TypeChecker, report: Rep
           : `${owner} has no such step${hint ? `; did you mean '${hint}'?` : ''}`;
         report(DIAGNOSTIC_CODES.GOTO, `goto '${stmt.target}': ${why}`, stmt.targetSpan);
       }
-    }
+    });
   }
   reportUnreachable(decl, report);
 }
@@ -342,10 +342,10 @@ function reportUnreachable(decl: DeclOf<'Pipeline'>, report: Report): void {
     const step = order[i] as Step | DeclOf<'Pipeline'>['steps'][number];
     const bodies = step.kind === 'Parallel' ? step.steps.map((s) => s.body) : [step.body];
     for (const body of bodies) {
-      for (const stmt of walk(body)) {
+      eachStatement(body, (stmt) => {
         const target = stmt.kind === 'Goto' ? index.get(stmt.target) : undefined;
         if (target !== undefined) queue.push(target);
-      }
+      });
     }
     if (i + 1 < order.length && !bodies.every(alwaysLeaves)) queue.push(i + 1);
   }
@@ -375,23 +375,27 @@ function alwaysLeaves(block: Block): boolean {
   );
 }
 
-/** Every statement in a block, nested blocks included (not lambda bodies). */
-function* walk(block: Block): Generator<Stmt> {
+/**
+ * Calls `visit` on every statement in a block, nested blocks included (not lambda bodies), in
+ * source order. A callback, not a generator: `yield*` makes a generator per block and a result
+ * object per statement per level of nesting, and this runs over every step two or three times.
+ */
+function eachStatement(block: Block, visit: (stmt: Stmt) => void): void {
   for (const stmt of block.body) {
-    yield stmt;
+    visit(stmt);
     switch (stmt.kind) {
       case 'If':
-        yield* walk(stmt.then);
-        if (stmt.else) yield* walk(stmt.else);
+        eachStatement(stmt.then, visit);
+        if (stmt.else) eachStatement(stmt.else, visit);
         break;
       case 'While':
       case 'ForIn':
-        yield* walk(stmt.body);
+        eachStatement(stmt.body, visit);
         break;
       case 'Try':
-        yield* walk(stmt.body);
-        yield* walk(stmt.handler);
-        if (stmt.finalizer) yield* walk(stmt.finalizer);
+        eachStatement(stmt.body, visit);
+        eachStatement(stmt.handler, visit);
+        if (stmt.finalizer) eachStatement(stmt.finalizer, visit);
         break;
     }
   }

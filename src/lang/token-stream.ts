@@ -126,25 +126,25 @@ export class TokenStream {
 
   #mapBrackets(): void {
     const { types, starts, ends, source, count } = this.table;
-    const stack: number[] = [];
+    // The open brackets, innermost last, in a typed array with its own depth: an array whose
+    // length drops to 0 loses its storage, and every top-level bracket would allocate anew.
+    const stack = new Int32Array(count);
+    let depth = 0;
     const charOf = (i: number) => source[starts[i] as number] as string;
     for (let i = 0; i < count; i++) {
-      this.enclosing[i] = stack.length ? (stack[stack.length - 1] as number) : -1;
+      this.enclosing[i] = depth > 0 ? (stack[depth - 1] as number) : -1;
       if (types[i] !== PUNCT || (ends[i] as number) - (starts[i] as number) !== 1) continue;
       const c = charOf(i);
-      if (OPENERS[c]) stack.push(i);
+      if (OPENERS[c]) stack[depth++] = i;
       else if (CLOSERS.has(c)) {
-        const top = stack.length - 1;
         // Well-formed code closes the innermost bracket; search deeper only when it does not.
-        const at =
-          top >= 0 && OPENERS[charOf(stack[top] as number)] === c
-            ? top
-            : stack.findLastIndex((o) => OPENERS[charOf(o)] === c);
+        let at = depth - 1;
+        while (at >= 0 && OPENERS[charOf(stack[at] as number)] !== c) at--;
         if (at < 0) continue;
         const opener = stack[at] as number;
         this.match[opener] = i;
         this.enclosing[i] = this.enclosing[opener] as number;
-        stack.length = at;
+        depth = at;
       }
     }
   }

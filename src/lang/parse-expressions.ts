@@ -451,7 +451,14 @@ function parseInterpolation(s: TokenStream, part: Interpolation): Expr {
     s.report(part.escaped ? { ...d, span: { ...d.span, ...positionOf(part) } } : d);
   const sub = new TokenStream(lexed.table, s.file, s.limits, s.diagnostics, s.depth);
   if (sub.atEnd()) {
-    const empty = { ...sub.peek(), start: part.start - 2, end: part.end + 1, col: part.col - 2 };
+    const at = sub.peek();
+    const empty = {
+      file: s.file,
+      start: part.start - 2,
+      end: part.end + 1,
+      line: at.line,
+      col: part.col - 2,
+    };
     sub.fail("empty '${}' in string: put an expression between the braces", empty);
   }
   const expr = parseExpr(sub);

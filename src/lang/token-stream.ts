@@ -12,7 +12,7 @@ import {
 } from './diagnostics.js';
 import type { Limits } from './limits.js';
 import { TOKEN, type Token } from './token.js';
-import { type TokenTable, TYPE_CODE } from './token-table.js';
+import { TableToken, type TokenTable, TYPE_CODE } from './token-table.js';
 
 /** Thrown inside the parser to unwind to the nearest recovery point; never escapes `parse()`. */
 export class ParseError extends Error {
@@ -154,7 +154,7 @@ export class TokenStream {
     const index = Math.min(i, this.table.count - 1);
     const slot = index % CACHE_SIZE;
     if (this.#cacheIndex[slot] === index) return this.#cache[slot] as Token;
-    const token = this.table.token(index);
+    const token = new TableToken(this.table, index);
     this.#cacheIndex[slot] = index;
     this.#cache[slot] = token;
     return token;

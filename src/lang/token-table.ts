@@ -122,3 +122,67 @@ export class TokenTable {
     };
   }
 }
+
+/**
+ * A token of a table, read from its columns when asked: what the parser's look-ahead makes. It
+ * holds the table and an index (48 bytes instead of a nine-field object) and slices its text
+ * only when asked, once, so punctuation the parser merely steps over costs no string.
+ */
+export class TableToken implements Token {
+  readonly #table: TokenTable;
+  readonly #index: number;
+  #text: string | undefined;
+
+  constructor(table: TokenTable, index: number) {
+    this.#table = table;
+    this.#index = index;
+  }
+
+  get type(): TokenType {
+    return this.#table.typeAt(this.#index);
+  }
+
+  get text(): string {
+    if (this.#text === undefined) {
+      const t = this.#table;
+      const i = this.#index;
+      this.#text =
+        t.types[i] === TYPE_CODE.eof
+          ? ''
+          : t.source.slice(t.starts[i] as number, t.ends[i] as number);
+    }
+    return this.#text;
+  }
+
+  get start(): number {
+    return this.#table.override?.start ?? (this.#table.starts[this.#index] as number);
+  }
+
+  get end(): number {
+    return this.#table.override?.end ?? (this.#table.ends[this.#index] as number);
+  }
+
+  get line(): number {
+    return this.#table.override?.line ?? (this.#table.lines[this.#index] as number);
+  }
+
+  get col(): number {
+    return this.#table.override?.col ?? (this.#table.cols[this.#index] as number);
+  }
+
+  get num(): number {
+    return this.#table.nums[this.#index] as number;
+  }
+
+  get parts(): readonly StringPart[] | undefined {
+    return this.#table.types[this.#index] === TYPE_CODE.string
+      ? this.#table.strings.get(this.#index)?.parts
+      : undefined;
+  }
+
+  get triple(): boolean {
+    return this.#table.types[this.#index] === TYPE_CODE.string
+      ? (this.#table.strings.get(this.#index)?.triple ?? false)
+      : false;
+  }
+}

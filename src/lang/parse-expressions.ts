@@ -171,7 +171,8 @@ export function parseArgs(s: TokenStream): Arg[] {
         args.push({ name: start.text, value: parseExpr(s), span: s.spanFrom(start) });
       }
     } else {
-      args.push({ name: undefined, value: parseExpr(s), span: s.spanFrom(start) });
+      const value = parseExpr(s);
+      args.push({ name: undefined, value, span: s.spanFromOr(start, value.span) });
     }
     if (!s.eatPunct(',')) break;
   }

@@ -355,7 +355,7 @@ function parseAssignOrExpr(s: TokenStream): Stmt {
       span: s.spanFrom(start),
     };
   }
-  return { kind: 'ExprStmt', expr, span: s.spanFrom(start) };
+  return { kind: 'ExprStmt', expr, span: s.spanFromOr(start, expr.span) };
 }
 
 function isLValue(e: Expr): e is LValue {

@@ -333,10 +333,25 @@ export class TokenStream {
 
   /** The span from `start` to the end of the last consumed token. */
   spanFrom(start: Token): Span {
+    const end = this.#endFrom(start);
+    return { file: this.file, start: start.start, end, line: start.line, col: start.col };
+  }
+
+  /**
+   * `spanFrom(start)`, reusing `same` when it covers exactly that range (a positional argument
+   * and its expression, an expression statement and its expression): one object, not two equal.
+   */
+  spanFromOr(start: Token, same: Span): Span {
+    const end = this.#endFrom(start);
+    return same.start === start.start && same.end === end && same.file === this.file
+      ? same
+      : { file: this.file, start: start.start, end, line: start.line, col: start.col };
+  }
+
+  #endFrom(start: Token): number {
     const { override, ends } = this.table;
     const lastEnd = override ? override.end : (ends[Math.max(0, this.pos - 1)] as number);
-    const end = Math.max(lastEnd, start.end);
-    return { file: this.file, start: start.start, end, line: start.line, col: start.col };
+    return Math.max(lastEnd, start.end);
   }
 
   /**

@@ -44,6 +44,11 @@ export class TokenTable {
   cols: Int32Array;
   nums: Float64Array;
   readonly strings = new Map<number, { parts: StringPart[]; triple: boolean }>();
+  /**
+   * One string per distinct identifier: the AST keeps every name it reads, and a 10,000-line
+   * file spells its thousand names some 30,000 times.
+   */
+  readonly #names = new Map<string, string>();
 
   constructor(source: string, expected: number, override?: PositionOverride) {
     this.source = source;
@@ -101,6 +106,15 @@ export class TokenTable {
     );
   }
 
+  /** The text of identifier token `i`, the same string for every spelling of the name. */
+  name(i: number): string {
+    const text = this.source.slice(this.starts[i] as number, this.ends[i] as number);
+    const known = this.#names.get(text);
+    if (known !== undefined) return known;
+    this.#names.set(text, text);
+    return text;
+  }
+
   /** Makes the `Token` object for index `i`. */
   token(i: number): Token {
     const type = this.typeAt(i);
@@ -146,10 +160,13 @@ export class TableToken implements Token {
     if (this.#text === undefined) {
       const t = this.#table;
       const i = this.#index;
+      const type = t.types[i];
       this.#text =
-        t.types[i] === TYPE_CODE.eof
-          ? ''
-          : t.source.slice(t.starts[i] as number, t.ends[i] as number);
+        type === TYPE_CODE.ident
+          ? t.name(i)
+          : type === TYPE_CODE.eof
+            ? ''
+            : t.source.slice(t.starts[i] as number, t.ends[i] as number);
     }
     return this.#text;
   }

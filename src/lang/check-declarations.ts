@@ -79,17 +79,30 @@ function checkUnique(
   what: string,
   report: Report,
 ): void {
-  const seen = new Map<string, Span>();
-  for (const item of items) {
-    const first = seen.get(item.name);
+  // Most lists (parameters, properties, fields) are short: comparing pairs costs less than a Map.
+  const seen = items.length > 8 ? new Map<string, Span>() : undefined;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as { name: string; span: Span };
+    const first = seen ? seen.get(item.name) : firstNamed(items, item.name, i);
     if (first)
       report(
         DIAGNOSTIC_CODES.DUPLICATE,
         `${what} '${item.name}' is already declared at line ${first.line}:${first.col}`,
         item.span,
       );
-    else seen.set(item.name, item.span);
+    else seen?.set(item.name, item.span);
   }
+}
+
+/** The span of the first of `items[0..before)` named `name`. */
+function firstNamed(
+  items: readonly { name: string; span: Span }[],
+  name: string,
+  before: number,
+): Span | undefined {
+  for (let j = 0; j < before; j++)
+    if ((items[j] as { name: string }).name === name) return items[j]?.span;
+  return undefined;
 }
 
 function checkProperties(

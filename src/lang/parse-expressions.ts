@@ -21,7 +21,7 @@ import type {
 } from './ast.js';
 import { type Interpolation, lex, TOKEN, type Token } from './lexer.js';
 import { parseBlock, startsDeclaration } from './parse-statements.js';
-import { describeToken, fit, TokenStream } from './token-stream.js';
+import { describeToken, Filled, fit, TokenStream } from './token-stream.js';
 
 const BINARY_PRECEDENCE: Readonly<Record<string, number>> = {
   '??': 1,
@@ -158,26 +158,26 @@ function parseSliceBound(s: TokenStream): SliceBound {
 
 // args = "(" [ arg { "," arg } [ "," ] ] ")" ; arg = IDENT ":" [ expr ] | expr
 export function parseArgs(s: TokenStream): Arg[] {
+  const args = new Filled<Arg>(s.room());
   s.expectPunct('(');
-  const args: Arg[] = [];
   while (!s.isPunct(')')) {
     const start = s.peek();
     if (s.isIdent() && s.isPunct(':', 1)) {
       s.pos += 2;
       if (s.isPunct(',') || s.isPunct(')')) {
         const value: Expr = { kind: 'Ident', name: start.text, span: s.tokenSpan(start) };
-        args.push({ name: start.text, value, span: s.spanFrom(start) });
+        args.add({ name: start.text, value, span: s.spanFrom(start) });
       } else {
-        args.push({ name: start.text, value: parseExpr(s), span: s.spanFrom(start) });
+        args.add({ name: start.text, value: parseExpr(s), span: s.spanFrom(start) });
       }
     } else {
       const value = parseExpr(s);
-      args.push({ name: undefined, value, span: s.spanFromOr(start, value.span) });
+      args.add({ name: undefined, value, span: s.spanFromOr(start, value.span) });
     }
     if (!s.eatPunct(',')) break;
   }
   s.expectPunct(')', 'to close the argument list');
-  return fit(args);
+  return args.done();
 }
 
 // primary = DURATION | STRING | NUMBER | "true" | "false" | "null" | array | object
@@ -313,14 +313,14 @@ function parseMatch(s: TokenStream): Expr {
 // array = "[" [ expr { "," expr } [ "," ] ] "]"
 function parseArray(s: TokenStream): Expr {
   const start = s.peek();
+  const items = new Filled<Expr>(s.room());
   s.expectPunct('[');
-  const items: Expr[] = [];
   while (!s.isPunct(']')) {
-    items.push(parseExpr(s));
+    items.add(parseExpr(s));
     if (!s.eatPunct(',')) break;
   }
   s.expectPunct(']', 'to close the array');
-  return { kind: 'Array', items: fit(items), span: s.spanFrom(start) };
+  return { kind: 'Array', items: items.done(), span: s.spanFrom(start) };
 }
 
 // object = "{" [ field { [ "," ] field } [ "," ] ] "}" ; field = ( STRING | IDENT ) ":" expr | IDENT
@@ -376,17 +376,17 @@ export function parseProperty(s: TokenStream): Property {
 
 // params = "(" [ param { "," param } ] ")" ; param = IDENT [ ":" type ] [ "=" expr ]
 export function parseParams(s: TokenStream): Param[] {
+  const params = new Filled<Param>(s.room());
   s.expectPunct('(');
-  const params: Param[] = [];
   while (!s.isPunct(')')) {
     const name = s.expectIdent('a parameter name');
     const type = s.eatPunct(':') ? parseType(s) : undefined;
     const value = s.eatPunct('=') ? parseExpr(s) : undefined;
-    params.push({ name: name.text, type, default: value, span: s.spanFrom(name) });
+    params.add({ name: name.text, type, default: value, span: s.spanFrom(name) });
     if (!s.eatPunct(',')) break;
   }
   s.expectPunct(')', 'to close the parameter list');
-  return fit(params);
+  return params.done();
 }
 
 // type = ( IDENT | shape ) { "[" "]" } ; shape = "{" [ field { [ "," ] field } ] "}"

@@ -76,6 +76,26 @@ export function fit<T>(items: T[]): T[] {
   return items.length === 0 ? items : items.slice();
 }
 
+/**
+ * A list parsed into room made for it (`TokenStream.room`): filled by index, cut to what was
+ * filled. No growth and no copy, so no garbage either.
+ */
+export class Filled<T> {
+  readonly items: T[];
+  #count = 0;
+  constructor(room: number) {
+    this.items = room > 0 ? new Array<T>(room) : [];
+  }
+  add(item: T): void {
+    this.items[this.#count++] = item;
+  }
+  /** The items added, in an array of (about) their number. */
+  done(): T[] {
+    if (this.#count < this.items.length) this.items.length = this.#count;
+    return this.items;
+  }
+}
+
 const PUNCT = TYPE_CODE.punct;
 const IDENT = TYPE_CODE.ident;
 const EOF = TYPE_CODE.eof;
@@ -383,6 +403,24 @@ export class TokenStream {
     throw new AbortParse(
       diagnostic(DIAGNOSTIC_CODES.LIMIT_EXCEEDED, message, this.tokenSpan(this.peek())),
     );
+  }
+
+  /**
+   * How many comma-separated items the bracket group opening at the current token can hold: its
+   * top-level commas plus one (a trailing comma makes it one too many). 0 for `()`.
+   */
+  room(): number {
+    const open = this.pos;
+    const close = this.match[open] ?? -1;
+    if (close <= open + 1) return 0;
+    const { types, starts, ends, source } = this.table;
+    let n = 1;
+    for (let i = open + 1; i < close; i++) {
+      if (this.enclosing[i] !== open || types[i] !== PUNCT) continue;
+      const start = starts[i] as number;
+      if ((ends[i] as number) - start === 1 && source.charCodeAt(start) === 44) n++;
+    }
+    return n;
   }
 
   /** Index of the bracket matching the opener at `index`, or -1. */

@@ -5,14 +5,15 @@
  * command, the program or its inputs are wrong. A failed or paused run is offered `--resume`
  * only when a checkpoint holds its progress and every input it was given.
  */
-import { resolve } from 'node:path';
-import type { InputDecl, PipelineDecl } from '../lang/index.js';
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { InputDecl, PipelineDecl, Span } from '../lang/index.js';
 import { diskHost, formatDiagnostic, sourceExcerpt } from '../lang/index.js';
 import {
   canResume,
   childEnvironment,
   coerceInput,
   executeWorkflow,
+  type LoadResult,
   loadProgram,
   type RunEvent,
   type RunOutcome,
@@ -56,6 +57,7 @@ export async function runRun(
   }
   const loaded = loadProgram(resolve(file), diskHost);
   if (!loaded.ok) {
+    if (options.format === 'json') io.out(JSON.stringify(invalidProgram(loaded, shownFile(file))));
     for (const d of loaded.diagnostics) {
       io.err(formatDiagnostic(d, displayPath(d.span.file)));
       const text = loaded.texts.get(d.span.file);
@@ -105,12 +107,40 @@ export async function runRun(
   }
   const { outcome, redactor } = execution;
   const resumable = await canResume(outcome, pipeline, store, redactor);
+  const shown = shownFile(file);
   if (options.format === 'json')
-    io.out(JSON.stringify(jsonOutcome(outcome, resolve(file), outputLines, resumable)));
-  else printOutcome(outcome, io, resumable);
+    io.out(JSON.stringify(jsonOutcome(outcome, resolve(file), outputLines, resumable, shown)));
+  else printOutcome(outcome, io, resumable, shown, loaded.program.texts);
   if (outcome.status === 'completed' || outcome.status === 'paused') return EXIT_OK;
   // Inputs that do not fit the declaration are the caller's mistake, like a bad --input.
   return outcome.error?.kind === 'invalid_inputs' ? EXIT_USAGE : EXIT_FAILED;
+}
+
+/** `--format json` for a program that does not check: the first error's fields, then them all. */
+function invalidProgram(
+  loaded: Extract<LoadResult, { ok: false }>,
+  shown: (file: string) => string,
+): Record<string, unknown> {
+  const diagnostics = loaded.diagnostics.map((d) => ({
+    severity: d.severity,
+    code: d.code,
+    message: d.message,
+    file: shown(d.span.file),
+    line: d.span.line,
+    col: d.span.col,
+  }));
+  const first = diagnostics[0];
+  return {
+    ok: false,
+    error: first?.message ?? 'the program has errors',
+    code: first?.code ?? 'INVALID',
+    file: first?.file ?? null,
+    line: first?.line ?? null,
+    col: first?.col ?? null,
+    kind: 'invalid_program',
+    hint: 'fix the errors mhl lint reports (all of them are in diagnostics), then run again',
+    diagnostics,
+  };
 }
 
 /** What to tell the operator when the state store refused a write: where, why, what next. */
@@ -192,7 +222,22 @@ function dryRun(pipeline: PipelineDecl, format: 'text' | 'json', io: Output): nu
   return EXIT_OK;
 }
 
-function printOutcome(o: RunOutcome, io: Output, resumable: boolean): void {
+/**
+ * How an error's file is shown: relative to the current directory, unless the user typed an
+ * absolute path (then absolute, as typed). Never an absolute path the user did not type.
+ */
+function shownFile(typed: string): (file: string) => string {
+  if (isAbsolute(typed)) return (file) => file;
+  return (file) => (isAbsolute(file) ? relative(process.cwd(), file) || file : file);
+}
+
+function printOutcome(
+  o: RunOutcome,
+  io: Output,
+  resumable: boolean,
+  shown: (file: string) => string,
+  texts: ReadonlyMap<string, string>,
+): void {
   const resume = `resume with: mhl run … --resume --session ${o.session}`;
   if (o.status === 'completed') {
     io.out(`result: ${JSON.stringify(toPlain(o.vars))}`);
@@ -203,7 +248,15 @@ function printOutcome(o: RunOutcome, io: Output, resumable: boolean): void {
     const reason = o.pauseReason ? `: ${formatReason(o.pauseReason)}` : '';
     io.err(`${o.pipeline} paused${reason}${resumable ? `; ${resume}` : ''}`);
   } else {
-    io.err(`error: ${o.error?.message ?? 'run failed'}`);
+    const e = o.error;
+    if (e === undefined) io.err('error: run failed');
+    else {
+      io.err(`${shown(e.file)}:${e.line}:${e.col}: error: ${e.summary}`);
+      const text = texts.get(e.file);
+      const span = text === undefined ? undefined : spanAt(text, e.file, e.line, e.col);
+      if (text !== undefined && span !== undefined) io.err(sourceExcerpt(text, span));
+      io.err(`  hint: ${e.hint} [${e.code}]`);
+    }
     if (resumable) io.err(`the last completed step is checkpointed; ${resume}`);
   }
 }
@@ -217,6 +270,7 @@ function jsonOutcome(
   file: string,
   log: string[],
   resumable: boolean,
+  shown: (file: string) => string,
 ): Record<string, unknown> {
   if (o.status === 'completed' || o.status === 'paused') {
     return {
@@ -242,7 +296,11 @@ function jsonOutcome(
     ok: false,
     pipeline: o.pipeline,
     session: o.session,
-    error: e?.message ?? 'run failed',
+    error: e?.summary ?? 'run failed',
+    code: e?.code ?? 'INTERNAL',
+    file: e ? shown(e.file) : null,
+    line: e?.line ?? null,
+    col: e?.col ?? null,
     kind: e?.kind ?? 'other',
     step: e?.step ?? null,
     hint: hintFor(o, resumable),
@@ -252,17 +310,24 @@ function jsonOutcome(
   };
 }
 
+/** The error's hint, and how to resume when a checkpoint holds the run's progress. */
 function hintFor(o: RunOutcome, resumable: boolean): string {
-  switch (o.error?.kind) {
-    case 'invalid_inputs':
-      return 'pass every required input with --input name=value, and only declared ones';
-    case 'definition_mismatch':
-      return 'the pipeline changed since the checkpoint: rerun without --resume, or add --force';
-    default:
-      if (resumable)
-        return `resume from the last completed step with --resume --session ${o.session}`;
-      return '';
+  const hint = o.error?.hint ?? '';
+  if (!resumable) return hint;
+  const resume = `resume from the last completed step with --resume --session ${o.session}`;
+  return hint === '' ? resume : `${hint}; then ${resume}`;
+}
+
+/** A one-character span at `line:col` of `text`, for the source excerpt under an error. */
+function spanAt(text: string, file: string, line: number, col: number): Span | undefined {
+  let start = 0;
+  for (let l = 1; l < line; l++) {
+    const next = text.indexOf('\n', start);
+    if (next < 0) return undefined;
+    start = next + 1;
   }
+  const offset = start + col - 1;
+  return offset > text.length ? undefined : { file, start: offset, end: offset + 1, line, col };
 }
 
 export type { RunEvent };

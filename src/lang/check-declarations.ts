@@ -79,17 +79,30 @@ function checkUnique(
   what: string,
   report: Report,
 ): void {
-  const seen = new Map<string, Span>();
-  for (const item of items) {
-    const first = seen.get(item.name);
+  // Most lists (parameters, properties, fields) are short: comparing pairs costs less than a Map.
+  const seen = items.length > 8 ? new Map<string, Span>() : undefined;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as { name: string; span: Span };
+    const first = seen ? seen.get(item.name) : firstNamed(items, item.name, i);
     if (first)
       report(
         DIAGNOSTIC_CODES.DUPLICATE,
         `${what} '${item.name}' is already declared at line ${first.line}:${first.col}`,
         item.span,
       );
-    else seen.set(item.name, item.span);
+    else seen?.set(item.name, item.span);
   }
+}
+
+/** The span of the first of `items[0..before)` named `name`. */
+function firstNamed(
+  items: readonly { name: string; span: Span }[],
+  name: string,
+  before: number,
+): Span | undefined {
+  for (let j = 0; j < before; j++)
+    if ((items[j] as { name: string }).name === name) return items[j]?.span;
+  return undefined;
 }
 
 function checkProperties(
@@ -295,7 +308,7 @@ function checkPipeline(decl: DeclOf<'Pipeline'>, types: TypeChecker, report: Rep
   for (const group of decl.steps) {
     if (group.kind !== 'Parallel') continue;
     for (const s of group.steps) {
-      for (const stmt of walk(s.body)) {
+      eachStatement(s.body, (stmt) => {
         if (stmt.kind === 'Goto' || stmt.kind === 'Break') {
           report(
             DIAGNOSTIC_CODES.GOTO,
@@ -303,12 +316,12 @@ function checkPipeline(decl: DeclOf<'Pipeline'>, types: TypeChecker, report: Rep
             stmt.span,
           );
         }
-      }
+      });
     }
   }
   for (const step of decl.steps) {
     if (step.kind !== 'Step') continue;
-    for (const stmt of walk(step.body)) {
+    eachStatement(step.body, (stmt) => {
       if (stmt.kind === 'Goto' && !topLevel.has(stmt.target)) {
         const inGroup = steps.some((s) => s.name === stmt.target);
         const hint = suggest(stmt.target, topLevel);
@@ -317,7 +330,7 @@ function checkPipeline(decl: DeclOf<'Pipeline'>, types: TypeChecker, report: Rep
           : `${owner} has no such step${hint ? `; did you mean '${hint}'?` : ''}`;
         report(DIAGNOSTIC_CODES.GOTO, `goto '${stmt.target}': ${why}`, stmt.targetSpan);
       }
-    }
+    });
   }
   reportUnreachable(decl, report);
 }
@@ -342,10 +355,10 @@ function reportUnreachable(decl: DeclOf<'Pipeline'>, report: Report): void {
     const step = order[i] as Step | DeclOf<'Pipeline'>['steps'][number];
     const bodies = step.kind === 'Parallel' ? step.steps.map((s) => s.body) : [step.body];
     for (const body of bodies) {
-      for (const stmt of walk(body)) {
+      eachStatement(body, (stmt) => {
         const target = stmt.kind === 'Goto' ? index.get(stmt.target) : undefined;
         if (target !== undefined) queue.push(target);
-      }
+      });
     }
     if (i + 1 < order.length && !bodies.every(alwaysLeaves)) queue.push(i + 1);
   }
@@ -375,23 +388,27 @@ function alwaysLeaves(block: Block): boolean {
   );
 }
 
-/** Every statement in a block, nested blocks included (not lambda bodies). */
-function* walk(block: Block): Generator<Stmt> {
+/**
+ * Calls `visit` on every statement in a block, nested blocks included (not lambda bodies), in
+ * source order. A callback, not a generator: `yield*` makes a generator per block and a result
+ * object per statement per level of nesting, and this runs over every step two or three times.
+ */
+function eachStatement(block: Block, visit: (stmt: Stmt) => void): void {
   for (const stmt of block.body) {
-    yield stmt;
+    visit(stmt);
     switch (stmt.kind) {
       case 'If':
-        yield* walk(stmt.then);
-        if (stmt.else) yield* walk(stmt.else);
+        eachStatement(stmt.then, visit);
+        if (stmt.else) eachStatement(stmt.else, visit);
         break;
       case 'While':
       case 'ForIn':
-        yield* walk(stmt.body);
+        eachStatement(stmt.body, visit);
         break;
       case 'Try':
-        yield* walk(stmt.body);
-        yield* walk(stmt.handler);
-        if (stmt.finalizer) yield* walk(stmt.finalizer);
+        eachStatement(stmt.body, visit);
+        eachStatement(stmt.handler, visit);
+        if (stmt.finalizer) eachStatement(stmt.finalizer, visit);
         break;
     }
   }

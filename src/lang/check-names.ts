@@ -17,25 +17,31 @@ interface Local {
   readonly isConst: boolean;
 }
 
+/** Every local is one of these two: a name needs no object of its own. */
+const VAR: Local = { isConst: false };
+const CONST: Local = { isConst: true };
+
 class Scope {
-  readonly #names = new Map<string, Local>();
+  /** Made on the first declaration: most nested blocks declare nothing. */
+  #names: Map<string, Local> | undefined;
   readonly parent: Scope | undefined;
-  constructor(parent?: Scope, names: Iterable<string> = []) {
+  constructor(parent?: Scope, names?: Iterable<string>) {
     this.parent = parent;
-    for (const n of names) this.#names.set(n, { isConst: false });
+    if (names) for (const n of names) this.declare(n);
   }
   declare(name: string, isConst = false): void {
-    this.#names.set(name, { isConst });
+    this.#names ??= new Map();
+    this.#names.set(name, isConst ? CONST : VAR);
   }
   lookup(name: string): Local | undefined {
     for (let s: Scope | undefined = this; s; s = s.parent) {
-      const found = s.#names.get(name);
+      const found = s.#names?.get(name);
       if (found) return found;
     }
     return undefined;
   }
   *visible(): Generator<string> {
-    for (let s: Scope | undefined = this; s; s = s.parent) yield* s.#names.keys();
+    for (let s: Scope | undefined = this; s; s = s.parent) if (s.#names) yield* s.#names.keys();
   }
 }
 
@@ -49,6 +55,15 @@ interface Context {
 }
 
 const NO_STEP: Context = { inStep: false, stepTop: false, lenient: false };
+/** The contexts of a step's own block and of the blocks nested in it, made once. */
+const STEP_TOP: Context = { inStep: true, stepTop: true, lenient: false };
+const IN_STEP: Context = { inStep: true, stepTop: false, lenient: false };
+
+/** `ctx` in a nested block: only a step's own block is its top. */
+function nestedContext(ctx: Context): Context {
+  if (!ctx.stepTop) return ctx;
+  return ctx.inStep && !ctx.lenient ? IN_STEP : { ...ctx, stepTop: false };
+}
 
 export class NameChecker {
   readonly #bindings: ReadonlyMap<string, Binding>;
@@ -128,8 +143,7 @@ export class NameChecker {
     for (const p of decl.props) this.#expr(p.value, scope, NO_STEP);
     for (const step of decl.steps) {
       const steps = step.kind === 'Parallel' ? step.steps : [step];
-      for (const s of steps)
-        this.#block(s.body, new Scope(scope), { inStep: true, stepTop: true, lenient: false });
+      for (const s of steps) this.#block(s.body, new Scope(scope), STEP_TOP);
     }
   }
 
@@ -147,8 +161,8 @@ export class NameChecker {
     for (const stmt of block.body) this.#stmt(stmt, scope, ctx);
   }
 
-  #nested(block: Block | undefined, scope: Scope, ctx: Context, names: string[] = []): void {
-    if (block) this.#block(block, new Scope(scope, names), { ...ctx, stepTop: false });
+  #nested(block: Block | undefined, scope: Scope, ctx: Context, names?: string[]): void {
+    if (block) this.#block(block, new Scope(scope, names), nestedContext(ctx));
   }
 
   #stmt(stmt: Stmt, scope: Scope, ctx: Context): void {
@@ -190,7 +204,7 @@ export class NameChecker {
         return;
       case 'Try':
         this.#nested(stmt.body, scope, ctx);
-        this.#nested(stmt.handler, scope, ctx, stmt.catchName ? [stmt.catchName] : []);
+        this.#nested(stmt.handler, scope, ctx, stmt.catchName ? [stmt.catchName] : undefined);
         this.#nested(stmt.finalizer, scope, ctx);
         return;
       case 'Return':

@@ -81,17 +81,29 @@ export function sourceExcerpt(text: string, span: Span): string {
   return `  ${line}\n  ${pad}${'^'.repeat(width)}`;
 }
 
+/** What a raise site may add to a `LangError`: the error it wraps, and what to do about it. */
+export interface LangErrorOptions {
+  readonly cause?: unknown;
+  /** One sentence on what to do; without it the run reports the hint documented for the code. */
+  readonly hint?: string | undefined;
+}
+
 /** An error raised while evaluating MHL, carrying the span of the construct that failed. */
 export class LangError extends Error {
   readonly code: string;
   readonly span: Span | undefined;
   readonly summary: string;
+  readonly hint: string | undefined;
 
-  constructor(code: string, summary: string, span?: Span, options?: { cause?: unknown }) {
-    super(span ? `${span.file}:${span.line}:${span.col}: ${summary}` : summary, options);
+  constructor(code: string, summary: string, span?: Span, options?: LangErrorOptions) {
+    super(
+      span ? `${span.file}:${span.line}:${span.col}: ${summary}` : summary,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = 'LangError';
     this.code = code;
     this.span = span;
     this.summary = summary;
+    this.hint = options?.hint;
   }
 }

@@ -42,6 +42,7 @@ export {
   type DiagnosticCode,
   formatDiagnostic,
   LangError,
+  type LangErrorOptions,
   type Severity,
   type Span,
   sourceExcerpt,

@@ -21,7 +21,7 @@ import type {
 } from './ast.js';
 import { type Interpolation, lex, TOKEN, type Token } from './lexer.js';
 import { parseBlock, startsDeclaration } from './parse-statements.js';
-import { describeToken, TokenStream } from './token-stream.js';
+import { describeToken, Filled, fit, TokenStream } from './token-stream.js';
 
 const BINARY_PRECEDENCE: Readonly<Record<string, number>> = {
   '??': 1,
@@ -50,19 +50,29 @@ export function parseExpr(s: TokenStream): Expr {
   return expr;
 }
 
+/** BINARY_PRECEDENCE by `TokenStream.punctCode`, with the operator each token stands for. */
+const BINARY_BY_CODE = new Map<number, { readonly op: BinaryOp; readonly precedence: number }>(
+  Object.entries(BINARY_PRECEDENCE).map(([text, precedence]) => {
+    const code =
+      text.length === 1 ? text.charCodeAt(0) : text.charCodeAt(0) | (text.charCodeAt(1) << 16);
+    // A lone `&`/`|` was already reported by the lexer; read it as the operator it stands for.
+    const op = (text === '&' ? '&&' : text === '|' ? '||' : text) as BinaryOp;
+    return [code, { op, precedence }];
+  }),
+);
+
 function parseBinary(s: TokenStream, minPrecedence: number): Expr {
   let left = parseUnary(s);
   for (let chain = 1; ; chain++) {
-    const t = s.peek();
-    const precedence = t.type === TOKEN.Punct ? BINARY_PRECEDENCE[t.text] : undefined;
-    if (precedence === undefined || precedence < minPrecedence) return left;
+    // The operator by char codes: this runs after every operand, and a token would be garbage.
+    const found = BINARY_BY_CODE.get(s.punctCode());
+    if (found === undefined || found.precedence < minPrecedence) return left;
     s.guardDepth(chain);
-    s.next();
+    s.pos++;
     s.enter();
-    const right = parseBinary(s, precedence + 1);
+    const right = parseBinary(s, found.precedence + 1);
     s.depth--;
-    // A lone `&`/`|` was already reported by the lexer; read it as the operator it stands for.
-    const op = (t.text === '&' ? '&&' : t.text === '|' ? '||' : t.text) as BinaryOp;
+    const op = found.op;
     const { file, start, line, col } = left.span;
     const span = { file, start, end: right.span.end, line, col };
     left = { kind: 'Binary', op, left, right, span };
@@ -71,9 +81,8 @@ function parseBinary(s: TokenStream, minPrecedence: number): Expr {
 
 // unary = [ "!" | "-" ] postfix
 function parseUnary(s: TokenStream): Expr {
-  const t = s.peek();
   if (s.isPunct('!') || s.isPunct('-')) {
-    s.next();
+    const t = s.next();
     s.enter();
     const operand = parseUnary(s);
     s.depth--;
@@ -149,25 +158,26 @@ function parseSliceBound(s: TokenStream): SliceBound {
 
 // args = "(" [ arg { "," arg } [ "," ] ] ")" ; arg = IDENT ":" [ expr ] | expr
 export function parseArgs(s: TokenStream): Arg[] {
+  const args = new Filled<Arg>(s.room());
   s.expectPunct('(');
-  const args: Arg[] = [];
   while (!s.isPunct(')')) {
     const start = s.peek();
     if (s.isIdent() && s.isPunct(':', 1)) {
       s.pos += 2;
       if (s.isPunct(',') || s.isPunct(')')) {
         const value: Expr = { kind: 'Ident', name: start.text, span: s.tokenSpan(start) };
-        args.push({ name: start.text, value, span: s.spanFrom(start) });
+        args.add({ name: start.text, value, span: s.spanFrom(start) });
       } else {
-        args.push({ name: start.text, value: parseExpr(s), span: s.spanFrom(start) });
+        args.add({ name: start.text, value: parseExpr(s), span: s.spanFrom(start) });
       }
     } else {
-      args.push({ name: undefined, value: parseExpr(s), span: s.spanFrom(start) });
+      const value = parseExpr(s);
+      args.add({ name: undefined, value, span: s.spanFromOr(start, value.span) });
     }
     if (!s.eatPunct(',')) break;
   }
   s.expectPunct(')', 'to close the argument list');
-  return args;
+  return args.done();
 }
 
 // primary = DURATION | STRING | NUMBER | "true" | "false" | "null" | array | object
@@ -297,19 +307,20 @@ function parseMatch(s: TokenStream): Expr {
     s.eatPunct(',');
   }
   s.expectPunct('}', 'to close the match');
-  return { kind: 'Match', subject, arms, span: s.spanFrom(start) };
+  return { kind: 'Match', subject, arms: fit(arms), span: s.spanFrom(start) };
 }
 
 // array = "[" [ expr { "," expr } [ "," ] ] "]"
 function parseArray(s: TokenStream): Expr {
-  const start = s.expectPunct('[');
-  const items: Expr[] = [];
+  const start = s.peek();
+  const items = new Filled<Expr>(s.room());
+  s.expectPunct('[');
   while (!s.isPunct(']')) {
-    items.push(parseExpr(s));
+    items.add(parseExpr(s));
     if (!s.eatPunct(',')) break;
   }
   s.expectPunct(']', 'to close the array');
-  return { kind: 'Array', items, span: s.spanFrom(start) };
+  return { kind: 'Array', items: items.done(), span: s.spanFrom(start) };
 }
 
 // object = "{" [ field { [ "," ] field } [ "," ] ] "}" ; field = ( STRING | IDENT ) ":" expr | IDENT
@@ -334,7 +345,7 @@ export function parseObjectFields(s: TokenStream): ObjectField[] {
     s.eatPunct(',');
   }
   s.expectPunct('}', 'to close the object');
-  return fields;
+  return fit(fields);
 }
 
 /** After an identifier in an object: `:` (a field) or what may follow a `{name}` shorthand. */
@@ -354,7 +365,7 @@ export function parseProperties(s: TokenStream): Property[] {
     s.eatPunct(',');
   }
   s.expectPunct('}', 'to close the declaration body');
-  return props;
+  return fit(props);
 }
 
 export function parseProperty(s: TokenStream): Property {
@@ -365,17 +376,17 @@ export function parseProperty(s: TokenStream): Property {
 
 // params = "(" [ param { "," param } ] ")" ; param = IDENT [ ":" type ] [ "=" expr ]
 export function parseParams(s: TokenStream): Param[] {
+  const params = new Filled<Param>(s.room());
   s.expectPunct('(');
-  const params: Param[] = [];
   while (!s.isPunct(')')) {
     const name = s.expectIdent('a parameter name');
     const type = s.eatPunct(':') ? parseType(s) : undefined;
     const value = s.eatPunct('=') ? parseExpr(s) : undefined;
-    params.push({ name: name.text, type, default: value, span: s.spanFrom(name) });
+    params.add({ name: name.text, type, default: value, span: s.spanFrom(name) });
     if (!s.eatPunct(',')) break;
   }
   s.expectPunct(')', 'to close the parameter list');
-  return params;
+  return params.done();
 }
 
 // type = ( IDENT | shape ) { "[" "]" } ; shape = "{" [ field { [ "," ] field } ] "}"
@@ -409,15 +420,14 @@ function parseShapeFields(s: TokenStream): ShapeField[] {
     s.eatPunct(',');
   }
   s.expectPunct('}', 'to close the object type');
-  return fields;
+  return fit(fields);
 }
 
 /** Turns a string token into a String node, parsing each `${…}` as an expression in place. */
 function parseStringToken(s: TokenStream, t: Token): Expr {
-  const segments: StringSegment[] = [];
-  for (const part of t.parts ?? ['']) {
-    segments.push(typeof part === 'string' ? part : parseInterpolation(s, part));
-  }
+  const segments: StringSegment[] = (t.parts ?? ['']).map((part) =>
+    typeof part === 'string' ? part : parseInterpolation(s, part),
+  );
   return { kind: 'String', segments, triple: t.triple ?? false, span: s.tokenSpan(t) };
 }
 
@@ -442,7 +452,14 @@ function parseInterpolation(s: TokenStream, part: Interpolation): Expr {
     s.report(part.escaped ? { ...d, span: { ...d.span, ...positionOf(part) } } : d);
   const sub = new TokenStream(lexed.table, s.file, s.limits, s.diagnostics, s.depth);
   if (sub.atEnd()) {
-    const empty = { ...sub.peek(), start: part.start - 2, end: part.end + 1, col: part.col - 2 };
+    const at = sub.peek();
+    const empty = {
+      file: s.file,
+      start: part.start - 2,
+      end: part.end + 1,
+      line: at.line,
+      col: part.col - 2,
+    };
     sub.fail("empty '${}' in string: put an expression between the braces", empty);
   }
   const expr = parseExpr(sub);

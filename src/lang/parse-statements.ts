@@ -18,7 +18,7 @@ import type {
 import { DIAGNOSTIC_CODES, diagnostic } from './diagnostics.js';
 import { TOKEN, type Token } from './lexer.js';
 import { parseExpr, parseProperty } from './parse-expressions.js';
-import { describeToken, ParseError, type TokenStream } from './token-stream.js';
+import { describeToken, fit, ParseError, type TokenStream } from './token-stream.js';
 
 /** Words that open a pipeline member or a declaration: seeing one inside a block means a `}` is missing. */
 const MEMBER_WORDS = new Set(['step', 'parallel', 'entry']);
@@ -46,13 +46,14 @@ const DECLARATION_WORDS = new Set([
 // block = "{" { statement } "}"
 export function parseBlock(s: TokenStream): Block {
   return s.nested(() => {
-    const open = s.expectPunct('{', 'to open a block');
+    const open = s.peek();
+    s.expectPunct('{', 'to open a block');
     const openIndex = s.pos - 1;
     const body: Stmt[] = [];
     while (!s.isPunct('}')) {
       if (s.atEnd() || startsEnclosingMember(s)) {
         s.report(unclosedBlock(s, open));
-        return { kind: 'Block', body, span: s.spanFrom(open) };
+        return { kind: 'Block', body: fit(body), span: s.spanFrom(open) };
       }
       const before = s.pos;
       const depth = s.depth;
@@ -63,7 +64,7 @@ export function parseBlock(s: TokenStream): Block {
           // The statement ran into the next step or declaration: the block lacks its '}'.
           s.report(e.diagnostic);
           s.depth = depth;
-          return { kind: 'Block', body, span: s.spanFrom(open) };
+          return { kind: 'Block', body: fit(body), span: s.spanFrom(open) };
         }
         const placeholder = declarationPlaceholder(s, before);
         if (placeholder) body.push(placeholder);
@@ -71,7 +72,7 @@ export function parseBlock(s: TokenStream): Block {
       }
     }
     s.next();
-    return { kind: 'Block', body, span: s.spanFrom(open) };
+    return { kind: 'Block', body: fit(body), span: s.spanFrom(open) };
   });
 }
 
@@ -204,7 +205,7 @@ function parseDestructure(
   s.expectPunct('}', 'to close the destructuring pattern');
   s.expectPunct('=', 'after the destructuring pattern');
   const value = parseExpr(s);
-  return { kind: 'Destructure', mode, fields, value, span: s.spanFrom(start) };
+  return { kind: 'Destructure', mode, fields: fit(fields), value, span: s.spanFrom(start) };
 }
 
 /** `return`/`break` take a value only when it starts on the same line. */
@@ -276,7 +277,13 @@ function parseWait(s: TokenStream): Stmt {
     options.push(parseProperty(s));
     s.eatPunct(',');
   }
-  return { kind: 'Wait', mode, handles, options, span: s.spanFrom(start) };
+  return {
+    kind: 'Wait',
+    mode,
+    handles: fit(handles),
+    options: fit(options),
+    span: s.spanFrom(start),
+  };
 }
 
 function parseCondition(s: TokenStream, keyword: string): Expr {
@@ -348,7 +355,7 @@ function parseAssignOrExpr(s: TokenStream): Stmt {
       span: s.spanFrom(start),
     };
   }
-  return { kind: 'ExprStmt', expr, span: s.spanFrom(start) };
+  return { kind: 'ExprStmt', expr, span: s.spanFromOr(start, expr.span) };
 }
 
 function isLValue(e: Expr): e is LValue {

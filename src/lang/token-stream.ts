@@ -12,7 +12,7 @@ import {
 } from './diagnostics.js';
 import type { Limits } from './limits.js';
 import { TOKEN, type Token } from './token.js';
-import { type TokenTable, TYPE_CODE } from './token-table.js';
+import { TableToken, type TokenTable, TYPE_CODE } from './token-table.js';
 
 /** Thrown inside the parser to unwind to the nearest recovery point; never escapes `parse()`. */
 export class ParseError extends Error {
@@ -66,8 +66,39 @@ export function describeToken(t: Token): string {
   }
 }
 
+/**
+ * `items` in an array of exactly its length. An array grown by `push` keeps room for 17
+ * elements (V8's first growth step), so the AST's many one- and two-element lists would hold
+ * four times the memory they use; the AST outlives the young generation, and the collector
+ * copies every byte of it.
+ */
+export function fit<T>(items: T[]): T[] {
+  return items.length === 0 ? items : items.slice();
+}
+
+/**
+ * A list parsed into room made for it (`TokenStream.room`): filled by index, cut to what was
+ * filled. No growth and no copy, so no garbage either.
+ */
+export class Filled<T> {
+  readonly items: T[];
+  #count = 0;
+  constructor(room: number) {
+    this.items = room > 0 ? new Array<T>(room) : [];
+  }
+  add(item: T): void {
+    this.items[this.#count++] = item;
+  }
+  /** The items added, in an array of (about) their number. */
+  done(): T[] {
+    if (this.#count < this.items.length) this.items.length = this.#count;
+    return this.items;
+  }
+}
+
 const PUNCT = TYPE_CODE.punct;
 const IDENT = TYPE_CODE.ident;
+const EOF = TYPE_CODE.eof;
 const CACHE_SIZE = 16;
 
 export class TokenStream {
@@ -115,25 +146,25 @@ export class TokenStream {
 
   #mapBrackets(): void {
     const { types, starts, ends, source, count } = this.table;
-    const stack: number[] = [];
+    // The open brackets, innermost last, in a typed array with its own depth: an array whose
+    // length drops to 0 loses its storage, and every top-level bracket would allocate anew.
+    const stack = new Int32Array(count);
+    let depth = 0;
     const charOf = (i: number) => source[starts[i] as number] as string;
     for (let i = 0; i < count; i++) {
-      this.enclosing[i] = stack.length ? (stack[stack.length - 1] as number) : -1;
+      this.enclosing[i] = depth > 0 ? (stack[depth - 1] as number) : -1;
       if (types[i] !== PUNCT || (ends[i] as number) - (starts[i] as number) !== 1) continue;
       const c = charOf(i);
-      if (OPENERS[c]) stack.push(i);
+      if (OPENERS[c]) stack[depth++] = i;
       else if (CLOSERS.has(c)) {
-        const top = stack.length - 1;
         // Well-formed code closes the innermost bracket; search deeper only when it does not.
-        const at =
-          top >= 0 && OPENERS[charOf(stack[top] as number)] === c
-            ? top
-            : stack.findLastIndex((o) => OPENERS[charOf(o)] === c);
+        let at = depth - 1;
+        while (at >= 0 && OPENERS[charOf(stack[at] as number)] !== c) at--;
         if (at < 0) continue;
         const opener = stack[at] as number;
         this.match[opener] = i;
         this.enclosing[i] = this.enclosing[opener] as number;
-        stack.length = at;
+        depth = at;
       }
     }
   }
@@ -143,7 +174,7 @@ export class TokenStream {
     const index = Math.min(i, this.table.count - 1);
     const slot = index % CACHE_SIZE;
     if (this.#cacheIndex[slot] === index) return this.#cache[slot] as Token;
-    const token = this.table.token(index);
+    const token = new TableToken(this.table, index);
     this.#cacheIndex[slot] = index;
     this.#cache[slot] = token;
     return token;
@@ -164,7 +195,22 @@ export class TokenStream {
   }
 
   atEnd(): boolean {
-    return this.peek().type === TOKEN.EOF;
+    return this.table.types[this.#index(0)] === EOF;
+  }
+
+  /**
+   * The punctuation `k` ahead as a number, its one or two char codes (`c0 | c1 << 16`), or -1
+   * for any other token: lets hot loops ask "which operator?" without making a token or a string.
+   */
+  punctCode(k = 0): number {
+    const i = this.#index(k);
+    if (this.table.types[i] !== PUNCT) return -1;
+    const start = this.table.starts[i] as number;
+    const length = (this.table.ends[i] as number) - start;
+    const text = this.text;
+    if (length === 1) return text.charCodeAt(start);
+    if (length === 2) return text.charCodeAt(start) | (text.charCodeAt(start + 1) << 16);
+    return -1;
   }
 
   #index(k: number): number {
@@ -197,10 +243,13 @@ export class TokenStream {
     return true;
   }
 
-  /** Consumes the punctuation `text` or fails with "expected … found …". */
-  expectPunct(text: string, context?: string): Token {
-    if (this.isPunct(text)) return this.next();
-    return this.failMissing(`expected '${text}'${context ? ` ${context}` : ''}`);
+  /**
+   * Consumes the punctuation `text` or fails with "expected … found …". Returns nothing: most
+   * callers only need it gone, and making its token would be garbage (peek first to keep it).
+   */
+  expectPunct(text: string, context?: string): void {
+    if (this.isPunct(text)) this.pos++;
+    else this.failMissing(`expected '${text}'${context ? ` ${context}` : ''}`);
   }
 
   expectWord(word: string, context?: string): Token {
@@ -304,10 +353,25 @@ export class TokenStream {
 
   /** The span from `start` to the end of the last consumed token. */
   spanFrom(start: Token): Span {
+    const end = this.#endFrom(start);
+    return { file: this.file, start: start.start, end, line: start.line, col: start.col };
+  }
+
+  /**
+   * `spanFrom(start)`, reusing `same` when it covers exactly that range (a positional argument
+   * and its expression, an expression statement and its expression): one object, not two equal.
+   */
+  spanFromOr(start: Token, same: Span): Span {
+    const end = this.#endFrom(start);
+    return same.start === start.start && same.end === end && same.file === this.file
+      ? same
+      : { file: this.file, start: start.start, end, line: start.line, col: start.col };
+  }
+
+  #endFrom(start: Token): number {
     const { override, ends } = this.table;
     const lastEnd = override ? override.end : (ends[Math.max(0, this.pos - 1)] as number);
-    const end = Math.max(lastEnd, start.end);
-    return { file: this.file, start: start.start, end, line: start.line, col: start.col };
+    return Math.max(lastEnd, start.end);
   }
 
   /**
@@ -339,6 +403,24 @@ export class TokenStream {
     throw new AbortParse(
       diagnostic(DIAGNOSTIC_CODES.LIMIT_EXCEEDED, message, this.tokenSpan(this.peek())),
     );
+  }
+
+  /**
+   * How many comma-separated items the bracket group opening at the current token can hold: its
+   * top-level commas plus one (a trailing comma makes it one too many). 0 for `()`.
+   */
+  room(): number {
+    const open = this.pos;
+    const close = this.match[open] ?? -1;
+    if (close <= open + 1) return 0;
+    const { types, starts, ends, source } = this.table;
+    let n = 1;
+    for (let i = open + 1; i < close; i++) {
+      if (this.enclosing[i] !== open || types[i] !== PUNCT) continue;
+      const start = starts[i] as number;
+      if ((ends[i] as number) - start === 1 && source.charCodeAt(start) === 44) n++;
+    }
+    return n;
   }
 
   /** Index of the bracket matching the opener at `index`, or -1. */

@@ -44,6 +44,11 @@ export class TokenTable {
   cols: Int32Array;
   nums: Float64Array;
   readonly strings = new Map<number, { parts: StringPart[]; triple: boolean }>();
+  /**
+   * One string per distinct identifier: the AST keeps every name it reads, and a 10,000-line
+   * file spells its thousand names some 30,000 times.
+   */
+  readonly #names = new Map<string, string>();
 
   constructor(source: string, expected: number, override?: PositionOverride) {
     this.source = source;
@@ -101,6 +106,15 @@ export class TokenTable {
     );
   }
 
+  /** The text of identifier token `i`, the same string for every spelling of the name. */
+  name(i: number): string {
+    const text = this.source.slice(this.starts[i] as number, this.ends[i] as number);
+    const known = this.#names.get(text);
+    if (known !== undefined) return known;
+    this.#names.set(text, text);
+    return text;
+  }
+
   /** Makes the `Token` object for index `i`. */
   token(i: number): Token {
     const type = this.typeAt(i);
@@ -120,5 +134,72 @@ export class TokenTable {
       parts: str?.parts,
       triple: str?.triple ?? false,
     };
+  }
+}
+
+/**
+ * A token of a table, read from its columns when asked: what the parser's look-ahead makes. It
+ * holds the table and an index (48 bytes instead of a nine-field object) and slices its text
+ * only when asked, once, so punctuation the parser merely steps over costs no string.
+ */
+export class TableToken implements Token {
+  readonly #table: TokenTable;
+  readonly #index: number;
+  #text: string | undefined;
+
+  constructor(table: TokenTable, index: number) {
+    this.#table = table;
+    this.#index = index;
+  }
+
+  get type(): TokenType {
+    return this.#table.typeAt(this.#index);
+  }
+
+  get text(): string {
+    if (this.#text === undefined) {
+      const t = this.#table;
+      const i = this.#index;
+      const type = t.types[i];
+      this.#text =
+        type === TYPE_CODE.ident
+          ? t.name(i)
+          : type === TYPE_CODE.eof
+            ? ''
+            : t.source.slice(t.starts[i] as number, t.ends[i] as number);
+    }
+    return this.#text;
+  }
+
+  get start(): number {
+    return this.#table.override?.start ?? (this.#table.starts[this.#index] as number);
+  }
+
+  get end(): number {
+    return this.#table.override?.end ?? (this.#table.ends[this.#index] as number);
+  }
+
+  get line(): number {
+    return this.#table.override?.line ?? (this.#table.lines[this.#index] as number);
+  }
+
+  get col(): number {
+    return this.#table.override?.col ?? (this.#table.cols[this.#index] as number);
+  }
+
+  get num(): number {
+    return this.#table.nums[this.#index] as number;
+  }
+
+  get parts(): readonly StringPart[] | undefined {
+    return this.#table.types[this.#index] === TYPE_CODE.string
+      ? this.#table.strings.get(this.#index)?.parts
+      : undefined;
+  }
+
+  get triple(): boolean {
+    return this.#table.types[this.#index] === TYPE_CODE.string
+      ? (this.#table.strings.get(this.#index)?.triple ?? false)
+      : false;
   }
 }

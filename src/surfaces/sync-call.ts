@@ -262,9 +262,18 @@ function toResult(outcome: RunOutcome): ToolResult {
         : kind === 'invalid_inputs'
           ? 'INVALID_ARGUMENT'
           : 'WORKFLOW_FAILED';
-  const message = outcome.error?.message ?? 'the workflow failed';
-  const step = outcome.error?.step;
+  const e = outcome.error;
+  const message = e?.message ?? 'the workflow failed';
+  const step = e?.step;
   // Admission never queues, so a timeout can only have happened while executing (seed 002).
   const phase = code === 'TIMEOUT' ? { phase: 'execution' } : {};
-  return toolError(code, message, RETRYABLE.has(code), step ? { step, ...phase } : phase);
+  // The runtime's own code and position; `file` is already relative to the served folder.
+  const where = e
+    ? { error_code: e.code, file: e.file, line: e.line, col: e.col, hint: e.hint }
+    : {};
+  return toolError(code, message, RETRYABLE.has(code), {
+    ...(step ? { step } : {}),
+    ...phase,
+    ...where,
+  });
 }

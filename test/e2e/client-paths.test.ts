@@ -32,15 +32,15 @@ const FORBIDDEN = [BASE, `${tmpdir()}/`, REPO_ROOT, `${homedir()}/`];
 const startHttp = serverStarter(ROOT);
 const startStdio = stdioStarter();
 
-/** Each failing workflow and the (relative) place its message must name. */
-const FAILURES: readonly (readonly [string, RegExp])[] = [
-  ['StepFails', /step "S" failed: failures\.mh:8:14: refusing/],
-  ['TypeFails', /failures\.mh:\d+:\d+: cannot read \.foo of null/],
-  ['ImportedFails', /lib\/lib\.mh:3:\d+: cannot read \.foo of null/],
-  ['AgentFails', /agent "Broken" failed \(exit code 3\)/],
-  ['CmdFails', /cmd\.exec: cannot start/],
-  ['ReadsMissing', /no such file or directory: no-such-file\.txt/],
-  ['NamesItsCwd', /failed in \., reading missing\.txt/],
+/** Each failing workflow, the (relative) place its message must name, its code and file. */
+const FAILURES: readonly (readonly [string, RegExp, string, string])[] = [
+  ['StepFails', /step "S" failed: failures\.mh:8:14: refusing/, 'FAIL', 'failures.mh'],
+  ['TypeFails', /failures\.mh:\d+:\d+: cannot read \.foo of null/, 'NULL', 'failures.mh'],
+  ['ImportedFails', /lib\/lib\.mh:3:\d+: cannot read \.foo of null/, 'NULL', 'lib/lib.mh'],
+  ['AgentFails', /agent "Broken" failed \(exit code 3\)/, 'AGENT', 'failures.mh'],
+  ['CmdFails', /cmd\.exec: cannot start/, 'NATIVE', 'failures.mh'],
+  ['ReadsMissing', /no such file or directory: no-such-file\.txt/, 'NATIVE', 'failures.mh'],
+  ['NamesItsCwd', /failed in \., reading missing\.txt/, 'FAIL', 'failures.mh'],
 ];
 
 /** Fails naming the folder if `reply` mentions any absolute folder of this machine. */
@@ -55,7 +55,7 @@ type Rpc = (method: string, params: Record<string, unknown>) => Promise<Record<s
 
 /** The replies to every failure a client can provoke through `request`. */
 async function provokeEverything(request: Rpc): Promise<void> {
-  for (const [name, names] of FAILURES) {
+  for (const [name, names, errorCode, file] of FAILURES) {
     const reply = await request('tools/call', { name, arguments: {} });
     assertNoServerPath(name, reply);
     const result = reply['result'] as Record<string, unknown>;
@@ -65,6 +65,9 @@ async function provokeEverything(request: Rpc): Promise<void> {
     ];
     assert.equal(diagnostic?.['code'], 'WORKFLOW_FAILED');
     assert.match(String(diagnostic?.['message']), names);
+    assert.deepEqual([diagnostic?.['error_code'], diagnostic?.['file']], [errorCode, file], name);
+    assert.ok(Number(diagnostic?.['line']) > 0 && Number(diagnostic?.['col']) > 0, name);
+    assert.ok(String(diagnostic?.['hint']).length > 0, name);
   }
   const others: [string, Record<string, unknown>][] = [
     ['tools/call', { name: 'Typed', arguments: { n: 'x' } }],

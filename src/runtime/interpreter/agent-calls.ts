@@ -11,6 +11,7 @@ import type { AgentSpec } from '../agents/agent-spec.js';
 import { type AgentContext, runAgent } from '../agents/agents.js';
 import type { RunServices } from './declarations.js';
 import type { Environment } from './environment.js';
+import { hintFor } from './error-hints.js';
 import type { Interpreter } from './interpreter.js';
 import { type Delegation, delegate } from './router.js';
 import {
@@ -135,7 +136,10 @@ export class AgentCalls {
       const message =
         e instanceof Error ? (e instanceof LangError ? e.summary : e.message) : String(e);
       const subject = `agent "${name}"`;
-      throw new LangError('AGENT', wrapMessage(`${subject} failed: `, subject, message), span);
+      const text = wrapMessage(`${subject} failed: `, subject, message);
+      // The agent's own failure (exit, timeout, …) says best what to do.
+      const hint = e instanceof LangError ? (e.hint ?? hintFor(e.code, e)) : undefined;
+      throw new LangError('AGENT', text, span, { cause: e, hint });
     }
   }
 

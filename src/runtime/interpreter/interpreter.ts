@@ -625,6 +625,6 @@ function describe(v: Value): string {
 /** Gives a span-less `LangError` (from a native, a method) the position of the call. */
 export function withSpan(err: unknown, span: Span): unknown {
   if (err instanceof LangError && !err.span)
-    return new LangError(err.code, err.summary, span, { cause: err.cause });
+    return new LangError(err.code, err.summary, span, { cause: err.cause, hint: err.hint });
   return err;
 }

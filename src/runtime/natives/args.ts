@@ -5,6 +5,7 @@
  * Errors carry no span: the interpreter attaches the call's position. This module does no I/O.
  */
 import { LangError } from '../../lang/index.js';
+import { nativeHint } from '../interpreter/error-hints.js';
 import {
   type CallArgs,
   DurationValue,
@@ -20,12 +21,10 @@ export const NATIVE_ERROR = 'NATIVE';
 
 /** A catchable MHL error from `op` (e.g. `cmd.exec`): `"<op>: <message>"`, no span. */
 export function nativeError(op: string, message: string, cause?: unknown): LangError {
-  return new LangError(
-    NATIVE_ERROR,
-    `${op}: ${message}`,
-    undefined,
-    cause === undefined ? undefined : { cause },
-  );
+  return new LangError(NATIVE_ERROR, `${op}: ${message}`, undefined, {
+    cause,
+    hint: nativeHint(op),
+  });
 }
 
 /** `30000` → `30s`, `90000` → `1m30s`, `250` → `250ms`: how durations appear in messages. */

@@ -18,6 +18,7 @@ import type { TerminalReason } from '../checkpoints/checkpoint-records.schema.js
 import type { Checkpoint, CheckpointStore } from '../checkpoints/checkpoints.js';
 import { RunScope, type RunServices } from '../interpreter/declarations.js';
 import { Environment } from '../interpreter/environment.js';
+import { RUN_ERROR_CODES } from '../interpreter/error-hints.js';
 import { PauseSignal } from '../interpreter/signals.js';
 import { SpawnLimiter } from '../interpreter/tasks.js';
 import {
@@ -31,12 +32,12 @@ import {
   toPlain,
   type Value,
 } from '../interpreter/values.js';
-import { wrapMessage } from '../interpreter/wrap-message.js';
 import { formatDuration } from '../natives/args.js';
 import { clientPathsFor } from '../services/client-paths.js';
 import { deadline } from '../services/deadline.js';
 import { checkInputs, InvalidInputsError } from './inputs.js';
 import { MemVariables } from './mem.js';
+import { errorInfo, type FailureKind, RunFailure, stepFailure } from './run-failure.js';
 import {
   literalValue,
   nullExpr,
@@ -51,13 +52,7 @@ import { refuseUnsupported } from './unsupported.js';
 export const MAX_STEP_VISITS = 10_000;
 
 export type RunStatus = 'completed' | 'paused' | 'failed' | 'canceled';
-export type FailureKind =
-  | 'step_failed'
-  | 'step_timeout'
-  | 'invalid_inputs'
-  | 'definition_mismatch'
-  | 'canceled'
-  | 'other';
+export type { FailureKind };
 
 export interface RunEvent {
   readonly type: 'run_start' | 'step_start' | 'step_end' | 'step_skipped' | 'iteration';
@@ -112,6 +107,16 @@ export interface RunOutcome {
   readonly error?: {
     readonly message: string;
     readonly kind: FailureKind;
+    /** A stable code (docs/errors.md): match on it, never on the message. */
+    readonly code: string;
+    /** Where it failed; `file` as clients may see it (relative to a served folder). */
+    readonly file: string;
+    readonly line: number;
+    readonly col: number;
+    /** The message without a position in front. */
+    readonly summary: string;
+    /** What to do about it. */
+    readonly hint: string;
     readonly step?: string;
     readonly missing?: readonly string[];
     readonly unknown?: readonly string[];
@@ -225,7 +230,9 @@ class PipelineRun {
         if (record.digest && record.digest !== this.#definition.digest && !force) {
           throw new RunFailure(
             'definition_mismatch',
+            RUN_ERROR_CODES.DEFINITION_MISMATCH,
             `${name} changed since session ${session} was checkpointed; rerun without --resume, or pass --force to resume anyway`,
+            { span: this.#decl.nameSpan },
           );
         }
         this.#session = session;
@@ -280,7 +287,9 @@ class PipelineRun {
     if (!result && config['require'] === true) {
       throw new RunFailure(
         'other',
+        RUN_ERROR_CODES.CONTEXT_REQUIRED,
         `${this.#decl.name} needs the state of a previous completed run (context.require), and there is none`,
+        { span: this.#decl.props.find((p) => p.name === 'context')?.span },
       );
     }
     this.#contextVars = isObject(result) ? result : newObject();
@@ -391,8 +400,9 @@ class PipelineRun {
       if (count > MAX_STEP_VISITS) {
         throw new RunFailure(
           'step_failed',
+          'LIMIT_EXCEEDED',
           `step "${step.name}" revisited more than ${MAX_STEP_VISITS} times`,
-          step.name,
+          { step: step.name, span: step.nameSpan },
         );
       }
       visits.set(step.name, count);
@@ -436,15 +446,12 @@ class PipelineRun {
       if (signal.aborted) {
         throw new RunFailure(
           'step_timeout',
+          RUN_ERROR_CODES.STEP_TIMEOUT,
           `step "${step.name}" timed out after ${formatDuration(step.timeoutMs ?? 0)}`,
-          step.name,
+          { step: step.name, span: step.nameSpan },
         );
       }
-      const message =
-        e instanceof LangError ? e.message : e instanceof Error ? e.message : String(e);
-      const subject = `step "${step.name}"`;
-      const text = wrapMessage(`${subject} failed: `, subject, message);
-      throw new RunFailure('step_failed', text, step.name, e);
+      throw stepFailure(step.name, step.nameSpan, e);
     } finally {
       limit.dispose();
     }
@@ -492,7 +499,13 @@ class PipelineRun {
 
   #indexOf(name: string, from?: string): number {
     const i = this.#steps.findIndex((s) => s.name === name);
-    if (i < 0) throw new RunFailure('step_failed', `goto ${name}: no such step`, from);
+    if (i < 0) {
+      const span = this.#steps.find((s) => s.name === from)?.nameSpan;
+      throw new RunFailure('step_failed', RUN_ERROR_CODES.GOTO, `goto ${name}: no such step`, {
+        step: from,
+        span,
+      });
+    }
     return i;
   }
 
@@ -514,7 +527,9 @@ class PipelineRun {
         if (!strict) continue;
         throw new RunFailure(
           'step_failed',
+          RUN_ERROR_CODES.CHECKPOINT,
           `variable '${k}' holds a ${typeof v === 'object' && v ? (v as { typeName?: string }).typeName : typeof v}, which cannot be checkpointed; keep functions and task handles in step-local variables`,
+          { span: this.#decl.vars.find((v) => v.name === k)?.span },
         );
       }
       out[k] = persisted(v);
@@ -627,7 +642,6 @@ class PipelineRun {
   }
 
   async #failure(e: unknown): Promise<RunOutcome> {
-    const redact = (text: string) => this.#shown(this.#options.services.redactor.redact(text));
     if (e instanceof PauseSignal && this.#failedStep) {
       const at = this.#steps.findIndex((s) => s.name === this.#failedStep);
       await this.#checkpoint(at, this.#completed.at(-1) ?? '', e.reason ?? '');
@@ -635,45 +649,60 @@ class PipelineRun {
       return this.#outcome('paused', this.#publicVars(), { pauseReason: reason });
     }
     if (this.#options.signal.aborted) {
+      const step = this.#steps.find((s) => s.name === this.#failedStep);
+      const cancelled = new RunFailure('canceled', RUN_ERROR_CODES.CANCELLED, 'run canceled', {
+        step: this.#failedStep,
+        span: step?.nameSpan,
+      });
       return this.#outcome('canceled', this.#publicVars(), {
-        error: { message: 'run canceled', kind: 'canceled', ...stepOf(this.#failedStep) },
+        error: this.#reported(cancelled, 'canceled', this.#failedStep),
       });
     }
     if (e instanceof InvalidInputsError) {
+      const first = this.#decl.inputs.find((i) => i.name === e.missing[0]);
+      const at = first?.span ?? this.#decl.nameSpan;
       return this.#outcome('failed', newObject(), {
         error: {
-          message: redact(e.summary),
-          kind: 'invalid_inputs',
+          ...this.#reported(new LangError(e.code, e.summary, at), 'invalid_inputs', undefined),
           missing: e.missing,
           unknown: e.unknown,
         },
       });
     }
-    if (e instanceof RunFailure) {
+    if (e instanceof RunFailure)
       return this.#outcome('failed', this.#publicVars(), {
-        error: { message: redact(e.message), kind: e.kind, ...stepOf(e.step) },
+        error: this.#reported(e, e.kind, e.step),
       });
-    }
     if (e instanceof LangError)
       return this.#outcome('failed', this.#publicVars(), {
-        error: { message: redact(e.message), kind: 'other' },
+        error: this.#reported(e, 'other', undefined),
       });
     throw e;
   }
 
+  /** The outcome's error: redacted, with paths as clients may see them. */
+  #reported(
+    e: RunFailure | LangError,
+    kind: FailureKind,
+    step: string | undefined,
+  ): NonNullable<RunOutcome['error']> {
+    const redact = (text: string) => this.#shown(this.#options.services.redactor.redact(text));
+    const info = errorInfo(e, this.#decl.nameSpan);
+    return {
+      message: redact(e instanceof LangError && kind === 'invalid_inputs' ? e.summary : e.message),
+      kind,
+      ...stepOf(step),
+      code: info.code,
+      file: this.#shown(info.span.file),
+      line: info.span.line,
+      col: info.span.col,
+      summary: redact(info.summary),
+      hint: redact(info.hint),
+    };
+  }
+
   #emit(type: RunEvent['type'], step: string, index: number): void {
     this.#options.onEvent?.({ type, step, index, total: this.#steps.length });
-  }
-}
-
-/** A run-level failure with the kind the JSON output reports. */
-class RunFailure extends Error {
-  readonly kind: FailureKind;
-  readonly step: string | undefined;
-  constructor(kind: FailureKind, message: string, step?: string, cause?: unknown) {
-    super(message, { cause });
-    this.kind = kind;
-    this.step = step;
   }
 }
 

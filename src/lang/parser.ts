@@ -52,7 +52,8 @@ export interface ParseResult {
   readonly diagnostics: Diagnostic[];
 }
 
-const DECLARATION_START = new Set([
+/** The words that open a top-level declaration (the editor vocabulary lists them too). */
+export const DECLARATION_KEYWORDS = [
   'export',
   'import',
   'use',
@@ -74,7 +75,8 @@ const DECLARATION_START = new Set([
   'loop',
   'partial',
   'test',
-]);
+] as const;
+const DECLARATION_START: ReadonlySet<string> = new Set(DECLARATION_KEYWORDS);
 
 /** Parses one source file. Never throws: every problem is a diagnostic. */
 export function parse(text: string, file: string, limits: Limits = DEFAULT_LIMITS): ParseResult {

@@ -4,6 +4,7 @@
  * checker's tables (builtins.ts) and checked against them and against the runtime's natives by
  * test/unit/lang/vocabulary.test.ts, so completion never offers what the runtime lacks.
  */
+import { DECLARATION_KEYWORDS } from './parser.js';
 
 export interface NativeMethod {
   readonly name: string;
@@ -142,30 +143,9 @@ export const BUILTIN_DESCRIPTIONS: Readonly<Record<string, string>> = {
  * as member names). Editors highlight and complete these; the parser matches them in place.
  */
 export const KEYWORDS: readonly string[] = [
-  // Declarations (parser.ts DECLARATION_START).
-  'export',
-  'import',
-  'use',
+  ...DECLARATION_KEYWORDS,
   'from',
   'as',
-  'agent',
-  'prompt',
-  'skill',
-  'schema',
-  'memory',
-  'tool',
-  'extension',
-  'mcp_server',
-  'a2a_agent',
-  'extensible',
-  'router',
-  'type',
-  'enum',
-  'pipeline',
-  'workflow',
-  'loop',
-  'partial',
-  'test',
   'describe',
   // Pipeline members.
   'input',

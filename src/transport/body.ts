@@ -15,7 +15,7 @@
  * (`busy`, 503, retryable); the deadline (`timeout`, 408) frees the rest.
  */
 import type { IncomingMessage } from 'node:http';
-import { addressBlock } from './client-key.js';
+import { socketBlock } from './client-key.js';
 
 /** Largest JSON-RPC body accepted over HTTP. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -182,7 +182,7 @@ export function readBody(
       }
       done(result);
     };
-    const reader = budget.open(addressBlock(req.socket.remoteAddress), () =>
+    const reader = budget.open(socketBlock(req.socket), () =>
       finish({ ok: false, reason: 'stalled' }),
     );
     const onData = (chunk: Buffer) => {

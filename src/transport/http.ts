@@ -158,7 +158,7 @@ export class HttpTransport {
     const refuse = (status: number, text: string) =>
       route?.refuse ? route.refuse(res, status, text) : plain(res, status, text);
     // Two Host headers are a malformed request (RFC 9112 §3.2); Node keeps the first.
-    if ((req.headersDistinct['host']?.length ?? 0) > 1) return refuse(400, 'two Host headers');
+    if (hostLines(req.rawHeaders) > 1) return refuse(400, 'two Host headers');
     if (!hostAllowed(req.headers.host, this.#options.host)) return refuse(403, 'bad Host');
     if (!originAllowed(req.headers.origin)) return refuse(403, 'Origin not allowed');
     if (this.#options.shuttingDown()) res.setHeader('connection', 'close');
@@ -193,4 +193,17 @@ export class HttpTransport {
     if (res.headersSent) res.destroy();
     else plain(res, 500, 'internal error');
   }
+}
+
+/**
+ * How many Host lines a request has, from its raw header list (name, value, name, value…).
+ * Not `headersDistinct`: that builds an array per header of every request to read one.
+ */
+function hostLines(raw: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  return count;
 }

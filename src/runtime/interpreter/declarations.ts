@@ -56,7 +56,8 @@ export class RunScope implements Callables {
   readonly #services: RunServices;
   readonly #context: () => MhlObject;
   readonly #spawns: SpawnLimiter;
-  readonly #builtins: ReadonlyMap<string, FunctionValue>;
+  /** Built on the first free name a run looks up: most trivial runs never look one up. */
+  #builtins: ReadonlyMap<string, FunctionValue> | undefined;
   readonly #values = new Map<NamedDecl, Value>();
   readonly #agentSpecs = new Map<NamedDecl, Promise<AgentSpec>>();
   /** This run's `kv` memories: created with the run, gone with it, shared with no one. */
@@ -77,7 +78,6 @@ export class RunScope implements Callables {
     this.#services = services;
     this.#context = context;
     this.#spawns = spawns;
-    this.#builtins = builtinFunctions(services);
     this.interpreter = new Interpreter(this);
   }
 
@@ -96,6 +96,7 @@ export class RunScope implements Callables {
     const binding =
       moduleScope(module).bindings.get(name) ?? this.#program.namespace.bindings.get(name);
     if (binding) return this.#bindingValue(binding);
+    this.#builtins ??= builtinFunctions(this.#services);
     const builtin = this.#builtins.get(name);
     const native = NATIVES[name];
     if (native) {

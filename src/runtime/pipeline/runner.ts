@@ -139,7 +139,8 @@ class PipelineRun {
   #vars: Environment | undefined;
   readonly #mem: MemVariables;
   readonly #scope: RunScope;
-  readonly #startedAt = new Date().toISOString();
+  /** When the run started; formatted only if the program reads `context.started_at`. */
+  readonly #startedAt = Date.now();
   /** Makes server paths in what a client sees relative to the served folder. */
   readonly #shown: (text: string) => string;
 
@@ -179,7 +180,7 @@ class PipelineRun {
   #context(): MhlObject {
     return newObject([
       ['session_id', this.#session],
-      ['started_at', this.#startedAt],
+      ['started_at', new Date(this.#startedAt).toISOString()],
       ['resumed', this.#resumed],
       ['principal', this.#options.principal ?? ''],
       ['vars', this.#contextVars],

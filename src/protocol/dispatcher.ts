@@ -390,7 +390,8 @@ export class Dispatcher {
     const modern = decision.era === 'modern';
     const token = metaOf(params)?.['progressToken'];
     const hasToken = typeof token === 'string' || typeof token === 'number';
-    return {
+    // Built by assignment, not conditional spreads (an object made and copied for each).
+    const ctx: { -readonly [K in keyof RequestContext]: RequestContext[K] } = {
       era: decision.era,
       protocolVersion: modern ? decision.meta.protocolVersion : decision.protocolVersion,
       session: modern ? undefined : conn.session,
@@ -399,23 +400,29 @@ export class Dispatcher {
         : (conn.session.clientCapabilities ?? {}),
       requestId: request.id,
       signal,
-      ...(hasToken
-        ? {
-            progress: createProgressReporter({
-              progressToken: token,
-              request,
-              conn,
-              signal,
-              live,
-              report: (error, site) => this.#report(error, site),
-            }),
-          }
-        : {}),
-      ...this.#logReporter(request, params, decision, conn, signal, live),
-      ...(conn.principal === undefined ? {} : { principal: conn.principal }),
-      ...(conn.client === undefined ? {} : { client: conn.client }),
-      ...(modern ? retryMaterial(params) : { request: this.#requester(conn, signal, live) }),
     };
+    if (hasToken) {
+      ctx.progress = createProgressReporter({
+        progressToken: token,
+        request,
+        conn,
+        signal,
+        live,
+        report: (error, site) => this.#report(error, site),
+      });
+    }
+    const log = this.#logReporter(request, params, decision, conn, signal, live);
+    if (log !== undefined) ctx.log = log;
+    if (conn.principal !== undefined) ctx.principal = conn.principal;
+    if (conn.client !== undefined) ctx.client = conn.client;
+    if (modern) {
+      const retry = retryMaterial(params);
+      if (retry.inputResponses !== undefined) ctx.inputResponses = retry.inputResponses;
+      if (retry.requestState !== undefined) ctx.requestState = retry.requestState;
+    } else {
+      ctx.request = this.#requester(conn, signal, live);
+    }
+    return ctx;
   }
 
   /** Sends requests to the client of `conn` while the request behind `signal` is unanswered. */
@@ -432,9 +439,9 @@ export class Dispatcher {
   }
 
   /**
-   * `{log}` for every legacy request (it reads the session's level at each entry, so a
-   * `logging/setLevel` during a long call takes effect), and for a modern request whose `_meta`
-   * names a level; else `{}`.
+   * The log reporter of every legacy request (it reads the session's level at each entry, so a
+   * `logging/setLevel` during a long call takes effect), and of a modern request whose `_meta`
+   * names a level; else undefined.
    */
   #logReporter(
     request: JsonRpcRequest,
@@ -443,18 +450,18 @@ export class Dispatcher {
     conn: Connection,
     signal: AbortSignal,
     live: { settled: boolean },
-  ): { log?: LogReporter } {
+  ): LogReporter | undefined {
     let threshold: () => LogLevel | undefined;
     if (decision.era === 'modern') {
       const asked = metaOf(params)?.[META_KEYS.LOG_LEVEL];
-      if (!isLogLevel(asked)) return {};
+      if (!isLogLevel(asked)) return undefined;
       threshold = () => asked;
     } else {
       const session = conn.session;
       threshold = () => session.logLevel;
     }
     const report = (error: unknown, site: ErrorSite) => this.#report(error, site);
-    return { log: createLogReporter({ threshold, request, conn, signal, live, report }) };
+    return createLogReporter({ threshold, request, conn, signal, live, report });
   }
 
   #decorate(method: string, result: Record<string, unknown>): Record<string, unknown> {

@@ -192,7 +192,11 @@ export function readBody(
         return finish({ ok: false, reason: 'busy' });
       chunks.push(chunk);
     };
-    const onEnd = () => finish({ ok: true, text: Buffer.concat(chunks).toString('utf8') });
+    const onEnd = () => {
+      // A small body is nearly always one chunk: decode it without copying it first.
+      const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      finish({ ok: true, text: whole.toString('utf8') });
+    };
     const onAbort = () => finish({ ok: false, reason: 'aborted' });
     const timer = setTimeout(() => finish({ ok: false, reason: 'timeout' }), limits.timeoutMs);
     req.on('data', onData);
@@ -205,6 +209,7 @@ export function readBody(
 /** True when the `Content-Type` media type is `application/json` (parameters such as charset ok). */
 export function isJsonContentType(value: string | undefined): boolean {
   if (value === undefined) return false;
+  if (value === 'application/json') return true;
   const media = value.split(';', 1)[0]?.trim().toLowerCase();
   return media === 'application/json';
 }

@@ -59,9 +59,10 @@ export class RunScope implements Callables {
   /** Built on the first free name a run looks up: most trivial runs never look one up. */
   #builtins: ReadonlyMap<string, FunctionValue> | undefined;
   readonly #values = new Map<NamedDecl, Value>();
-  readonly #agentSpecs = new Map<NamedDecl, Promise<AgentSpec>>();
+  // Made on first use (as #kv): most runs declare no agent and no `kv` memory.
+  #agentSpecs: Map<NamedDecl, Promise<AgentSpec>> | undefined;
   /** This run's `kv` memories: created with the run, gone with it, shared with no one. */
-  readonly #kv: KvMemories = new Map();
+  #kv: KvMemories | undefined;
   readonly #moduleEnvs = new Map<Module, Environment>();
   /** Tasks spawned and not yet waited for, joined at the end of their step. */
   readonly pending: TaskHandle[] = [];
@@ -252,7 +253,7 @@ export class RunScope implements Callables {
           interpolated: path?.interpolated ?? [],
           pathGuard: (await text('path_guard')) === 'no_traversal',
         };
-        return memoryMethods(config, this.#services.cwd, this.#kv);
+        return memoryMethods(config, this.#services.cwd, (this.#kv ??= new Map()));
       })();
       return methods;
     };
@@ -550,6 +551,7 @@ export class RunScope implements Callables {
   }
 
   #spec(decl: DeclOf<'Agent'>, module: Module, signal: AbortSignal): Promise<AgentSpec> {
+    this.#agentSpecs ??= new Map();
     let spec = this.#agentSpecs.get(decl);
     if (!spec) {
       const env = this.moduleEnv(module);

@@ -77,6 +77,8 @@ export interface RegisterOptions {
 /** What `handle` resolves to: a response, a batch of them, or nothing (notifications, cancels). */
 export type DispatchResult = JsonRpcResponse | JsonRpcResponse[] | undefined;
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 const BUILT_IN = new Set(['initialize', 'ping', 'server/discover']);
 
 function invalidRequest(message: string, data?: unknown): RpcError {
@@ -136,6 +138,11 @@ export class Dispatcher {
   readonly #channels = new SessionChannels((error, method) => this.#report(error, { method }));
   readonly #closeListeners = new Set<(session: Session) => void>();
   readonly #inflight = new Map<Session, Map<RequestId, AbortController>>();
+  /**
+   * Requests cancelled or closed (never answered), as opposed to aborted by their own time limit
+   * (answered): a cancel that comes after the time limit fired must still drop the answer.
+   */
+  readonly #cancelled = new WeakSet<AbortController>();
   readonly #outbound = new OutboundRequests();
 
   constructor(options: DispatcherOptions) {
@@ -257,6 +264,7 @@ export class Dispatcher {
    */
   closeSession(session: Session, reason = 'session closed'): void {
     for (const controller of this.#inflight.get(session)?.values() ?? []) {
+      this.#cancelled.add(controller);
       controller.abort(new DOMException(reason, 'AbortError'));
     }
     this.#outbound.closeSession(session, reason);
@@ -307,6 +315,7 @@ export class Dispatcher {
       // Unknown, late or malformed cancels are ignored, as the specification asks.
       const target = cancelTarget(notification.params);
       const controller = target && this.#inflight.get(session)?.get(target.requestId);
+      if (controller) this.#cancelled.add(controller);
       controller?.abort(new DOMException(target?.reason ?? 'request cancelled', 'AbortError'));
     }
     // Other notifications have no handler here and are ignored.
@@ -358,19 +367,38 @@ export class Dispatcher {
     const controller = new AbortController();
     requests.set(id, controller);
     const live = { settled: false };
+    // Aborted by the handler's own time limit (`ctx.limit`) rather than cancelled: answered.
+    let expired = false;
+    let timer: NodeJS.Timeout | undefined;
+    const dropped = () =>
+      this.#cancelled.has(controller) || (controller.signal.aborted && !expired);
     try {
       const ctx = this.#context(request, params, decision, conn, controller.signal, live);
+      ctx.limit = (ms, what) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          if (controller.signal.aborted) return;
+          expired = true;
+          controller.abort(new DOMException(`${what} timed out after ${ms} ms`, 'TimeoutError'));
+        }, ms);
+        return {
+          signal: controller.signal,
+          expired: () => expired,
+          dispose: () => clearTimeout(timer),
+        };
+      };
       // Called at once, not from a later microtask: a throw is caught below all the same.
       const result = await handler(params, ctx);
-      if (controller.signal.aborted) return undefined;
+      if (dropped()) return undefined;
       if (!isRecord(result)) throw new Error(`handler for ${method} returned a non-object`);
       const body = decision.era === 'modern' ? this.#decorate(method, result) : result;
       return resultResponse(id, body);
     } catch (error) {
       // A cancelled request gets no response, whatever its handler did after the abort.
-      if (controller.signal.aborted) return undefined;
+      if (dropped()) return undefined;
       throw error;
     } finally {
+      clearTimeout(timer);
       live.settled = true;
       if (requests.get(id) === controller) requests.delete(id);
       if (requests.size === 0 && this.#inflight.get(conn.session) === requests) {
@@ -386,12 +414,12 @@ export class Dispatcher {
     conn: Connection,
     signal: AbortSignal,
     live: { settled: boolean },
-  ): RequestContext {
+  ): Mutable<RequestContext> {
     const modern = decision.era === 'modern';
     const token = metaOf(params)?.['progressToken'];
     const hasToken = typeof token === 'string' || typeof token === 'number';
     // Built by assignment, not conditional spreads (an object made and copied for each).
-    const ctx: { -readonly [K in keyof RequestContext]: RequestContext[K] } = {
+    const ctx: Mutable<RequestContext> = {
       era: decision.era,
       protocolVersion: modern ? decision.meta.protocolVersion : decision.protocolVersion,
       session: modern ? undefined : conn.session,

@@ -93,7 +93,12 @@ export async function runCall(
     current = applied.inputs;
     resume = checkpoint;
   }
-  const limit = deadline(signal, call.timeoutMs, `tools/call ${workflow.name}`);
+  const what = `tools/call ${workflow.name}`;
+  // On the request's own signal when the run has no other: one AbortSignal per call, not two.
+  const limit =
+    ctx.limit !== undefined && signal === ctx.signal
+      ? ctx.limit(call.timeoutMs, what)
+      : deadline(signal, call.timeoutMs, what);
   try {
     for (let round = 1; ; round += 1) {
       const run = await runOnce(workflow, current, call, ctx, limit.signal, options, resume);

@@ -370,8 +370,9 @@ export class Dispatcher {
     // Aborted by the handler's own time limit (`ctx.limit`) rather than cancelled: answered.
     let expired = false;
     let timer: NodeJS.Timeout | undefined;
+    // A cancel always aborts (or finds the signal aborted already), so `aborted` comes first.
     const dropped = () =>
-      this.#cancelled.has(controller) || (controller.signal.aborted && !expired);
+      controller.signal.aborted && (!expired || this.#cancelled.has(controller));
     try {
       const ctx = this.#context(request, params, decision, conn, controller.signal, live);
       ctx.limit = (ms, what) => {

@@ -152,7 +152,9 @@ export class HttpTransport {
   }
 
   async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
     const route = findRoute(this.#options.routes, path);
     // Refused in the row's own form (the MCP rows answer JSON-RPC errors), else as plain text.
     const refuse = (status: number, text: string) =>

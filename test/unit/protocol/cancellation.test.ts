@@ -242,7 +242,9 @@ describe('Dispatcher: a request time limit (ctx.limit)', () => {
 
   it('aborts the signal with a TimeoutError and still sends the answer', async () => {
     const { dispatcher, conn } = setup();
-    const seen = timed(dispatcher, { promise: Promise.resolve(), resolve: () => {} });
+    const open = deferred();
+    open.resolve();
+    const seen = timed(dispatcher, open);
     const answer = resultOf(await dispatcher.handle(call(1), conn));
     assert.deepEqual(answer['content'], [{ type: 'text', text: 'timed out' }]);
     assert.equal(seen.expired, true);

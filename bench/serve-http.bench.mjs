@@ -14,7 +14,8 @@
 // node:http client loop instead (a second opinion, heavier on the shared CPU, and checking every
 // body); `--mhl=PATH` serves another build's CLI; `--baseline=PATH` also loads a second mhl build
 // (figures only, named `base-…`) in the same run, to compare builds. Build first: this runs dist/.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,11 +98,11 @@ async function openSession(port) {
 }
 
 /** The four mhl modes on `port`, named `PREFIX…`. */
-async function mhlTargets(prefix, port) {
+async function mhlTargets(prefix, port, pid) {
   const legacy = await openSession(port);
   const legacyHeaders = { 'content-type': JSON_TYPE, accept: ACCEPT, ...legacy };
   const progress = (id) => ({ ...META, progressToken: id });
-  return [
+  const targets = [
     { name: `${prefix}modern_json`, port, headers: modernHeaders, body: (id) => call(id, META) },
     {
       name: `${prefix}modern_sse`,
@@ -119,6 +120,8 @@ async function mhlTargets(prefix, port) {
       streamed: true,
     },
   ];
+  for (const target of targets) target.pid = pid;
+  return targets;
 }
 
 /** One checked call of `target` before it is loaded, so a 200 that is not a result is caught. */
@@ -166,6 +169,19 @@ async function cannon(target, seconds, hist) {
   };
 }
 
+// Server CPU (user + system) over the recorded window, per answered request: unlike req/s it
+// barely moves when other work shares the cores, so it tells builds apart on a busy machine.
+// Linux only (/proc); null elsewhere.
+const TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+function cpuTicks(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
 const figures = {};
 /** Warm-up, check, recorded window; prints the target's line. */
 async function measure(target) {
@@ -173,16 +189,21 @@ async function measure(target) {
   await check(target);
   const hist = new Histogram();
   let run;
+  let ticks = null;
   if (CLIENT === 'node') {
     await nodeLoad(target, CONNECTIONS, WARMUP_S * 1000);
+    ticks = cpuTicks(target.pid);
     run = {
       ...(await nodeLoad(target, CONNECTIONS, DURATION_S * 1000, hist)),
       seconds: DURATION_S,
     };
   } else {
     await cannon(target, WARMUP_S);
+    ticks = cpuTicks(target.pid);
     run = await cannon(target, DURATION_S, hist);
   }
+  const after = cpuTicks(target.pid);
+  const cpu = ticks === null || after === null || run.ok === 0 ? null : after - ticks;
   const line = {
     bench: 'serve-http',
     server: target.name,
@@ -191,6 +212,8 @@ async function measure(target) {
     req_per_s: Math.round(run.ok / run.seconds),
     p50_ms: hist.quantile(0.5),
     p99_ms: hist.quantile(0.99),
+    server_cpu_us_per_req:
+      cpu === null ? null : Math.round((cpu / TICKS_PER_S / run.ok) * 1e7) / 10,
     errors: run.errors,
     ...(run.firstError === undefined ? {} : { first_error: run.firstError }),
   };
@@ -211,23 +234,28 @@ try {
   await measure({
     name: 'bare',
     port: await servers.bare.ready,
+    pid: servers.bare.child.pid,
     headers: modernHeaders,
     body: (id) => call(id, META),
   });
   await measure({
     name: 'sdk-v1',
     port: await servers.v1.ready,
+    pid: servers.v1.child.pid,
     headers: V1_HEADERS,
     body: (id) => call(id),
   });
   await measure({
     name: 'sdk-v2',
     port: await servers.v2.ready,
+    pid: servers.v2.child.pid,
     headers: modernHeaders,
     body: (id) => call(id, META),
   });
-  const modes = await mhlTargets('', await servers.mhl.ready);
-  const base = servers.base ? await mhlTargets('base-', await servers.base.ready) : [];
+  const modes = await mhlTargets('', await servers.mhl.ready, servers.mhl.child.pid);
+  const base = servers.base
+    ? await mhlTargets('base-', await servers.base.ready, servers.base.child.pid)
+    : [];
   // A baseline build runs each mode right after the build under test, so drift hits both alike.
   for (const [i, mode] of modes.entries()) {
     await measure(mode);
@@ -256,6 +284,13 @@ try {
       clean && f.req_per_s >= 0.5 * rate('bare'),
     );
     goal(`${name}_p99_over_p50`, f.p99_ms / f.p50_ms, 2, clean && f.p99_ms <= 2 * f.p50_ms);
+  }
+  // The same ratio in server CPU per request: what each answer costs the server itself.
+  const cpu = (name) => figures[name].server_cpu_us_per_req;
+  for (const { name } of [...modes, ...base]) {
+    if (cpu(name) === null || cpu('bare') === null) continue;
+    const value = +(cpu(name) / cpu('bare')).toFixed(2);
+    console.log(JSON.stringify({ bench: 'serve-http', figure: `${name}_cpu_over_bare`, value }));
   }
   for (const { name } of base) {
     const f = figures[name];

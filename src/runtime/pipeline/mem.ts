@@ -31,6 +31,11 @@ export class MemVariables {
     this.#names = names;
   }
 
+  /** Whether some `mem` variable still waits for its initializer (`initFor` has work to do). */
+  get uninitialised(): boolean {
+    return this.#ready.size !== this.#names.size;
+  }
+
   /** Whether `name` is a `mem` variable of the pipeline. */
   has(name: string): boolean {
     return this.#names.has(name);

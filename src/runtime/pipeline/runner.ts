@@ -388,17 +388,20 @@ class PipelineRun {
         );
       }
       visits.set(step.name, count);
-      await this.#initMemFor(step);
+      // Awaited only when there is work: each await is a turn of the microtask queue.
+      if (this.#mem.uninitialised) await this.#initMemFor(step);
       this.#emit('step_start', step.name, i);
       const result = await this.#runStep(step);
       this.#executed.push(step.name);
       this.#completed.push(step.name);
       this.#emit('step_end', step.name, i);
+      // An ephemeral run writes no step checkpoint (see #checkpoint): nothing to wait for.
+      const persist = !this.#options.ephemeral;
       if (result.next === 'break') {
-        await this.#checkpoint(this.#steps.length, step.name);
+        if (persist) await this.#checkpoint(this.#steps.length, step.name);
         return 'break';
       }
-      await this.#checkpoint(result.next, step.name);
+      if (persist) await this.#checkpoint(result.next, step.name);
       i = result.next;
     }
     return 'end';
@@ -414,7 +417,7 @@ class PipelineRun {
         return { next: this.#indexAfter(step) };
       }
       const done = await this.#scope.interpreter.execIn(step.body, this.#env().child(), signal);
-      await this.#scope.joinPending();
+      if (this.#scope.pending.length > 0) await this.#scope.joinPending();
       if (done?.kind === 'goto') return { next: this.#indexOf(done.target, step.name) };
       if (done?.kind === 'break') return { next: 'break' };
       return { next: this.#indexAfter(step) };

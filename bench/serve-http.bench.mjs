@@ -1,6 +1,8 @@
 // Closed-loop HTTP load with autocannon (32 keep-alive connections, each sending its next request
-// as soon as the previous answer arrives; a warm-up, then a recorded window) against, in one run,
-// one after another, each a child process on a free port of 127.0.0.1:
+// as soon as the previous answer arrives) against, in one run, each a child process on a free
+// port of 127.0.0.1, in three rounds of one 1 s warm-up and one recorded 3 s window per target
+// (a target's line: the median rate of its windows, latencies over all of them, and the server's
+// own CPU per answered request, which other work on the shared cores barely moves):
 //   bare     a bare node:http endpoint that parses the body and answers a JSON-RPC result
 //   sdk-v1   official SDK v1 stateless (StreamableHTTPServerTransport, fresh server per request)
 //   sdk-v2   official SDK v2 (createMcpHandler, modern requests)
@@ -24,8 +26,9 @@ import { checkReply, Histogram, nodeLoad } from './lib/http-loop.mjs';
 import { BARE, HOST, sdkV1Source, sdkV2Source, startChild } from './lib/http-peers.mjs';
 
 const CONNECTIONS = 32;
-const WARMUP_S = 2;
-const DURATION_S = 5;
+const ROUNDS = 3;
+const WARMUP_S = 1;
+const DURATION_S = 3;
 const MODERN = '2026-07-28';
 const LEGACY = '2025-11-25';
 const META = {
@@ -183,41 +186,60 @@ function cpuTicks(pid) {
 }
 
 const figures = {};
-/** Warm-up, check, recorded window; prints the target's line. */
+const tallies = new Map();
+/** One warm-up and one recorded window of `target`, added to its tally. */
 async function measure(target) {
   target.path ??= '/mcp';
-  await check(target);
-  const hist = new Histogram();
+  let tally = tallies.get(target.name);
+  if (tally === undefined) {
+    await check(target);
+    tally = { hist: new Histogram(), rates: [], ok: 0, errors: 0, ticks: 0, firstError: undefined };
+    tallies.set(target.name, tally);
+  }
   let run;
   let ticks = null;
   if (CLIENT === 'node') {
     await nodeLoad(target, CONNECTIONS, WARMUP_S * 1000);
     ticks = cpuTicks(target.pid);
     run = {
-      ...(await nodeLoad(target, CONNECTIONS, DURATION_S * 1000, hist)),
+      ...(await nodeLoad(target, CONNECTIONS, DURATION_S * 1000, tally.hist)),
       seconds: DURATION_S,
     };
   } else {
     await cannon(target, WARMUP_S);
     ticks = cpuTicks(target.pid);
-    run = await cannon(target, DURATION_S, hist);
+    run = await cannon(target, DURATION_S, tally.hist);
   }
   const after = cpuTicks(target.pid);
-  const cpu = ticks === null || after === null || run.ok === 0 ? null : after - ticks;
+  tally.ticks =
+    ticks === null || after === null || tally.ticks === null ? null : tally.ticks + after - ticks;
+  tally.rates.push(run.ok / run.seconds);
+  tally.ok += run.ok;
+  tally.errors += run.errors;
+  tally.firstError ??= run.firstError;
+}
+
+/** Prints `name`'s line: the median rate of its windows, latencies over all of them. */
+function report(name) {
+  const tally = tallies.get(name);
+  const rates = [...tally.rates].sort((a, b) => a - b);
   const line = {
     bench: 'serve-http',
-    server: target.name,
+    server: name,
     client: CLIENT,
     connections: CONNECTIONS,
-    req_per_s: Math.round(run.ok / run.seconds),
-    p50_ms: hist.quantile(0.5),
-    p99_ms: hist.quantile(0.99),
+    windows: rates.length,
+    req_per_s: Math.round(rates[Math.floor(rates.length / 2)]),
+    p50_ms: tally.hist.quantile(0.5),
+    p99_ms: tally.hist.quantile(0.99),
     server_cpu_us_per_req:
-      cpu === null ? null : Math.round((cpu / TICKS_PER_S / run.ok) * 1e7) / 10,
-    errors: run.errors,
-    ...(run.firstError === undefined ? {} : { first_error: run.firstError }),
+      tally.ticks === null || tally.ok === 0
+        ? null
+        : Math.round((tally.ticks / TICKS_PER_S / tally.ok) * 1e7) / 10,
+    errors: tally.errors,
+    ...(tally.firstError === undefined ? {} : { first_error: tally.firstError }),
   };
-  figures[target.name] = line;
+  figures[name] = line;
   console.log(JSON.stringify(line));
 }
 
@@ -231,36 +253,41 @@ const servers = {
 };
 const V1_HEADERS = { 'content-type': JSON_TYPE, accept: ACCEPT, 'mcp-protocol-version': LEGACY };
 try {
-  await measure({
-    name: 'bare',
-    port: await servers.bare.ready,
-    pid: servers.bare.child.pid,
-    headers: modernHeaders,
-    body: (id) => call(id, META),
-  });
-  await measure({
-    name: 'sdk-v1',
-    port: await servers.v1.ready,
-    pid: servers.v1.child.pid,
-    headers: V1_HEADERS,
-    body: (id) => call(id),
-  });
-  await measure({
-    name: 'sdk-v2',
-    port: await servers.v2.ready,
-    pid: servers.v2.child.pid,
-    headers: modernHeaders,
-    body: (id) => call(id, META),
-  });
+  const peers = [
+    {
+      name: 'bare',
+      port: await servers.bare.ready,
+      pid: servers.bare.child.pid,
+      headers: modernHeaders,
+      body: (id) => call(id, META),
+    },
+    {
+      name: 'sdk-v1',
+      port: await servers.v1.ready,
+      pid: servers.v1.child.pid,
+      headers: V1_HEADERS,
+      body: (id) => call(id),
+    },
+    {
+      name: 'sdk-v2',
+      port: await servers.v2.ready,
+      pid: servers.v2.child.pid,
+      headers: modernHeaders,
+      body: (id) => call(id, META),
+    },
+  ];
   const modes = await mhlTargets('', await servers.mhl.ready, servers.mhl.child.pid);
   const base = servers.base
     ? await mhlTargets('base-', await servers.base.ready, servers.base.child.pid)
     : [];
-  // A baseline build runs each mode right after the build under test, so drift hits both alike.
-  for (const [i, mode] of modes.entries()) {
-    await measure(mode);
-    if (base[i]) await measure(base[i]);
+  // Every target once per round, ROUNDS rounds: a burst of other work on the shared cores hits
+  // one window of each, and the median leaves it out. A baseline build's mode runs right after
+  // the same mode of the build under test.
+  const order = [...peers, ...modes.flatMap((mode, i) => (base[i] ? [mode, base[i]] : [mode]))];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const target of order) await measure(target);
   }
+  for (const target of order) report(target.name);
   const rate = (name) => figures[name].req_per_s;
   const bestSdk = Math.max(rate('sdk-v1'), rate('sdk-v2'));
   const goal = (name, value, target, met) =>

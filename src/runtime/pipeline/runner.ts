@@ -256,7 +256,8 @@ class PipelineRun {
       session: this.#session,
     });
     checkInputs(name, this.#decl.inputs, inputs);
-    await this.#loadContextVars();
+    // Awaited only when the pipeline reads a previous run's state (`context:`).
+    if (this.#setting('context') !== undefined) await this.#loadContextVars();
     await this.#initVars(inputs);
     return 0;
   }
@@ -554,7 +555,8 @@ class PipelineRun {
   }
 
   async #finish(): Promise<RunOutcome> {
-    const vars = await this.#result();
+    // Without `output:` the result is the public variables, built synchronously.
+    const vars = this.#hasOutput ? await this.#result() : this.#publicVars();
     if (this.#options.ephemeral) return this.#outcome('completed', vars);
     const variables = this.#publicVars();
     const hasOutput = this.#decl.props.some((p) => p.name === 'output');
@@ -573,6 +575,10 @@ class PipelineRun {
     }
     await this.#options.state.setLatest(this.#decl.name, this.#session);
     return this.#outcome('completed', vars);
+  }
+
+  get #hasOutput(): boolean {
+    return this.#decl.props.some((p) => p.name === 'output');
   }
 
   /** The `output:` projection, or every pipeline variable that is not internal. */

@@ -125,6 +125,8 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     return { outcome, timedOut: limit.expired(), redactor };
   } finally {
     limit.dispose();
-    await agents.dispose();
+    // Awaited only when there is a folder to remove (each await is a tick).
+    const removing = agents.dispose();
+    if (removing !== undefined) await removing;
   }
 }

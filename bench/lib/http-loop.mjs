@@ -73,7 +73,15 @@ function once(agent, target, id) {
           text += d;
         });
         res.on('end', () =>
-          done(checkReply(res.statusCode, res.headers['content-type'], text, id, target.streamed)),
+          done(
+            checkReply(
+              res.statusCode,
+              res.headers['content-type'],
+              text,
+              id,
+              target.streamed === true,
+            ),
+          ),
         );
         res.on('error', (e) => done(String(e)));
       },

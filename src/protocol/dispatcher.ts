@@ -56,6 +56,8 @@ import {
 } from './jsonrpc.js';
 import { createLogReporter, isLogLevel, type LogLevel, type LogReporter } from './logging.js';
 import { OutboundRequests } from './outbound.js';
+import { RequestTimer } from './request-limit.js';
+import { retryMaterial } from './retry.js';
 import { Session, type SessionOptions } from './session.js';
 
 /** Options for `new Dispatcher()`. */
@@ -94,35 +96,6 @@ function methodNotFound(method: string): RpcError {
   return new RpcError(RPC_ERROR_CODES.METHOD_NOT_FOUND, `method not found: ${name}`, {
     method: name,
   });
-}
-
-const NO_RETRY = Object.freeze({});
-
-/**
- * A modern retry's `inputResponses` and `requestState` (2026-07-28 multi round-trip), checked
- * for shape only: what they mean is the handler's business.
- * @throws RpcError -32602 naming the member that has the wrong type.
- */
-function retryMaterial(
-  params: Record<string, unknown>,
-): Pick<RequestContext, 'inputResponses' | 'requestState'> {
-  const responses = params['inputResponses'];
-  const state = params['requestState'];
-  if (responses === undefined && state === undefined) return NO_RETRY;
-  if (responses !== undefined && !isRecord(responses)) {
-    throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'inputResponses must be an object', {
-      field: 'inputResponses',
-    });
-  }
-  if (state !== undefined && typeof state !== 'string') {
-    throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'requestState must be a string', {
-      field: 'requestState',
-    });
-  }
-  return {
-    ...(responses === undefined ? {} : { inputResponses: responses }),
-    ...(state === undefined ? {} : { requestState: state }),
-  };
 }
 
 /** The JSON-RPC dispatcher; one per server, shared by its transports. */
@@ -369,26 +342,13 @@ export class Dispatcher {
     requests.set(id, controller);
     const live = { settled: false };
     // Aborted by the handler's own time limit (`ctx.limit`) rather than cancelled: answered.
-    let expired = false;
-    let timer: NodeJS.Timeout | undefined;
+    const timer = new RequestTimer(controller);
     // A cancel always aborts (or finds the signal aborted already), so `aborted` comes first.
     const dropped = () =>
-      controller.signal.aborted && (!expired || this.#cancelled.has(controller));
+      controller.signal.aborted && (!timer.expired || this.#cancelled.has(controller));
     try {
       const ctx = this.#context(request, params, decision, conn, controller.signal, live);
-      ctx.limit = (ms, what) => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          if (controller.signal.aborted) return;
-          expired = true;
-          controller.abort(new DOMException(`${what} timed out after ${ms} ms`, 'TimeoutError'));
-        }, ms);
-        return {
-          signal: controller.signal,
-          expired: () => expired,
-          dispose: () => clearTimeout(timer),
-        };
-      };
+      ctx.limit = timer.limit;
       // Called at once, not from a later microtask: a throw is caught below all the same.
       const result = await handler(params, ctx);
       if (dropped()) return undefined;
@@ -400,7 +360,7 @@ export class Dispatcher {
       if (dropped()) return undefined;
       throw error;
     } finally {
-      clearTimeout(timer);
+      timer.stop();
       live.settled = true;
       if (requests.get(id) === controller) requests.delete(id);
       if (requests.size === 0 && this.#inflight.get(conn.session) === requests) {

@@ -63,6 +63,11 @@ export class RunScope implements Callables {
   #agentSpecs: Map<NamedDecl, Promise<AgentSpec>> | undefined;
   /** This run's `kv` memories: created with the run, gone with it, shared with no one. */
   #kv: KvMemories | undefined;
+
+  #kvTable(): KvMemories {
+    this.#kv ??= new Map();
+    return this.#kv;
+  }
   readonly #moduleEnvs = new Map<Module, Environment>();
   /** Tasks spawned and not yet waited for, joined at the end of their step. */
   readonly pending: TaskHandle[] = [];
@@ -253,7 +258,7 @@ export class RunScope implements Callables {
           interpolated: path?.interpolated ?? [],
           pathGuard: (await text('path_guard')) === 'no_traversal',
         };
-        return memoryMethods(config, this.#services.cwd, (this.#kv ??= new Map()));
+        return memoryMethods(config, this.#services.cwd, this.#kvTable());
       })();
       return methods;
     };

@@ -344,10 +344,10 @@ export class Dispatcher {
     // Aborted by the handler's own time limit (`ctx.limit`) rather than cancelled: answered.
     const timer = new RequestTimer(controller);
     // A cancel always aborts (or finds the signal aborted already), so `aborted` comes first.
-    const dropped = () =>
-      controller.signal.aborted && (!timer.expired || this.#cancelled.has(controller));
+    const { signal } = controller;
+    const dropped = () => signal.aborted && (!timer.expired || this.#cancelled.has(controller));
     try {
-      const ctx = this.#context(request, params, decision, conn, controller.signal, live);
+      const ctx = this.#context(request, params, decision, conn, signal, live);
       ctx.limit = timer.limit;
       // Called at once, not from a later microtask: a throw is caught below all the same.
       const result = await handler(params, ctx);

@@ -58,7 +58,8 @@ export class RunScope implements Callables {
   readonly #spawns: SpawnLimiter;
   /** Built on the first free name a run looks up: most trivial runs never look one up. */
   #builtins: ReadonlyMap<string, FunctionValue> | undefined;
-  readonly #values = new Map<NamedDecl, Value>();
+  /** Declarations' values, made on the first one a run evaluates. */
+  #values: Map<NamedDecl, Value> | undefined;
   // Made on first use (as #kv): most runs declare no agent and no `kv` memory.
   #agentSpecs: Map<NamedDecl, Promise<AgentSpec>> | undefined;
   /** This run's `kv` memories: created with the run, gone with it, shared with no one. */
@@ -135,9 +136,10 @@ export class RunScope implements Callables {
         return b ? this.#bindingValue(b) : undefined;
       });
     }
-    const cached = this.#values.get(binding.decl);
+    const cached = this.#values?.get(binding.decl);
     if (cached !== undefined) return cached;
     const value = this.#declValue(binding.decl, binding.module);
+    this.#values ??= new Map();
     this.#values.set(binding.decl, value);
     return value;
   }

@@ -1,35 +1,44 @@
-// Closed-loop HTTP load (autocannon-style) against three servers, one after another, in one run:
-// `mhl serve mcp --http` answering a modern (2026-07-28) tools/call of a one-step workflow, a bare
-// node:http endpoint that parses the body and answers a JSON-RPC result, and the official SDK v2
-// (`@modelcontextprotocol/server`, createMcpHandler) serving an echo tool. Each server is a child
-// process on a free port of 127.0.0.1. CONNECTIONS keep-alive connections each send the next
-// request as soon as the previous answer arrives: WARMUP_MS unrecorded, then DURATION_MS
-// recorded. A reply counts only with status 200 and a JSON-RPC `result` (not `isError`); anything
-// else, a socket error or a timeout is an error. mhl is loaded twice: plain calls (answered as
-// JSON), then calls carrying `_meta.progressToken` (answered as an SSE stream: one progress event,
-// then the response), reported as `mhl-sse`. One JSON line per figure, then the ratios.
-// Build first: this runs dist/.
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
+// Closed-loop HTTP load with autocannon (32 keep-alive connections, each sending its next request
+// as soon as the previous answer arrives) against, in one run, each a child process on a free
+// port of 127.0.0.1, in three rounds of one 1 s warm-up and one recorded 3 s window per target
+// (a target's line: the median rate of its windows, latencies over all of them, and the server's
+// own CPU per answered request, which other work on the shared cores barely moves):
+//   bare     a bare node:http endpoint that parses the body and answers a JSON-RPC result
+//   sdk-v1   official SDK v1 stateless (StreamableHTTPServerTransport, fresh server per request)
+//   sdk-v2   official SDK v2 (createMcpHandler, modern requests)
+//   mhl      `mhl serve mcp --http` on a one-step Echo workflow, in four modes: modern
+//            (2026-07-28, no session) and legacy (2025-11-25 initialize + Mcp-Session-Id), each
+//            answered as JSON, and as SSE (`_meta.progressToken` + `Accept: text/event-stream`:
+//            one progress event, then the response)
+// Every reply's status is checked (non-2xx, socket errors and timeouts count as errors); before
+// each load one call's body is checked whole (a 200 carrying the result, in the expected form).
+// One JSON line per figure, then the goal lines. Flags: `--client=node` loads with the older
+// node:http client loop instead (a second opinion, heavier on the shared CPU, and checking every
+// body); `--mhl=PATH` serves another build's CLI; `--baseline=PATH` also loads a second mhl build
+// (figures only, named `base-…`) in the same run, to compare builds. Build first: this runs dist/.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { checkReply, Histogram, nodeLoad } from './lib/http-loop.mjs';
+import { BARE, HOST, sdkV1Source, sdkV2Source, startChild } from './lib/http-peers.mjs';
 
 const CONNECTIONS = 32;
-const WARMUP_MS = 1000;
-const DURATION_MS = 5000;
-const REQUEST_TIMEOUT_MS = 10_000;
-const START_TIMEOUT_MS = 20_000;
-const HOST = '127.0.0.1';
-const VERSION = '2026-07-28';
+const ROUNDS = 3;
+const WARMUP_S = 1;
+const DURATION_S = 3;
+const MODERN = '2026-07-28';
+const LEGACY = '2025-11-25';
 const META = {
-  'io.modelcontextprotocol/protocolVersion': VERSION,
+  'io.modelcontextprotocol/protocolVersion': MODERN,
   'io.modelcontextprotocol/clientCapabilities': {},
 };
-const CLI = fileURLToPath(new URL('../dist/bin/mhl.js', import.meta.url));
-const SDK_URL = import.meta.resolve('@modelcontextprotocol/server');
-const ZOD_URL = import.meta.resolve('zod');
+const flag = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const CLIENT = flag('client') ?? 'autocannon';
+const CLI = resolve(flag('mhl') ?? fileURLToPath(new URL('../dist/bin/mhl.js', import.meta.url)));
+const BASELINE = flag('baseline');
 
 const dir = mkdtempSync(join(tmpdir(), 'mhl-bench-http-'));
 const flows = join(dir, 'flows');
@@ -41,259 +50,289 @@ writeFileSync(
   'pipeline Echo {\n  input text: string\n  var out = ""\n  step S { out = text }\n}\n',
 );
 
-// Each child prints "listening on http://127.0.0.1:PORT" on stderr, as `mhl serve` does.
-const BARE = `
-const http = require('node:http');
-const server = http.createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    let msg;
-    try { msg = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch {
-      res.writeHead(400).end(); return;
-    }
-    const text = msg?.params?.arguments?.text ?? '';
-    const body = JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: {
-      content: [{ type: 'text', text }], structuredContent: { out: text } } });
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  });
-});
-server.listen(0, '${HOST}', () => console.error('listening on http://${HOST}:' + server.address().port));
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
-`;
-
-// The SDK's handler is web-standard (fetch-shaped); this is the minimal node:http bridge, doing
-// what @modelcontextprotocol/node's toNodeHandler does: build a Request, stream the Response back.
-const SDK = `
-import http from 'node:http';
-import { McpServer, createMcpHandler } from ${JSON.stringify(SDK_URL)};
-import * as z from ${JSON.stringify(ZOD_URL)};
-const factory = () => {
-  const server = new McpServer({ name: 'echo', version: '1.0.0' });
-  server.registerTool('Echo', { description: 'echo', inputSchema: z.object({ text: z.string() }) },
-    async ({ text }) => ({ content: [{ type: 'text', text }], structuredContent: { out: text } }));
-  return server;
-};
-const handler = createMcpHandler(factory, { legacy: 'reject' });
-const server = http.createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', async () => {
-    try {
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-      const request = new Request('http://' + req.headers.host + req.url, {
-        method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
-      const response = await handler.fetch(request);
-      const out = {};
-      response.headers.forEach((v, k) => { out[k] = v; });
-      res.writeHead(response.status, out);
-      res.end(Buffer.from(await response.arrayBuffer()));
-    } catch (e) { res.writeHead(500).end(String(e)); }
-  });
-});
-server.listen(0, '${HOST}', () => console.error('listening on http://${HOST}:' + server.address().port));
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
-`;
-
-function startChild(name, args) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  const ready = new Promise((done, fail) => {
-    const timer = setTimeout(
-      () => fail(new Error(`${name}: no "listening on" line`)),
-      START_TIMEOUT_MS,
-    );
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      if (stderr.length < 64 * 1024) stderr += d;
-      const found = /listening on http:\/\/[^\s]+:(\d+)/.exec(stderr);
-      if (found) {
-        clearTimeout(timer);
-        done(Number(found[1]));
-      }
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`${name} exited (${code}): ${stderr}`));
-    });
-  });
-  ready.catch(() => undefined);
-  return { name, child, ready, stop: () => child.exitCode === null && child.kill('SIGTERM') };
-}
-
-function toolCall(id, progress) {
-  const meta = progress ? { ...META, progressToken: id } : META;
-  return JSON.stringify({
+const ACCEPT = 'application/json, text/event-stream';
+const JSON_TYPE = 'application/json';
+/** A `tools/call` of Echo; `meta` is its `_meta` (none for a legacy JSON call). */
+const call = (id, meta) =>
+  JSON.stringify({
     jsonrpc: '2.0',
     id,
     method: 'tools/call',
-    params: { name: 'Echo', arguments: { text: 'hi', context: { cwd } }, _meta: meta },
+    params: {
+      name: 'Echo',
+      arguments: { text: 'hi', context: { cwd } },
+      ...(meta === undefined ? {} : { _meta: meta }),
+    },
   });
-}
-const HEADERS = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': VERSION,
+const modernHeaders = {
+  'content-type': JSON_TYPE,
+  accept: ACCEPT,
+  'mcp-protocol-version': MODERN,
   'mcp-method': 'tools/call',
   'mcp-name': 'Echo',
 };
 
-/** The JSON-RPC message in a reply body: plain JSON, or the last `data:` line of an SSE body. */
-function messageOf(text, contentType) {
-  if (contentType?.startsWith('text/event-stream')) {
-    const lines = text.split('\n').filter((l) => l.startsWith('data:'));
-    return JSON.parse(lines.at(-1).slice(5));
-  }
-  return JSON.parse(text);
-}
-
-function once(agent, port, id, progress) {
-  const body = toolCall(id, progress);
-  return new Promise((done) => {
-    const req = httpRequest(
-      {
-        host: HOST,
-        port,
-        method: 'POST',
-        path: '/mcp',
-        agent,
-        headers: { ...HEADERS, 'content-length': Buffer.byteLength(body) },
-        timeout: REQUEST_TIMEOUT_MS,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d) => {
-          text += d;
-        });
-        res.on('end', () => {
-          if (res.statusCode !== 200)
-            return done(`status ${res.statusCode}: ${text.slice(0, 200)}`);
-          try {
-            const streamed = res.headers['content-type']?.startsWith('text/event-stream');
-            if (progress !== streamed)
-              return done(`unexpected content type: ${text.slice(0, 200)}`);
-            const msg = messageOf(text, res.headers['content-type']);
-            if (msg.result === undefined || msg.result.isError === true || msg.id !== id)
-              return done(`no result: ${text.slice(0, 200)}`);
-            done(null);
-          } catch {
-            done(`bad body: ${text.slice(0, 200)}`);
-          }
-        });
-        res.on('error', (e) => done(String(e)));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (e) => done(String(e)));
-    req.end(body);
+/** Opens a legacy session on `port`: initialize, then notifications/initialized. */
+async function openSession(port) {
+  const url = `http://${HOST}:${port}/mcp`;
+  const post = (body, headers = {}) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': JSON_TYPE, accept: ACCEPT, ...headers },
+      body: JSON.stringify(body),
+    });
+  const init = await post({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: {
+      protocolVersion: LEGACY,
+      capabilities: {},
+      clientInfo: { name: 'bench', version: '1' },
+    },
   });
+  await init.text();
+  const id = init.headers.get('mcp-session-id');
+  if (init.status !== 200 || id === null) throw new Error(`initialize answered ${init.status}`);
+  const headers = { 'mcp-session-id': id, 'mcp-protocol-version': LEGACY };
+  const note = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+  await note.text();
+  return headers;
 }
 
-/** Latencies in 10 µs buckets up to 10 s (a bounded histogram, not a sample list). */
-class Histogram {
-  constructor() {
-    this.buckets = new Uint32Array(1_000_001);
-    this.count = 0;
-  }
-  add(ms) {
-    this.buckets[Math.min(this.buckets.length - 1, Math.round(ms * 100))]++;
-    this.count++;
-  }
-  quantile(q) {
-    const target = Math.ceil(q * this.count);
-    let seen = 0;
-    for (let i = 0; i < this.buckets.length; i++) {
-      seen += this.buckets[i];
-      if (seen >= target && seen > 0) return i / 100;
-    }
-    return Number.NaN;
-  }
+/** The four mhl modes on `port`, named `PREFIX…`. */
+async function mhlTargets(prefix, port, pid) {
+  const legacy = await openSession(port);
+  const legacyHeaders = { 'content-type': JSON_TYPE, accept: ACCEPT, ...legacy };
+  const progress = (id) => ({ ...META, progressToken: id });
+  const targets = [
+    { name: `${prefix}modern_json`, port, headers: modernHeaders, body: (id) => call(id, META) },
+    {
+      name: `${prefix}modern_sse`,
+      port,
+      headers: modernHeaders,
+      body: (id) => call(id, progress(id)),
+      streamed: true,
+    },
+    { name: `${prefix}legacy_json`, port, headers: legacyHeaders, body: (id) => call(id) },
+    {
+      name: `${prefix}legacy_sse`,
+      port,
+      headers: legacyHeaders,
+      body: (id) => call(id, { progressToken: id }),
+      streamed: true,
+    },
+  ];
+  for (const target of targets) target.pid = pid;
+  return targets;
 }
 
-async function load(port, ms, record, progress = false) {
-  const agent = new Agent({
-    keepAlive: true,
-    maxSockets: CONNECTIONS,
-    maxFreeSockets: CONNECTIONS,
+/** One checked call of `target` before it is loaded, so a 200 that is not a result is caught. */
+async function check(target) {
+  const id = `check-${target.name}`;
+  const res = await fetch(`http://${HOST}:${target.port}${target.path}`, {
+    method: 'POST',
+    headers: target.headers,
+    body: target.body(id),
   });
-  const hist = new Histogram();
-  const end = performance.now() + ms;
+  const error = checkReply(
+    res.status,
+    res.headers.get('content-type') ?? undefined,
+    await res.text(),
+    id,
+    target.streamed === true,
+  );
+  if (error !== null) throw new Error(`${target.name}: ${error}`);
+}
+
+/** One autocannon window over `target`; latencies of 2xx replies go to `hist` when given. */
+async function cannon(target, seconds, hist) {
   let ok = 0;
-  let errors = 0;
-  let firstError;
-  let id = 0;
-  const worker = async () => {
-    while (performance.now() < end) {
-      const started = performance.now();
-      const error = await once(agent, port, ++id, progress);
-      const finished = performance.now();
-      if (finished > end) break; // answered after the window closed: not counted either way
-      if (error === null) {
-        ok++;
-        if (record) hist.add(finished - started);
-      } else {
-        errors++;
-        firstError ??= error;
-      }
-    }
+  const instance = autocannon({
+    url: `http://${HOST}:${target.port}${target.path}`,
+    method: 'POST',
+    headers: target.headers,
+    body: target.body('[<id>]'),
+    idReplacement: true,
+    connections: CONNECTIONS,
+    duration: seconds,
+  });
+  instance.on('response', (_client, status, _bytes, ms) => {
+    if (status < 200 || status > 299) return;
+    ok++;
+    hist?.add(ms);
+  });
+  const result = await instance;
+  const errors = result.non2xx + result.errors + result.timeouts;
+  return {
+    ok,
+    errors,
+    seconds: result.duration,
+    firstError: errors ? result.statusCodeStats : undefined,
   };
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  agent.destroy();
-  return { ok, errors, firstError, hist };
 }
 
-const servers = [
-  startChild('bare', ['-e', BARE]),
-  startChild('sdk', ['--input-type=module', '-e', SDK]),
-  startChild('mhl', [CLI, 'serve', 'mcp', flows, '--http', '--port', '0']),
-];
-const figures = {};
-/** Loads one server (warm-up, then the recorded window) and prints its line. */
-async function measure(name, port, progress) {
-  await load(port, WARMUP_MS, false, progress);
-  const { ok, errors, firstError, hist } = await load(port, DURATION_MS, true, progress);
-  figures[name] = ok / (DURATION_MS / 1000);
-  console.log(
-    JSON.stringify({
-      bench: 'serve-http',
-      server: name,
-      connections: CONNECTIONS,
-      req_per_s: Math.round(figures[name]),
-      p50_ms: hist.quantile(0.5),
-      p99_ms: hist.quantile(0.99),
-      errors,
-      ...(firstError === undefined ? {} : { first_error: firstError }),
-    }),
-  );
-}
-try {
-  for (const server of servers) {
-    const port = await server.ready;
-    await measure(server.name, port, false);
-    if (server.name === 'mhl') await measure('mhl-sse', port, true);
+// Server CPU (user + system) over the recorded window, per answered request: unlike req/s it
+// barely moves when other work shares the cores, so it tells builds apart on a busy machine.
+// Linux only (/proc); null elsewhere.
+const TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+function cpuTicks(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
   }
-  const ratio = (a, b) => +(figures[a] / figures[b]).toFixed(2);
-  console.log(
-    JSON.stringify({ bench: 'serve-http', figure: 'mhl_over_sdk', value: ratio('mhl', 'sdk') }),
-  );
-  console.log(
-    JSON.stringify({ bench: 'serve-http', figure: 'mhl_over_bare', value: ratio('mhl', 'bare') }),
-  );
-  console.log(
-    JSON.stringify({
-      bench: 'serve-http',
-      figure: 'mhl_sse_over_mhl',
-      value: ratio('mhl-sse', 'mhl'),
-    }),
-  );
+}
+
+const figures = {};
+const tallies = new Map();
+/** One warm-up and one recorded window of `target`, added to its tally. */
+async function measure(target) {
+  target.path ??= '/mcp';
+  let tally = tallies.get(target.name);
+  if (tally === undefined) {
+    await check(target);
+    tally = { hist: new Histogram(), rates: [], ok: 0, errors: 0, ticks: 0, firstError: undefined };
+    tallies.set(target.name, tally);
+  }
+  let run;
+  let ticks = null;
+  if (CLIENT === 'node') {
+    await nodeLoad(target, CONNECTIONS, WARMUP_S * 1000);
+    ticks = cpuTicks(target.pid);
+    run = {
+      ...(await nodeLoad(target, CONNECTIONS, DURATION_S * 1000, tally.hist)),
+      seconds: DURATION_S,
+    };
+  } else {
+    await cannon(target, WARMUP_S);
+    ticks = cpuTicks(target.pid);
+    run = await cannon(target, DURATION_S, tally.hist);
+  }
+  const after = cpuTicks(target.pid);
+  tally.ticks =
+    ticks === null || after === null || tally.ticks === null ? null : tally.ticks + after - ticks;
+  tally.rates.push(run.ok / run.seconds);
+  tally.ok += run.ok;
+  tally.errors += run.errors;
+  tally.firstError ??= run.firstError;
+}
+
+/** Prints `name`'s line: the median rate of its windows, latencies over all of them. */
+function report(name) {
+  const tally = tallies.get(name);
+  const rates = [...tally.rates].sort((a, b) => a - b);
+  const line = {
+    bench: 'serve-http',
+    server: name,
+    client: CLIENT,
+    connections: CONNECTIONS,
+    windows: rates.length,
+    req_per_s: Math.round(rates[Math.floor(rates.length / 2)]),
+    p50_ms: tally.hist.quantile(0.5),
+    p99_ms: tally.hist.quantile(0.99),
+    server_cpu_us_per_req:
+      tally.ticks === null || tally.ok === 0
+        ? null
+        : Math.round((tally.ticks / TICKS_PER_S / tally.ok) * 1e7) / 10,
+    errors: tally.errors,
+    ...(tally.firstError === undefined ? {} : { first_error: tally.firstError }),
+  };
+  figures[name] = line;
+  console.log(JSON.stringify(line));
+}
+
+const mhlArgs = (cli) => [cli, 'serve', 'mcp', flows, '--http', '--port', '0'];
+const servers = {
+  bare: startChild('bare', ['-e', BARE]),
+  v1: startChild('sdk-v1', ['--input-type=module', '-e', sdkV1Source()]),
+  v2: startChild('sdk-v2', ['--input-type=module', '-e', sdkV2Source()]),
+  mhl: startChild('mhl', mhlArgs(CLI)),
+  ...(BASELINE ? { base: startChild('base', mhlArgs(resolve(BASELINE))) } : {}),
+};
+const V1_HEADERS = { 'content-type': JSON_TYPE, accept: ACCEPT, 'mcp-protocol-version': LEGACY };
+try {
+  const peers = [
+    {
+      name: 'bare',
+      port: await servers.bare.ready,
+      pid: servers.bare.child.pid,
+      headers: modernHeaders,
+      body: (id) => call(id, META),
+    },
+    {
+      name: 'sdk-v1',
+      port: await servers.v1.ready,
+      pid: servers.v1.child.pid,
+      headers: V1_HEADERS,
+      body: (id) => call(id),
+    },
+    {
+      name: 'sdk-v2',
+      port: await servers.v2.ready,
+      pid: servers.v2.child.pid,
+      headers: modernHeaders,
+      body: (id) => call(id, META),
+    },
+  ];
+  const modes = await mhlTargets('', await servers.mhl.ready, servers.mhl.child.pid);
+  const base = servers.base
+    ? await mhlTargets('base-', await servers.base.ready, servers.base.child.pid)
+    : [];
+  // Every target once per round, ROUNDS rounds: a burst of other work on the shared cores hits
+  // one window of each, and the median leaves it out. A baseline build's mode runs right after
+  // the same mode of the build under test.
+  const order = [...peers, ...modes.flatMap((mode, i) => (base[i] ? [mode, base[i]] : [mode]))];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const target of order) await measure(target);
+  }
+  for (const target of order) report(target.name);
+  const rate = (name) => figures[name].req_per_s;
+  const bestSdk = Math.max(rate('sdk-v1'), rate('sdk-v2'));
+  const goal = (name, value, target, met) =>
+    console.log(
+      JSON.stringify({
+        bench: 'serve-http',
+        goal: name,
+        value: +value.toFixed(2),
+        target,
+        goal_met: met,
+      }),
+    );
+  for (const { name } of modes) {
+    const f = figures[name];
+    // A figure with errors, or beside a peer with errors, meets no goal.
+    const clean = [f, figures.bare, figures['sdk-v1'], figures['sdk-v2']].every(
+      (g) => g.errors === 0 && g.req_per_s > 0,
+    );
+    goal(`${name}_over_best_sdk`, f.req_per_s / bestSdk, 5, clean && f.req_per_s >= 5 * bestSdk);
+    goal(
+      `${name}_over_bare`,
+      f.req_per_s / rate('bare'),
+      0.5,
+      clean && f.req_per_s >= 0.5 * rate('bare'),
+    );
+    goal(`${name}_p99_over_p50`, f.p99_ms / f.p50_ms, 2, clean && f.p99_ms <= 2 * f.p50_ms);
+  }
+  // The same ratio in server CPU per request: what each answer costs the server itself.
+  const cpu = (name) => figures[name].server_cpu_us_per_req;
+  for (const { name } of [...modes, ...base]) {
+    if (cpu(name) === null || cpu('bare') === null) continue;
+    const value = +(cpu(name) / cpu('bare')).toFixed(2);
+    console.log(JSON.stringify({ bench: 'serve-http', figure: `${name}_cpu_over_bare`, value }));
+  }
+  for (const { name } of base) {
+    const f = figures[name];
+    console.log(
+      JSON.stringify({
+        bench: 'serve-http',
+        figure: `${name}_over_bare`,
+        value: +(f.req_per_s / rate('bare')).toFixed(2),
+      }),
+    );
+  }
 } finally {
-  for (const server of servers) server.stop();
-  await Promise.all(
-    servers.map((s) =>
-      s.child.exitCode !== null ? undefined : new Promise((d) => s.child.on('close', d)),
-    ),
-  );
+  await Promise.all(Object.values(servers).map((s) => s.stop()));
   rmSync(dir, { recursive: true, force: true });
 }

@@ -26,6 +26,18 @@ export type ClientRequester = (
 /** Reports progress of the current request as `notifications/progress`. */
 export type ProgressReporter = (progress: number, total?: number, message?: string) => void;
 
+/**
+ * A time limit on the request being served (`RequestContext.limit`): `signal` is the request's
+ * own signal, aborted with a `TimeoutError` when the time is up (or by a cancel, as ever).
+ */
+export interface RequestLimit {
+  readonly signal: AbortSignal;
+  /** Whether it was the time limit (not a cancel or a close) that aborted `signal`. */
+  readonly expired: () => boolean;
+  /** Stops the timer; call it in a `finally`. */
+  readonly dispose: () => void;
+}
+
 /** What a method handler knows about the request it serves. */
 export interface RequestContext {
   /** The request's era; modern requests are stateless. */
@@ -39,6 +51,12 @@ export interface RequestContext {
   readonly requestId: RequestId;
   /** Aborted by `notifications/cancelled`, `closeSession` or `closeAll`. Pass it down. */
   readonly signal: AbortSignal;
+  /**
+   * Bounds the request to `ms` on its own signal: when the time is up `signal` aborts with a
+   * `TimeoutError` naming `what`, and the handler's answer (a timeout result, say) is still
+   * sent, which it is not after a cancel. Costs no second AbortSignal linked to this one.
+   */
+  readonly limit?: (ms: number, what: string) => RequestLimit;
   /** Present only when the request carried `params._meta.progressToken`. */
   readonly progress?: ProgressReporter;
   /**

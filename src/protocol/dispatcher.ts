@@ -56,6 +56,8 @@ import {
 } from './jsonrpc.js';
 import { createLogReporter, isLogLevel, type LogLevel, type LogReporter } from './logging.js';
 import { OutboundRequests } from './outbound.js';
+import { RequestTimer } from './request-limit.js';
+import { retryMaterial } from './retry.js';
 import { Session, type SessionOptions } from './session.js';
 
 /** Options for `new Dispatcher()`. */
@@ -77,6 +79,8 @@ export interface RegisterOptions {
 /** What `handle` resolves to: a response, a batch of them, or nothing (notifications, cancels). */
 export type DispatchResult = JsonRpcResponse | JsonRpcResponse[] | undefined;
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 const BUILT_IN = new Set(['initialize', 'ping', 'server/discover']);
 
 function invalidRequest(message: string, data?: unknown): RpcError {
@@ -94,35 +98,6 @@ function methodNotFound(method: string): RpcError {
   });
 }
 
-const NO_RETRY = Object.freeze({});
-
-/**
- * A modern retry's `inputResponses` and `requestState` (2026-07-28 multi round-trip), checked
- * for shape only: what they mean is the handler's business.
- * @throws RpcError -32602 naming the member that has the wrong type.
- */
-function retryMaterial(
-  params: Record<string, unknown>,
-): Pick<RequestContext, 'inputResponses' | 'requestState'> {
-  const responses = params['inputResponses'];
-  const state = params['requestState'];
-  if (responses === undefined && state === undefined) return NO_RETRY;
-  if (responses !== undefined && !isRecord(responses)) {
-    throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'inputResponses must be an object', {
-      field: 'inputResponses',
-    });
-  }
-  if (state !== undefined && typeof state !== 'string') {
-    throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'requestState must be a string', {
-      field: 'requestState',
-    });
-  }
-  return {
-    ...(responses === undefined ? {} : { inputResponses: responses }),
-    ...(state === undefined ? {} : { requestState: state }),
-  };
-}
-
 /** The JSON-RPC dispatcher; one per server, shared by its transports. */
 export class Dispatcher {
   readonly #server: ServerDescription;
@@ -136,6 +111,11 @@ export class Dispatcher {
   readonly #channels = new SessionChannels((error, method) => this.#report(error, { method }));
   readonly #closeListeners = new Set<(session: Session) => void>();
   readonly #inflight = new Map<Session, Map<RequestId, AbortController>>();
+  /**
+   * Requests cancelled or closed (never answered), as opposed to aborted by their own time limit
+   * (answered): a cancel that comes after the time limit fired must still drop the answer.
+   */
+  readonly #cancelled = new WeakSet<AbortController>();
   readonly #outbound = new OutboundRequests();
 
   constructor(options: DispatcherOptions) {
@@ -257,6 +237,7 @@ export class Dispatcher {
    */
   closeSession(session: Session, reason = 'session closed'): void {
     for (const controller of this.#inflight.get(session)?.values() ?? []) {
+      this.#cancelled.add(controller);
       controller.abort(new DOMException(reason, 'AbortError'));
     }
     this.#outbound.closeSession(session, reason);
@@ -276,11 +257,12 @@ export class Dispatcher {
     for (const session of sessions) this.closeSession(session, reason);
   }
 
-  async #single(
+  // Not async: only a request has anything to wait for (one async frame less per message).
+  #single(
     value: unknown,
     conn: Connection,
     inBatch: boolean,
-  ): Promise<JsonRpcResponse | undefined> {
+  ): Promise<JsonRpcResponse | undefined> | JsonRpcResponse | undefined {
     const inbound = classifyMessage(value);
     switch (inbound.kind) {
       case 'invalid':
@@ -307,6 +289,7 @@ export class Dispatcher {
       // Unknown, late or malformed cancels are ignored, as the specification asks.
       const target = cancelTarget(notification.params);
       const controller = target && this.#inflight.get(session)?.get(target.requestId);
+      if (controller) this.#cancelled.add(controller);
       controller?.abort(new DOMException(target?.reason ?? 'request cancelled', 'AbortError'));
     }
     // Other notifications have no handler here and are ignored.
@@ -358,18 +341,26 @@ export class Dispatcher {
     const controller = new AbortController();
     requests.set(id, controller);
     const live = { settled: false };
+    // Aborted by the handler's own time limit (`ctx.limit`) rather than cancelled: answered.
+    const timer = new RequestTimer(controller);
+    // A cancel always aborts (or finds the signal aborted already), so `aborted` comes first.
+    const { signal } = controller;
+    const dropped = () => signal.aborted && (!timer.expired || this.#cancelled.has(controller));
     try {
-      const ctx = this.#context(request, params, decision, conn, controller.signal, live);
-      const result = await Promise.resolve().then(() => handler(params, ctx));
-      if (controller.signal.aborted) return undefined;
+      const ctx = this.#context(request, params, decision, conn, signal, live);
+      ctx.limit = timer.limit;
+      // Called at once, not from a later microtask: a throw is caught below all the same.
+      const result = await handler(params, ctx);
+      if (dropped()) return undefined;
       if (!isRecord(result)) throw new Error(`handler for ${method} returned a non-object`);
       const body = decision.era === 'modern' ? this.#decorate(method, result) : result;
       return resultResponse(id, body);
     } catch (error) {
       // A cancelled request gets no response, whatever its handler did after the abort.
-      if (controller.signal.aborted) return undefined;
+      if (dropped()) return undefined;
       throw error;
     } finally {
+      timer.stop();
       live.settled = true;
       if (requests.get(id) === controller) requests.delete(id);
       if (requests.size === 0 && this.#inflight.get(conn.session) === requests) {
@@ -385,11 +376,12 @@ export class Dispatcher {
     conn: Connection,
     signal: AbortSignal,
     live: { settled: boolean },
-  ): RequestContext {
+  ): Mutable<RequestContext> {
     const modern = decision.era === 'modern';
     const token = metaOf(params)?.['progressToken'];
     const hasToken = typeof token === 'string' || typeof token === 'number';
-    return {
+    // Built by assignment, not conditional spreads (an object made and copied for each).
+    const ctx: Mutable<RequestContext> = {
       era: decision.era,
       protocolVersion: modern ? decision.meta.protocolVersion : decision.protocolVersion,
       session: modern ? undefined : conn.session,
@@ -398,23 +390,29 @@ export class Dispatcher {
         : (conn.session.clientCapabilities ?? {}),
       requestId: request.id,
       signal,
-      ...(hasToken
-        ? {
-            progress: createProgressReporter({
-              progressToken: token,
-              request,
-              conn,
-              signal,
-              live,
-              report: (error, site) => this.#report(error, site),
-            }),
-          }
-        : {}),
-      ...this.#logReporter(request, params, decision, conn, signal, live),
-      ...(conn.principal === undefined ? {} : { principal: conn.principal }),
-      ...(conn.client === undefined ? {} : { client: conn.client }),
-      ...(modern ? retryMaterial(params) : { request: this.#requester(conn, signal, live) }),
     };
+    if (hasToken) {
+      ctx.progress = createProgressReporter({
+        progressToken: token,
+        request,
+        conn,
+        signal,
+        live,
+        report: (error, site) => this.#report(error, site),
+      });
+    }
+    const log = this.#logReporter(request, params, decision, conn, signal, live);
+    if (log !== undefined) ctx.log = log;
+    if (conn.principal !== undefined) ctx.principal = conn.principal;
+    if (conn.client !== undefined) ctx.client = conn.client;
+    if (modern) {
+      const retry = retryMaterial(params);
+      if (retry.inputResponses !== undefined) ctx.inputResponses = retry.inputResponses;
+      if (retry.requestState !== undefined) ctx.requestState = retry.requestState;
+    } else {
+      ctx.request = this.#requester(conn, signal, live);
+    }
+    return ctx;
   }
 
   /** Sends requests to the client of `conn` while the request behind `signal` is unanswered. */
@@ -431,9 +429,9 @@ export class Dispatcher {
   }
 
   /**
-   * `{log}` for every legacy request (it reads the session's level at each entry, so a
-   * `logging/setLevel` during a long call takes effect), and for a modern request whose `_meta`
-   * names a level; else `{}`.
+   * The log reporter of every legacy request (it reads the session's level at each entry, so a
+   * `logging/setLevel` during a long call takes effect), and of a modern request whose `_meta`
+   * names a level; else undefined.
    */
   #logReporter(
     request: JsonRpcRequest,
@@ -442,18 +440,18 @@ export class Dispatcher {
     conn: Connection,
     signal: AbortSignal,
     live: { settled: boolean },
-  ): { log?: LogReporter } {
+  ): LogReporter | undefined {
     let threshold: () => LogLevel | undefined;
     if (decision.era === 'modern') {
       const asked = metaOf(params)?.[META_KEYS.LOG_LEVEL];
-      if (!isLogLevel(asked)) return {};
+      if (!isLogLevel(asked)) return undefined;
       threshold = () => asked;
     } else {
       const session = conn.session;
       threshold = () => session.logLevel;
     }
     const report = (error: unknown, site: ErrorSite) => this.#report(error, site);
-    return { log: createLogReporter({ threshold, request, conn, signal, live, report }) };
+    return createLogReporter({ threshold, request, conn, signal, live, report });
   }
 
   #decorate(method: string, result: Record<string, unknown>): Record<string, unknown> {

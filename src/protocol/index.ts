@@ -12,6 +12,7 @@ export type {
   MethodHandler,
   ProgressReporter,
   RequestContext,
+  RequestLimit,
 } from './context.js';
 export {
   Dispatcher,

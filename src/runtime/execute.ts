@@ -16,7 +16,7 @@ import type { AgentLimiters } from './agents/agent-rate-limit.js';
 import { type AgentCache, runAgents } from './agents/run-agents.js';
 import { CheckpointStore } from './checkpoints/checkpoints.js';
 import type { Value } from './interpreter/values.js';
-import { type RunEvent, type RunOutcome, runPipeline } from './pipeline/runner.js';
+import { type RunEvent, type RunOptions, type RunOutcome, runPipeline } from './pipeline/runner.js';
 import { deadline } from './services/deadline.js';
 import { Redactor } from './services/redact.js';
 
@@ -72,6 +72,21 @@ export interface Execution {
   readonly redactor: Redactor;
 }
 
+/**
+ * Session ids of throwaway runs: a random prefix drawn once per process and a counter, 32 hex
+ * digits like a persisted run's. Unique within the process (and, by the prefix, across
+ * restarts), which is all a run that is never persisted needs; a UUID per call was 1% of a
+ * trivial synchronous call's CPU.
+ */
+const EPHEMERAL_PREFIX = randomUUID().replaceAll('-', '').slice(0, 20);
+let ephemeralCount = 0;
+function ephemeralSession(): string {
+  ephemeralCount += 1;
+  return EPHEMERAL_PREFIX + ephemeralCount.toString(16).padStart(12, '0');
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 /** Runs one pipeline or workflow to its outcome. Never throws for program errors. */
 export async function executeWorkflow(options: ExecuteOptions): Promise<Execution> {
   const definition = options.definition ?? pipelineDefinition(options.program, options.pipeline);
@@ -84,25 +99,19 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
   const limit = deadline(options.signal, options.timeout?.ms, options.timeout?.what);
   const { output } = options;
   try {
-    const outcome = await runPipeline(options.program, options.pipeline, {
+    // Built by assignment, not conditional spreads: each spread is an object made and copied,
+    // and this runs for every synchronous call.
+    const run: Mutable<RunOptions> = {
       inputs: options.inputs,
       definition,
-      ...(options.resume !== undefined ? { resume: options.resume } : {}),
-      ...(options.force !== undefined ? { force: options.force } : {}),
-      // Never persisted, so it need not be a 128-bit id; Node pools UUIDs, random bytes not.
-      ...(options.session !== undefined
-        ? { session: options.session }
-        : ephemeral
-          ? { session: randomUUID().replaceAll('-', '') }
-          : {}),
-      ...(options.principal !== undefined ? { principal: options.principal } : {}),
       signal: limit.signal,
-      state: new CheckpointStore(store, redactor, {
-        ...(options.state !== 'ephemeral' && options.state.latestPointer === false
+      state: new CheckpointStore(
+        store,
+        redactor,
+        options.state !== 'ephemeral' && options.state.latestPointer === false
           ? { latestPointer: false }
-          : {}),
-      }),
-      ...(ephemeral ? { ephemeral: true } : {}),
+          : undefined,
+      ),
       services: {
         cwd: options.cwd,
         childEnv: options.childEnv,
@@ -112,11 +121,21 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
         cacheDir: agents.cacheDir,
         agents: agents.agents,
       },
-      ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
-    });
+    };
+    if (options.resume !== undefined) run.resume = options.resume;
+    if (options.force !== undefined) run.force = options.force;
+    // Never persisted, so it need not be a random 128-bit id (see `ephemeralSession`).
+    if (options.session !== undefined) run.session = options.session;
+    else if (ephemeral) run.session = ephemeralSession();
+    if (options.principal !== undefined) run.principal = options.principal;
+    if (ephemeral) run.ephemeral = true;
+    if (options.onEvent !== undefined) run.onEvent = options.onEvent;
+    const outcome = await runPipeline(options.program, options.pipeline, run);
     return { outcome, timedOut: limit.expired(), redactor };
   } finally {
     limit.dispose();
-    await agents.dispose();
+    // Awaited only when there is a folder to remove (each await is a tick).
+    const removing = agents.dispose();
+    if (removing !== undefined) await removing;
   }
 }

@@ -26,8 +26,11 @@ interface Entry {
  * A `Store` held in memory, with capability `cas`. Versions are a per-store counter.
  * Operations throw `StoreError` `STORE_CLOSED` after `close()`.
  */
+const MEMORY_CAPABILITIES: ReadonlySet<StoreCapability> = new Set<StoreCapability>(['cas']);
+
 export class MemoryStore implements Store {
-  readonly capabilities: ReadonlySet<StoreCapability> = new Set<StoreCapability>(['cas']);
+  /** Shared by every instance: read-only, and a synchronous call makes one store per call. */
+  readonly capabilities: ReadonlySet<StoreCapability> = MEMORY_CAPABILITIES;
   readonly cas: CasCapability;
   readonly #entries = new Map<string, Entry>();
   /** How many keys lie under each "directory" prefix (`a` and `a/b` for key `a/b/c`). */

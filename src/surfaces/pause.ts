@@ -35,8 +35,9 @@ const background = new WeakSet<RequestContext>();
 
 /** A copy of `ctx` for a call that runs detached from its request (`job.start`). */
 export function backgroundContext(ctx: RequestContext): RequestContext {
-  // A job is never a retry of a paused call: it must not carry one's answers or state.
-  const { requestState: _state, inputResponses: _responses, ...copy } = ctx;
+  // A job is never a retry of a paused call: it must not carry one's answers or state. Nor the
+  // request's time limit: a job outlives the request that started it.
+  const { requestState: _state, inputResponses: _responses, limit: _limit, ...copy } = ctx;
   background.add(copy);
   return copy;
 }

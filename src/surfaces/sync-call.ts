@@ -15,6 +15,7 @@ import type { CallContext } from '../runs/index.js';
 import {
   type Deadline,
   deadline,
+  type ExecuteOptions,
   executeWorkflow,
   fromJson,
   isObject,
@@ -92,7 +93,12 @@ export async function runCall(
     current = applied.inputs;
     resume = checkpoint;
   }
-  const limit = deadline(signal, call.timeoutMs, `tools/call ${workflow.name}`);
+  const what = `tools/call ${workflow.name}`;
+  // On the request's own signal when the run has no other: one AbortSignal per call, not two.
+  const limit =
+    ctx.limit !== undefined && signal === ctx.signal
+      ? ctx.limit(call.timeoutMs, what)
+      : deadline(signal, call.timeoutMs, what);
   try {
     for (let round = 1; ; round += 1) {
       const run = await runOnce(workflow, current, call, ctx, limit.signal, options, resume);
@@ -210,7 +216,8 @@ async function runOnce(
   let step: string | undefined;
   if (resume !== undefined) await restoreCheckpoint(store, resume);
   const values = fromJson(inputs);
-  const { outcome } = await executeWorkflow({
+  // Built by assignment, not conditional spreads: this runs for every synchronous call.
+  const execute: { -readonly [K in keyof ExecuteOptions]: ExecuteOptions[K] } = {
     program: workflow.program,
     pipeline: workflow.decl,
     definition: workflow.definition,
@@ -219,21 +226,25 @@ async function runOnce(
     childEnv: options.childEnv,
     env: options.env,
     state: { store, ephemeral: true },
-    ...(resume !== undefined ? { resume: true, session: resume.session } : {}),
-    ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
     signal,
     output: (text) => {
       logger.info({ workflow: name, output: text });
       forwardOutput(ctx.log, name, text);
     },
     agentCache: { root: options.cacheRoot },
-    ...(options.agentLimiters !== undefined ? { agentLimiters: options.agentLimiters } : {}),
     onEvent: (event) => {
       if (event.type !== 'step_start') return;
       step = event.step;
       ctx.progress?.(event.index + 1, event.total, `step ${event.step}`);
     },
-  });
+  };
+  if (resume !== undefined) {
+    execute.resume = true;
+    execute.session = resume.session;
+  }
+  if (ctx.principal !== undefined) execute.principal = ctx.principal;
+  if (options.agentLimiters !== undefined) execute.agentLimiters = options.agentLimiters;
+  const { outcome } = await executeWorkflow(execute);
   if (outcome.status !== 'paused') return { outcome };
   const reason = pauseReasonText(outcome.pauseReason);
   const key = inputKey(step);

@@ -208,7 +208,9 @@ async function callTool(
   admission: Admission,
 ): Promise<ToolResult> {
   try {
-    const call = await tool.prepare(args, ctx);
+    // A workflow prepares synchronously; only a promise is awaited (each await is a tick).
+    const prepared = tool.prepare(args, ctx);
+    const call = prepared instanceof Promise ? await prepared : prepared;
     return tool.execution
       ? await runAdmitted(call, admission, ctx.signal)
       : await call.run(ctx.signal);

@@ -7,7 +7,37 @@
  * itself by cycling addresses. Keys are digests: the table holds no identity in clear.
  */
 import { createHash } from 'node:crypto';
-import { isIPv6 } from 'node:net';
+import { isIPv6, type Socket } from 'node:net';
+
+/**
+ * The last key computed on each connection, with the principal it was for: a keep-alive
+ * connection sends request after request from one address, usually as one principal, and a
+ * SHA-256 per request was 2% of a trivial call's CPU. Held by the socket's lifetime only, so
+ * nothing outlives the connection that already holds its address.
+ */
+const lastKeys = new WeakMap<Socket, { principal: string | undefined; key: string }>();
+/** Each connection's address block, computed once (the IPv6 check is a large RegExp). */
+const blocks = new WeakMap<Socket, string>();
+
+/** `clientKey` of a request on `socket`, reusing the connection's last key when it applies. */
+export function socketClientKey(principal: string | undefined, socket: Socket): string {
+  const last = lastKeys.get(socket);
+  if (last !== undefined && last.principal === principal) return last.key;
+  const key = clientKey(principal, socket.remoteAddress);
+  lastKeys.set(socket, { principal, key });
+  return key;
+}
+
+/** `addressBlock` of a connection's remote address, computed once per connection. */
+export function socketBlock(socket: Socket): string {
+  let block = blocks.get(socket);
+  if (block === undefined) {
+    block = addressBlock(socket.remoteAddress);
+    // Before connecting (or after a reset) the address is unknown: not worth remembering.
+    if (socket.remoteAddress !== undefined) blocks.set(socket, block);
+  }
+  return block;
+}
 
 /** The client key of a request from `remoteAddress`, verified as `principal` if it names one. */
 export function clientKey(

@@ -9,7 +9,7 @@
  * shares the proxy's, so the cap has to leave room for all of them at once.
  */
 import type { Socket } from 'node:net';
-import { addressBlock } from './client-key.js';
+import { socketBlock } from './client-key.js';
 
 export class AddressCaps {
   readonly #perAddress: number;
@@ -30,7 +30,7 @@ export class AddressCaps {
   admit(socket: Socket): boolean {
     // No address: the peer is already gone. An IPv6 host counts by its /64, as everywhere.
     if (socket.remoteAddress === undefined) return false;
-    const address = addressBlock(socket.remoteAddress);
+    const address = socketBlock(socket);
     const open = this.#open.get(address) ?? 0;
     if (open >= this.#perAddress) {
       this.#refused++;

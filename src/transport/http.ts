@@ -152,25 +152,25 @@ export class HttpTransport {
   }
 
   async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
     const route = findRoute(this.#options.routes, path);
-    // Refused in the row's own form (the MCP rows answer JSON-RPC errors), else as plain text.
-    const refuse = (status: number, text: string) =>
-      route?.refuse ? route.refuse(res, status, text) : plain(res, status, text);
     // Two Host headers are a malformed request (RFC 9112 §3.2); Node keeps the first.
-    if ((req.headersDistinct['host']?.length ?? 0) > 1) return refuse(400, 'two Host headers');
-    if (!hostAllowed(req.headers.host, this.#options.host)) return refuse(403, 'bad Host');
-    if (!originAllowed(req.headers.origin)) return refuse(403, 'Origin not allowed');
+    if (hostLines(req.rawHeaders) > 1) return refuseIn(route, res, 400, 'two Host headers');
+    if (!hostAllowed(req.headers.host, this.#options.host))
+      return refuseIn(route, res, 403, 'bad Host');
+    if (!originAllowed(req.headers.origin)) return refuseIn(route, res, 403, 'Origin not allowed');
     if (this.#options.shuttingDown()) res.setHeader('connection', 'close');
     if (route === undefined) return plain(res, 404, 'not found');
     const verb = req.method ?? '';
     if (!route.methods.includes(verb)) {
       res.setHeader('allow', route.methods.join(', '));
-      return refuse(405, 'method not allowed');
+      return refuseIn(route, res, 405, 'method not allowed');
     }
     if (!this.#authorised(route, req)) {
       if (route.auth === 'bearer') res.setHeader('www-authenticate', 'Bearer');
-      return refuse(route.auth === 'bearer' ? 401 : 403, 'unauthorized');
+      return refuseIn(route, res, route.auth === 'bearer' ? 401 : 403, 'unauthorized');
     }
     await route.handle(req, res, path);
   }
@@ -193,4 +193,22 @@ export class HttpTransport {
     if (res.headersSent) res.destroy();
     else plain(res, 500, 'internal error');
   }
+}
+
+/**
+ * How many Host lines a request has, from its raw header list (name, value, name, value…).
+ * Not `headersDistinct`: that builds an array per header of every request to read one.
+ */
+function hostLines(raw: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  return count;
+}
+
+/** A refusal in the row's own form (the MCP rows answer JSON-RPC errors), else plain text. */
+function refuseIn(route: Route | undefined, res: ServerResponse, status: number, text: string) {
+  return route?.refuse ? route.refuse(res, status, text) : plain(res, status, text);
 }

@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorResponse, RPC_ERROR_CODES, RpcError, type Session } from '../protocol/index.js';
 import type { BodyLimits } from './body.js';
 import { openSessionStream } from './get-stream.js';
-import { handleMcpPost, type McpDispatcher, principalOf } from './mcp-post.js';
+import { handleMcpPost, type McpDispatcher, type McpPostContext, principalOf } from './mcp-post.js';
 import type { Metrics } from './metrics.js';
 import { sendJson } from './respond.js';
 import type { Route } from './routes.js';
@@ -51,6 +51,8 @@ export class McpEndpoint {
   #sweeper: NodeJS.Timeout | undefined;
   /** Refused `initialize`s, by the cap that refused them (`/metrics`). */
   readonly #refused = { client: 0, server: 0 };
+  /** What every POST exchange is handed: the same for all of them, so made once. */
+  readonly #post: McpPostContext;
 
   constructor(options: McpEndpointOptions) {
     this.#options = options;
@@ -69,6 +71,17 @@ export class McpEndpoint {
         this.#streams.get(session)?.end();
       },
     });
+    this.#post = {
+      dispatcher: options.dispatcher,
+      sessions: this.#sessions,
+      principalHeader: options.principalHeader,
+      shuttingDown: options.shuttingDown,
+      now: this.#now,
+      onRefused: (cap) => {
+        this.#refused[cap]++;
+      },
+      body: options.body,
+    };
   }
 
   /** Legacy sessions currently open. */
@@ -130,17 +143,7 @@ export class McpEndpoint {
       this.#options.metrics.observeRequest((performance.now() - started) / 1000),
     );
     if (req.method === 'DELETE') return this.#delete(req, res);
-    await handleMcpPost(req, res, method, {
-      dispatcher: this.#options.dispatcher,
-      sessions: this.#sessions,
-      principalHeader: this.#options.principalHeader,
-      shuttingDown: this.#options.shuttingDown,
-      now: this.#now,
-      onRefused: (cap) => {
-        this.#refused[cap]++;
-      },
-      body: this.#options.body,
-    });
+    await handleMcpPost(req, res, method, this.#post);
   }
 
   #delete(req: IncomingMessage, res: ServerResponse): void {

@@ -37,7 +37,7 @@ import {
   MAX_BODY_BYTES,
   readBody,
 } from './body.js';
-import { clientKey } from './client-key.js';
+import { socketClientKey } from './client-key.js';
 import { sendJson } from './respond.js';
 import type { SessionRefusal, SessionTable } from './sessions.js';
 import { acceptsEventStream, EventStream } from './sse.js';
@@ -126,8 +126,9 @@ export async function handleMcpPost(
     checkHeaders(req, message, methodPath);
     // Who sent it, read once: the session lookup, the session caps and the quotas all use it.
     const principal = principalOf(req, ctx.principalHeader);
-    const key = clientKey(principal, req.socket.remoteAddress);
-    const caller: Caller = { principal, client: ctx.sessions.sharedKey(key) };
+    // Hashed once per connection; one string per client however many sessions it opens.
+    const client = ctx.sessions.sharedKey(socketClientKey(principal, req.socket));
+    const caller: Caller = { principal, client };
     const { session, created } = resolveSession(req, message, caller, ctx);
     // Room for the session is reserved before the `initialize` runs: a refusal costs nothing.
     const admitting = created === 'initialize' && idOf(message) !== null;

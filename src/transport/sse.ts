@@ -28,14 +28,28 @@ export const STREAM_HEADERS = {
  */
 export function acceptsEventStream(accept: string | undefined): boolean {
   if (accept === undefined) return false;
+  // A client sends the same Accept on every request: the last answer is reused as is.
+  if (accept === lastAccept.value) return lastAccept.streams;
+  let streams = false;
   for (const range of accept.split(',')) {
     const [media, ...params] = range.split(';');
     if (media?.trim().toLowerCase() !== 'text/event-stream') continue;
     const quality = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('q='));
-    if (quality === undefined || Number(quality.slice(2)) > 0) return true;
+    if (quality === undefined || Number(quality.slice(2)) > 0) {
+      streams = true;
+      break;
+    }
   }
-  return false;
+  lastAccept.value = accept;
+  lastAccept.streams = streams;
+  return streams;
 }
+
+/** The last `Accept` value `acceptsEventStream` parsed, and its answer. */
+const lastAccept: { value: string | undefined; streams: boolean } = {
+  value: undefined,
+  streams: false,
+};
 
 /** One SSE `message` event holding a JSON-RPC message (JSON text has no raw line breaks). */
 export function messageEvent(message: unknown): string {

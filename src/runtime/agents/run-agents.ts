@@ -26,7 +26,8 @@ export const UNUSED_CACHE_DIR = join(tmpdir(), 'mhl-no-agent-cache');
 export interface RunAgents {
   readonly cacheDir: string;
   readonly agents: AgentState;
-  readonly dispose: () => Promise<void>;
+  /** Removes the run's temporary cache folder; undefined (nothing to wait for) without one. */
+  readonly dispose: () => Promise<void> | undefined;
 }
 
 /**
@@ -44,8 +45,7 @@ export function runAgents(
   return {
     cacheDir,
     agents: createAgentState(limiters),
-    dispose: async () => {
-      if (temporary !== undefined) await rm(temporary, { recursive: true, force: true });
-    },
+    dispose: () =>
+      temporary === undefined ? undefined : rm(temporary, { recursive: true, force: true }),
   };
 }

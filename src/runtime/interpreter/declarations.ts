@@ -55,11 +55,19 @@ export class RunScope implements Callables {
   readonly #services: RunServices;
   readonly #context: () => MhlObject;
   readonly #spawns: SpawnLimiter;
-  readonly #builtins: ReadonlyMap<string, FunctionValue>;
-  readonly #values = new Map<NamedDecl, Value>();
-  readonly #agents: AgentCalls;
+  /** Built on the first free name a run looks up: most trivial runs never look one up. */
+  #builtins: ReadonlyMap<string, FunctionValue> | undefined;
+  /** Declarations' values, made on the first one a run evaluates. */
+  #values: Map<NamedDecl, Value> | undefined;
+  // Made on first use (as #kv): most runs declare no agent and no `kv` memory.
+  #agents: AgentCalls | undefined;
   /** This run's `kv` memories: created with the run, gone with it, shared with no one. */
-  readonly #kv: KvMemories = new Map();
+  #kv: KvMemories | undefined;
+
+  #kvTable(): KvMemories {
+    this.#kv ??= new Map();
+    return this.#kv;
+  }
   readonly #moduleEnvs = new Map<Module, Environment>();
   /** Tasks spawned and not yet waited for, joined at the end of their step. */
   readonly pending: TaskHandle[] = [];
@@ -76,15 +84,18 @@ export class RunScope implements Callables {
     this.#services = services;
     this.#context = context;
     this.#spawns = spawns;
-    this.#builtins = builtinFunctions(services);
     this.interpreter = new Interpreter(this);
-    this.#agents = new AgentCalls({
+  }
+
+  #agentCalls(): AgentCalls {
+    this.#agents ??= new AgentCalls({
       interpreter: this.interpreter,
-      program,
-      services,
+      program: this.#program,
+      services: this.#services,
       moduleEnv: (m) => this.moduleEnv(m),
       declOf: (env, name) => this.#declOf(env, name),
     });
+    return this.#agents;
   }
 
   /** The root scope of a module: resolves declarations, natives, built-ins and `context`. */
@@ -102,6 +113,7 @@ export class RunScope implements Callables {
     const binding =
       moduleScope(module).bindings.get(name) ?? this.#program.namespace.bindings.get(name);
     if (binding) return this.#bindingValue(binding);
+    this.#builtins ??= builtinFunctions(this.#services);
     const builtin = this.#builtins.get(name);
     const native = NATIVES[name];
     if (native) {
@@ -134,9 +146,10 @@ export class RunScope implements Callables {
         return b ? this.#bindingValue(b) : undefined;
       });
     }
-    const cached = this.#values.get(binding.decl);
+    const cached = this.#values?.get(binding.decl);
     if (cached !== undefined) return cached;
     const value = this.#declValue(binding.decl, binding.module);
+    this.#values ??= new Map();
     this.#values.set(binding.decl, value);
     return value;
   }
@@ -264,7 +277,7 @@ export class RunScope implements Callables {
           interpolated: path?.interpolated ?? [],
           pathGuard: (await text('path_guard')) === 'no_traversal',
         };
-        return memoryMethods(config, this.#services.cwd, this.#kv);
+        return memoryMethods(config, this.#services.cwd, this.#kvTable());
       })();
       return methods;
     };
@@ -334,12 +347,12 @@ export class RunScope implements Callables {
     }
     if (callee.kind === 'Member' && callee.name === 'run' && callee.object.kind === 'Ident') {
       const decl = this.#agentDecl(env, callee.object.name);
-      if (decl) return this.#agents.run(decl, call, env, signal);
+      if (decl) return this.#agentCalls().run(decl, call, env, signal);
     }
     if (callee.kind === 'Member' && callee.name === 'delegate' && callee.object.kind === 'Ident') {
       const found = this.#declOf(env, callee.object.name);
       if (found?.decl.kind === 'Router')
-        return this.#agents.delegate(found.decl, found.module, call, env, signal);
+        return this.#agentCalls().delegate(found.decl, found.module, call, env, signal);
     }
     return undefined;
   }

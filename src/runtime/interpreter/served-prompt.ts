@@ -116,6 +116,8 @@ export async function renderServedPrompt(
     throw error;
   } finally {
     limit.dispose();
-    await agents.dispose();
+    // Awaited only when there is a folder to remove (each await is a tick).
+    const removing = agents.dispose();
+    if (removing !== undefined) await removing;
   }
 }

@@ -170,7 +170,20 @@ export function typeOf(v: Value): string {
 
 /** Sorted keys: MHL's order for `keys()`, `values()`, formatting and JSON. */
 export function sortedKeys(o: MhlObject): string[] {
-  return Object.keys(o).sort();
+  const keys = Object.keys(o);
+  // A result has a handful of keys: an insertion sort in place, in the order `sort()` gives
+  // (UTF-16 code units), without the copy Array.prototype.sort makes (2% of a call's bytes).
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > key) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 /** Deep, type-aware equality (`==`): numbers and strings are never equal, arrays by order. */

@@ -28,17 +28,26 @@ export function checkInputs(
   decls: readonly InputDecl[],
   supplied: Readonly<Record<string, Value>>,
 ): void {
-  const declared = new Map(decls.map((d) => [d.name, d]));
-  const unknown = Object.keys(supplied).filter((k) => !declared.has(k));
-  const missing = decls.filter((d) => !d.default && !(d.name in supplied)).map((d) => d.name);
+  // Plain loops, no Map of the declarations: this runs on every call, over a handful of inputs.
+  const unknown: string[] = [];
   const problems: string[] = [];
-  for (const [name, value] of Object.entries(supplied)) {
-    const decl = declared.get(name);
-    if (decl && !matchesType(value, decl.type))
+  for (const name of Object.keys(supplied)) {
+    const decl = declaredAs(decls, name);
+    const value = supplied[name] as Value;
+    if (decl === undefined) unknown.push(name);
+    else if (!matchesType(value, decl.type))
       problems.push(`'${name}' must be ${typeText(decl.type)}, got ${typeOf(value)}`);
   }
+  const missing: string[] = [];
+  for (const d of decls) if (!d.default && !(d.name in supplied)) missing.push(d.name);
   if (unknown.length || missing.length || problems.length)
     throw new InvalidInputsError(pipeline, missing, unknown, problems);
+}
+
+/** The declaration of input `name` (the last one, should a name be declared twice). */
+function declaredAs(decls: readonly InputDecl[], name: string): InputDecl | undefined {
+  for (let i = decls.length - 1; i >= 0; i--) if (decls[i]?.name === name) return decls[i];
+  return undefined;
 }
 
 /** Structural type check: `null` satisfies any type; shapes allow extra fields. */

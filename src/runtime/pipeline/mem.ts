@@ -10,6 +10,9 @@ import type { Interpreter } from '../interpreter/interpreter.js';
 import { isObject, type MhlObject, newObject, type Value } from '../interpreter/values.js';
 import { mentionedNames } from './settings.js';
 
+/** The `mem` variable names of each pipeline declaration. */
+const MEM_NAMES = new WeakMap<PipelineDecl, ReadonlySet<string>>();
+
 export class MemVariables {
   readonly #decl: PipelineDecl;
   readonly #values: MhlObject = newObject();
@@ -19,7 +22,18 @@ export class MemVariables {
 
   constructor(decl: PipelineDecl) {
     this.#decl = decl;
-    this.#names = new Set(decl.vars.filter((v) => v.storage === 'mem').map((v) => v.name));
+    // Per declaration, not per run: a declaration never changes once loaded.
+    let names = MEM_NAMES.get(decl);
+    if (names === undefined) {
+      names = new Set(decl.vars.filter((v) => v.storage === 'mem').map((v) => v.name));
+      MEM_NAMES.set(decl, names);
+    }
+    this.#names = names;
+  }
+
+  /** Whether some `mem` variable still waits for its initializer (`initFor` has work to do). */
+  get uninitialised(): boolean {
+    return this.#ready.size !== this.#names.size;
   }
 
   /** Whether `name` is a `mem` variable of the pipeline. */

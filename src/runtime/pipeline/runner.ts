@@ -151,7 +151,8 @@ class PipelineRun {
   #vars: Environment | undefined;
   readonly #mem: MemVariables;
   readonly #scope: RunScope;
-  readonly #startedAt = new Date().toISOString();
+  /** When the run started; formatted only if the program reads `context.started_at`. */
+  readonly #startedAt = Date.now();
   /** Makes server paths in what a client sees relative to the served folder. */
   readonly #shown: (text: string) => string;
 
@@ -191,7 +192,7 @@ class PipelineRun {
   #context(): MhlObject {
     return newObject([
       ['session_id', this.#session],
-      ['started_at', this.#startedAt],
+      ['started_at', new Date(this.#startedAt).toISOString()],
       ['resumed', this.#resumed],
       ['principal', this.#options.principal ?? ''],
       ['vars', this.#contextVars],
@@ -271,7 +272,8 @@ class PipelineRun {
       session: this.#session,
     });
     checkInputs(name, this.#decl.inputs, inputs);
-    await this.#loadContextVars();
+    // Awaited only when the pipeline reads a previous run's state (`context:`).
+    if (this.#setting('context') !== undefined) await this.#loadContextVars();
     await this.#initVars(inputs);
     return 0;
   }
@@ -406,17 +408,20 @@ class PipelineRun {
         );
       }
       visits.set(step.name, count);
-      await this.#initMemFor(step);
+      // Awaited only when there is work: each await is a turn of the microtask queue.
+      if (this.#mem.uninitialised) await this.#initMemFor(step);
       this.#emit('step_start', step.name, i);
       const result = await this.#runStep(step);
       this.#executed.push(step.name);
       this.#completed.push(step.name);
       this.#emit('step_end', step.name, i);
+      // An ephemeral run writes no step checkpoint (see #checkpoint): nothing to wait for.
+      const persist = !this.#options.ephemeral;
       if (result.next === 'break') {
-        await this.#checkpoint(this.#steps.length, step.name);
+        if (persist) await this.#checkpoint(this.#steps.length, step.name);
         return 'break';
       }
-      await this.#checkpoint(result.next, step.name);
+      if (persist) await this.#checkpoint(result.next, step.name);
       i = result.next;
     }
     return 'end';
@@ -432,7 +437,7 @@ class PipelineRun {
         return { next: this.#indexAfter(step) };
       }
       const done = await this.#scope.interpreter.execIn(step.body, this.#env().child(), signal);
-      await this.#scope.joinPending();
+      if (this.#scope.pending.length > 0) await this.#scope.joinPending();
       if (done?.kind === 'goto') return { next: this.#indexOf(done.target, step.name) };
       if (done?.kind === 'break') {
         this.#breakReason = done.value;
@@ -577,7 +582,8 @@ class PipelineRun {
   }
 
   async #finish(): Promise<RunOutcome> {
-    const vars = await this.#result();
+    // Without `output:` the result is the public variables, built synchronously.
+    const vars = this.#hasOutput ? await this.#result() : this.#publicVars();
     if (this.#options.ephemeral) return this.#outcome('completed', vars);
     const variables = this.#publicVars();
     const hasOutput = this.#decl.props.some((p) => p.name === 'output');
@@ -596,6 +602,10 @@ class PipelineRun {
     }
     await this.#options.state.setLatest(this.#decl.name, this.#session);
     return this.#outcome('completed', vars);
+  }
+
+  get #hasOutput(): boolean {
+    return this.#decl.props.some((p) => p.name === 'output');
   }
 
   /** The `output:` projection, or every pipeline variable that is not internal. */

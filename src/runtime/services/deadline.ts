@@ -13,12 +13,16 @@ export interface Deadline {
   readonly dispose: () => void;
 }
 
+// Shared by every deadline without a time limit (every step without `timeout:`).
+const never = () => false;
+const nothing = () => {};
+
 export function deadline(
   parent: AbortSignal,
   ms: number | undefined,
   what = 'operation',
 ): Deadline {
-  if (ms === undefined) return { signal: parent, expired: () => false, dispose: () => {} };
+  if (ms === undefined) return { signal: parent, expired: never, dispose: nothing };
   const controller = new AbortController();
   let expired = false;
   const onParent = () => controller.abort(parent.reason);

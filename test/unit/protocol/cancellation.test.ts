@@ -216,3 +216,65 @@ describe('Dispatcher: progress', () => {
     assert.equal(errors.length, 1);
   });
 });
+
+describe('Dispatcher: a request time limit (ctx.limit)', () => {
+  /** Registers `tools/call` as a handler that sets a 1 ms limit, waits for it, then answers. */
+  function timed(dispatcher: ReturnType<typeof setup>['dispatcher'], afterAbort = deferred()) {
+    const seen: { expired?: boolean; reason?: unknown } = {};
+    dispatcher.register('tools/call', async (_params, ctx) => {
+      assert.ok(ctx.limit !== undefined);
+      const limit = ctx.limit(1, 'tools/call t');
+      try {
+        assert.equal(limit.signal, ctx.signal, 'the limit runs on the request signal itself');
+        if (!limit.signal.aborted) {
+          await new Promise((done) => limit.signal.addEventListener('abort', done, { once: true }));
+        }
+        seen.expired = limit.expired();
+        seen.reason = limit.signal.reason;
+        await afterAbort.promise;
+        return { content: [{ type: 'text', text: 'timed out' }] };
+      } finally {
+        limit.dispose();
+      }
+    });
+    return seen;
+  }
+
+  it('aborts the signal with a TimeoutError and still sends the answer', async () => {
+    const { dispatcher, conn } = setup();
+    const open = deferred();
+    open.resolve();
+    const seen = timed(dispatcher, open);
+    const answer = resultOf(await dispatcher.handle(call(1), conn));
+    assert.deepEqual(answer['content'], [{ type: 'text', text: 'timed out' }]);
+    assert.equal(seen.expired, true);
+    assert.ok(seen.reason instanceof DOMException);
+    assert.equal(seen.reason.name, 'TimeoutError');
+    assert.match(seen.reason.message, /tools\/call t timed out after 1 ms/);
+    assert.equal(dispatcher.inFlight, 0);
+  });
+
+  it('drops the answer when a cancel comes after the time limit fired', async () => {
+    const { dispatcher, conn } = setup();
+    const gate = deferred();
+    const seen = timed(dispatcher, gate);
+    const pending = dispatcher.handle(call(2), conn);
+    while (seen.expired === undefined) await flush();
+    await dispatcher.handle(cancel(2), conn);
+    gate.resolve();
+    assert.equal(await pending, undefined);
+  });
+
+  it('leaves the signal alone when the handler answers in time', async () => {
+    const { dispatcher, conn } = setup();
+    let signal: AbortSignal | undefined;
+    dispatcher.register('tools/call', async (_params, ctx) => {
+      const limit = ctx.limit?.(60_000, 'tools/call t');
+      signal = limit?.signal;
+      limit?.dispose();
+      return { content: [] };
+    });
+    resultOf(await dispatcher.handle(call(3), conn));
+    assert.equal(signal?.aborted, false);
+  });
+});

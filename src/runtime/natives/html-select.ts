@@ -34,6 +34,24 @@ type Selector = readonly Compound[];
 /** Thrown for a selector outside the subset; the caller turns it into a `NATIVE` error. */
 export class SelectorError extends Error {}
 
+/**
+ * The deepest element nesting the html natives take (Chromium's parser stops nesting at 512
+ * as well; real pages stay far below). A parsed page is ordinary MHL data, and printing,
+ * comparing, checkpointing and serialising it walk it recursively: the bound keeps a hostile
+ * page from overflowing the stack there.
+ */
+export const MAX_HTML_DEPTH = 512;
+
+/** Thrown for a tree past {@link MAX_HTML_DEPTH}; the caller turns it into a `NATIVE` error. */
+export class HtmlLimitError extends Error {}
+
+/** The error for `what` ("the page", "the tree") nesting past the limit. */
+export function tooDeep(what: string): HtmlLimitError {
+  return new HtmlLimitError(
+    `${what} nests elements deeper than ${MAX_HTML_DEPTH} levels (the limit of the html natives)`,
+  );
+}
+
 const NAME = /^[A-Za-z_][\w-]*/;
 const cache = new Map<string, readonly Selector[]>();
 
@@ -153,60 +171,73 @@ function matchesCompound(node: MhlObject, c: Compound): boolean {
   return c.attrs.every((t) => matchesAttr(node, t));
 }
 
-/** Whether the element at the end of `path` (root first) matches `sel`, right to left. */
-function matches(path: readonly MhlObject[], sel: Selector): boolean {
-  const last = sel.length - 1;
-  const node = path[path.length - 1];
-  if (!node || !matchesCompound(node, sel[last] as Compound)) return false;
-  return matchesFrom(path, path.length - 2, sel, last - 1, (sel[last] as Compound).combinator);
-}
-
-function matchesFrom(
-  path: readonly MhlObject[],
-  at: number,
-  sel: Selector,
-  index: number,
-  combinator: Compound['combinator'],
-): boolean {
-  if (index < 0) return true;
-  const c = sel[index] as Compound;
-  if (combinator === 'child') {
-    const node = path[at];
-    return (
-      node !== undefined &&
-      matchesCompound(node, c) &&
-      matchesFrom(path, at - 1, sel, index - 1, c.combinator)
-    );
-  }
-  for (let i = at; i >= 0; i--) {
-    const node = path[i] as MhlObject;
-    if (matchesCompound(node, c) && matchesFrom(path, i - 1, sel, index - 1, c.combinator))
-      return true;
-  }
-  return false;
+/** What one node of the walk knows: which compounds it matches, and which it or an ancestor does. */
+interface Frame {
+  readonly kids: readonly MhlObject[];
+  next: number;
+  /** `matched[i]`: this node matches compound `i` with the compounds before it satisfied above. */
+  readonly matched: Uint8Array;
+  /** `below[i]`: this node or an ancestor has `matched[i]`, so a descendant may continue from it. */
+  readonly below: Uint8Array;
+  readonly depth: number;
 }
 
 /**
  * The descendants of `root` (not `root` itself) that match any of `selectors`, in document
  * order; stops after `limit` matches. `root` may match an ancestor part of a selector (`div p`
  * from a div finds its paragraphs); nodes above `root` are not known and take no part.
+ *
+ * One pass, left to right: each node works out which compounds it matches from its parent's
+ * frame only (`>` needs the parent's `matched`, a space its `below`), so matching costs
+ * O(nodes × compounds) whatever the depth, and the walk keeps its own stack, not the call stack.
+ * Throws {@link HtmlLimitError} for a tree deeper than {@link MAX_HTML_DEPTH}.
  */
 export function select(
   root: MhlObject,
   selectors: readonly Selector[],
   limit: number,
 ): MhlObject[] {
+  const flat = selectors.flat();
+  const first = new Uint8Array(flat.length);
+  const last = new Uint8Array(flat.length);
+  let at = 0;
+  for (const sel of selectors) {
+    first[at] = 1;
+    at += sel.length;
+    last[at - 1] = 1;
+  }
   const out: MhlObject[] = [];
-  const path: MhlObject[] = [root];
-  const walk = (node: MhlObject): boolean => {
-    for (const child of elementChildren(node)) {
-      path.push(child);
-      if (selectors.some((s) => matches(path, s))) out.push(child);
-      if (out.length >= limit || walk(child)) return true;
-      path.pop();
+  const frame = (node: MhlObject, parent: Frame | undefined): [Frame, boolean] => {
+    const depth = (parent?.depth ?? 0) + 1;
+    if (depth > MAX_HTML_DEPTH) throw tooDeep('the tree');
+    const matched = new Uint8Array(flat.length);
+    const below = new Uint8Array(flat.length);
+    let hit = false;
+    for (let i = 0; i < flat.length; i++) {
+      const c = flat[i] as Compound;
+      const open =
+        first[i] === 1 ||
+        (parent !== undefined &&
+          (c.combinator === 'child' ? parent.matched[i - 1] : parent.below[i - 1]) === 1);
+      if (open && matchesCompound(node, c)) {
+        matched[i] = 1;
+        if (last[i] === 1) hit = true;
+      }
+      below[i] = matched[i] === 1 || parent?.below[i] === 1 ? 1 : 0;
     }
-    return false;
+    return [{ kids: elementChildren(node), next: 0, matched, below, depth }, hit];
   };
-  walk(root);
+  const stack: Frame[] = [frame(root, undefined)[0]];
+  while (stack.length > 0 && out.length < limit) {
+    const top = stack[stack.length - 1] as Frame;
+    const child = top.kids[top.next++];
+    if (child === undefined) {
+      stack.pop();
+      continue;
+    }
+    const [f, hit] = frame(child, top);
+    if (hit) out.push(child);
+    stack.push(f);
+  }
   return out;
 }

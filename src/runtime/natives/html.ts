@@ -21,7 +21,15 @@ import {
   type Value,
 } from '../interpreter/values.js';
 import { defineNamespace, nativeError, readArgs } from './args.js';
-import { isElement, parseSelectors, SelectorError, select } from './html-select.js';
+import {
+  HtmlLimitError,
+  isElement,
+  MAX_HTML_DEPTH,
+  parseSelectors,
+  SelectorError,
+  select,
+  tooDeep,
+} from './html-select.js';
 
 type Parse5 = typeof import('parse5');
 type P5Node = DefaultTreeAdapterTypes.ChildNode;
@@ -48,7 +56,10 @@ function textNode(text: string): MhlObject {
   ]);
 }
 
-/** Converts parse5 nodes to plain nodes, iteratively (a hostile page may nest very deep). */
+/**
+ * Converts parse5 nodes to plain nodes, iteratively (a hostile page may nest very deep; parse5
+ * itself builds any depth without recursing), refusing a page past MAX_HTML_DEPTH.
+ */
 function fromParse5(root: DefaultTreeAdapterTypes.Element): MhlObject {
   const convert = (el: DefaultTreeAdapterTypes.Element): { node: MhlObject; kids: Value[] } => {
     const kids: Value[] = [];
@@ -61,9 +72,11 @@ function fromParse5(root: DefaultTreeAdapterTypes.Element): MhlObject {
     return { node, kids };
   };
   const top = convert(root);
-  const stack: { el: P5Parent; node: MhlObject; kids: Value[] }[] = [{ el: root, ...top }];
+  const stack: { el: P5Parent; node: MhlObject; kids: Value[]; depth: number }[] = [
+    { el: root, ...top, depth: 1 },
+  ];
   while (stack.length > 0) {
-    const { el, node, kids } = stack.pop() as (typeof stack)[number];
+    const { el, node, kids, depth } = stack.pop() as (typeof stack)[number];
     const source: P5Node[] =
       el.nodeName === 'template'
         ? (el as DefaultTreeAdapterTypes.Template).content.childNodes
@@ -75,9 +88,10 @@ function fromParse5(root: DefaultTreeAdapterTypes.Element): MhlObject {
         own += value;
         kids.push(textNode(value));
       } else if ('tagName' in child) {
+        if (depth >= MAX_HTML_DEPTH) throw tooDeep('the page');
         const c = convert(child);
         kids.push(c.node);
-        stack.push({ el: child, ...c });
+        stack.push({ el: child, ...c, depth: depth + 1 });
       }
     }
     node['text'] = own.trim();
@@ -101,16 +115,21 @@ async function parseHtml(op: string, text: string): Promise<MhlObject> {
     (n): n is DefaultTreeAdapterTypes.Element => 'tagName' in n && n.tagName === 'html',
   );
   if (!html) throw nativeError(op, 'the document has no root element');
-  return fromParse5(html);
+  return native(op, () => fromParse5(html));
+}
+
+/** Runs `fn`, turning a selector or depth error into `NATIVE` for `op`. */
+function native<T>(op: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof SelectorError || e instanceof HtmlLimitError) throw nativeError(op, e.message);
+    throw e;
+  }
 }
 
 function selectors(op: string, text: string) {
-  try {
-    return parseSelectors(text);
-  } catch (e) {
-    if (e instanceof SelectorError) throw nativeError(op, e.message);
-    throw e;
-  }
+  return native(op, () => parseSelectors(text));
 }
 
 /** Elements that break a line when rendered: their edges separate words in `get_text`. */
@@ -129,13 +148,14 @@ const EDGE = Symbol('block edge');
  */
 export function textOf(node: MhlObject): string {
   const parts: string[] = [];
-  const stack: (Value | typeof EDGE)[] = [node];
+  const stack: ([Value, number] | typeof EDGE)[] = [[node, 1]];
   while (stack.length > 0) {
-    const n = stack.pop();
-    if (n === EDGE) {
+    const top = stack.pop() as [Value, number] | typeof EDGE;
+    if (top === EDGE) {
       parts.push(' ');
       continue;
     }
+    const [n, depth] = top;
     if (!isObject(n)) continue;
     if (n['tag'] === '#text') {
       parts.push(String(n['text'] ?? ''));
@@ -143,6 +163,8 @@ export function textOf(node: MhlObject): string {
     }
     const tag = String(n['tag']).toLowerCase();
     if (NOT_TEXT.has(tag)) continue;
+    // Only a node built by hand gets here past the limit (or one that contains itself).
+    if (depth > MAX_HTML_DEPTH) throw tooDeep('the tree');
     const block = BLOCK.has(tag);
     if (block) {
       parts.push(' ');
@@ -150,12 +172,15 @@ export function textOf(node: MhlObject): string {
     }
     const children = n['children'];
     if (Array.isArray(children))
-      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as Value);
+      for (let i = children.length - 1; i >= 0; i--) stack.push([children[i] as Value, depth + 1]);
   }
   return parts.join('').replace(/\s+/g, ' ').trim();
 }
 
-/** Rebuilds parse5 nodes from plain ones and serialises them (escaping, void elements). */
+/**
+ * Rebuilds parse5 nodes from plain ones and serialises them (escaping, void elements). parse5's
+ * serialiser recurses once per level, which MAX_HTML_DEPTH (checked in `build`) keeps shallow.
+ */
 async function toHtml(op: string, nodes: readonly Value[]): Promise<string> {
   const { serializeOuter, defaultTreeAdapter: a, html } = await loadParse5();
   const ns = html.NS.HTML;
@@ -169,7 +194,7 @@ async function toHtml(op: string, nodes: readonly Value[]): Promise<string> {
       out.push(serializeOuter(holder).slice('<span>'.length, -'</span>'.length));
       continue;
     }
-    out.push(serializeOuter(build(op, root, a, ns)));
+    out.push(serializeOuter(native(op, () => build(op, root, a, ns))));
   }
   return out.join('');
 }
@@ -189,9 +214,9 @@ function build(
     return a.createElement(tag, ns, attrs);
   };
   const top = make(root);
-  const stack: [MhlObject, DefaultTreeAdapterTypes.Element][] = [[root, top]];
+  const stack: [MhlObject, DefaultTreeAdapterTypes.Element, number][] = [[root, top, 1]];
   while (stack.length > 0) {
-    const [n, el] = stack.pop() as [MhlObject, DefaultTreeAdapterTypes.Element];
+    const [n, el, depth] = stack.pop() as (typeof stack)[number];
     const children = Array.isArray(n['children']) ? n['children'] : [];
     // A node written by hand may have `text` and no children: its text is its content.
     if (children.length === 0 && typeof n['text'] === 'string' && n['text'] !== '')
@@ -200,9 +225,10 @@ function build(
       if (!isObject(c)) continue;
       if (c['tag'] === '#text') a.insertText(el, String(c['text'] ?? ''));
       else {
+        if (depth >= MAX_HTML_DEPTH) throw tooDeep('the tree');
         const child = make(c);
         a.appendChild(el, child);
-        stack.push([c, child]);
+        stack.push([c, child, depth + 1]);
       }
     }
   }
@@ -223,12 +249,14 @@ export const HTML_NAMESPACE = defineNamespace({
   get_element: async (args: CallArgs) => {
     const a = readArgs('html.get_element', args, NODE_AND_SELECTOR);
     const root = await nodeArg(a.op, a.value('node'));
-    return select(root, selectors(a.op, a.string('selector')), 1)[0] ?? null;
+    const sel = selectors(a.op, a.string('selector'));
+    return native(a.op, () => select(root, sel, 1)[0] ?? null);
   },
   get_elements: async (args: CallArgs) => {
     const a = readArgs('html.get_elements', args, NODE_AND_SELECTOR);
     const root = await nodeArg(a.op, a.value('node'));
-    return select(root, selectors(a.op, a.string('selector')), Number.POSITIVE_INFINITY);
+    const sel = selectors(a.op, a.string('selector'));
+    return native(a.op, () => select(root, sel, Number.POSITIVE_INFINITY));
   },
   get_attribute: async (args: CallArgs) => {
     const a = readArgs('html.get_attribute', args, { positional: ['node', 'name'] });
@@ -241,7 +269,8 @@ export const HTML_NAMESPACE = defineNamespace({
   },
   get_text: async (args: CallArgs) => {
     const a = readArgs('html.get_text', args, { positional: ['node'] });
-    return textOf(await nodeArg(a.op, a.value('node')));
+    const node = await nodeArg(a.op, a.value('node'));
+    return native(a.op, () => textOf(node));
   },
   to_html: async (args: CallArgs) => {
     const a = readArgs('html.to_html', args, { positional: ['node'] });

@@ -4,10 +4,12 @@
  * `tls: {cert, key, ca, insecure}` (an `Agent` with those connect options) or `proxy: "http://…"`
  * (a `ProxyAgent`, which tunnels with CONNECT; `tls` then applies to the target server).
  *
- * Each of `cert`, `key` and `ca` is PEM text (it starts with `-----BEGIN`) or the path of a PEM
- * file, relative to the run's working directory like every other native path. Key material and
- * proxy credentials are registered with the redactor and never appear in messages; a missing
- * file is reported by the path as written. undici is loaded on first use only, with `require`
+ * Each of `cert`, `key` and `ca` is PEM text (it contains `-----BEGIN` or a line break, so PEM with
+ * a preamble such as `openssl pkcs12 -nodes` output's `Bag Attributes` counts) or the path of a PEM
+ * file, relative to the run's working directory like every other native path. Key material, any
+ * PEM text given inline and proxy credentials are registered with the redactor before anything can
+ * fail, and never appear in messages; a missing file is reported by the path as written, unless
+ * the value could not be a path anyone typed (a line break, or longer than {@link MAX_SHOWN}). undici is loaded on first use only, with `require`
  * (it is CommonJS; the bundle leaves a created `require` alone, so it is not bundled either).
  */
 import { readFile } from 'node:fs/promises';
@@ -45,6 +47,9 @@ const require = createRequire(import.meta.url);
 
 const TLS_FIELDS = new Set(['cert', 'key', 'ca', 'insecure']);
 
+/** Values longer than this are never echoed: a path is shorter, key material is not. */
+const MAX_SHOWN = 200;
+
 /** Reads and checks `tls:` and `proxy:` (raises `NATIVE`); undefined when the call gives neither. */
 export async function readTransport(
   a: ArgReader,
@@ -64,6 +69,12 @@ async function tlsOptions(
   tls: Readonly<Record<string, Value>>,
   ctx: NativeContext,
 ): Promise<TlsOptions> {
+  // Secrets first: whatever fails below (or is recorded of this call) must not carry key material.
+  for (const field of ['key', 'cert', 'ca'] as const) {
+    const v = tls[field];
+    if (typeof v === 'string' && (isPemText(v) || (field === 'key' && v.length > MAX_SHOWN)))
+      ctx.redactor.register(v);
+  }
   for (const k of Object.keys(tls))
     if (!TLS_FIELDS.has(k))
       throw nativeError(op, `tls has no field "${k}" (accepted: cert, key, ca, insecure)`);
@@ -73,9 +84,7 @@ async function tlsOptions(
     if (v === undefined || v === null) continue;
     if (typeof v !== 'string')
       throw nativeError(op, `tls.${field} must be PEM text or a file path, got ${typeOf(v)}`);
-    const pem = await pemOf(op, field, v, ctx);
-    if (field === 'key') ctx.redactor.register(pem);
-    out[field] = pem;
+    out[field] = await pemOf(op, field, v, ctx);
   }
   if ((out.cert === undefined) !== (out.key === undefined))
     throw nativeError(op, 'tls.cert and tls.key go together: give both or neither');
@@ -86,17 +95,40 @@ async function tlsOptions(
   return out;
 }
 
+/** Text that is PEM material rather than a path: no file name holds a BEGIN line or a newline. */
+function isPemText(v: string): boolean {
+  return v.includes('-----BEGIN') || v.includes('\n') || v.includes('\r');
+}
+
+/** How a value appears in a message: quoted if it looks like a typed path, else by field name. */
+function shownValue(field: string, v: string): string {
+  return v.length > MAX_SHOWN || /[\r\n]/.test(v) ? `the value given for tls.${field}` : `"${v}"`;
+}
+
 async function pemOf(op: string, field: string, v: string, ctx: NativeContext): Promise<string> {
-  if (v.trimStart().startsWith('-----BEGIN')) return v;
+  if (isPemText(v)) {
+    if (!v.includes('-----BEGIN'))
+      throw nativeError(op, `tls.${field}: the value given is not PEM text (no -----BEGIN line)`);
+    return v;
+  }
+  const shown = shownValue(field, v);
   let text: string;
   try {
     text = await readFile(resolve(ctx.cwd, v), { encoding: 'utf8', signal: ctx.signal });
   } catch (e) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
     const code = (e as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw nativeError(op, `tls.${field}: cannot read "${v}" (${code})`, e);
+    // The fs error's message holds the absolute path and the value: keep it only when the value is shown.
+    throw nativeError(
+      op,
+      `tls.${field}: cannot read ${shown} (${code})`,
+      shown.startsWith('"') ? e : undefined,
+    );
   }
-  if (!text.includes('-----BEGIN')) throw nativeError(op, `tls.${field}: "${v}" is not a PEM file`);
+  // A key file is secret; so is any file that bundles a private key with its certificate.
+  if (field === 'key' || text.includes('PRIVATE KEY')) ctx.redactor.register(text);
+  if (!text.includes('-----BEGIN'))
+    throw nativeError(op, `tls.${field}: ${shown} is not a PEM file`);
   return text;
 }
 

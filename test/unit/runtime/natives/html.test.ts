@@ -7,10 +7,12 @@ import { describe, it } from 'node:test';
 import {
   isObject,
   type MhlObject,
+  newObject,
   toPlain,
   type Value,
 } from '../../../../src/runtime/interpreter/values.js';
 import { HTML_NAMESPACE } from '../../../../src/runtime/natives/html.js';
+import { MAX_HTML_DEPTH } from '../../../../src/runtime/natives/html-select.js';
 import { call, isNativeError, testContext } from './native-context.js';
 
 const ctx = testContext(process.cwd());
@@ -78,6 +80,11 @@ describe('html selectors', () => {
     ['LI', ['1', '2']],
     ['b, li', ['bold', '1', '2']],
     ['ul *', ['1', '2']],
+    ['body > div p', ['One bold word', 'Two', 'Three']],
+    ['body > p', []],
+    ['div p > b', ['bold']],
+    ['html div > section span', ['s']],
+    ['section > p, #a > p b', ['bold', 'Three']],
   ];
   for (const [selector, expected] of cases) {
     it(`matches ${selector}`, async () => {
@@ -138,5 +145,79 @@ describe('html attributes, text and serialisation', () => {
       html('to_html', [{ tag: 'not a tag' } as unknown as Value]),
       isNativeError,
     );
+  });
+});
+
+describe('html on deep and wide pages', () => {
+  const nested = (tag: string, n: number) => `${`<${tag}>`.repeat(n)}x`;
+  /** A node tree `n` elements deep built by hand, iteratively (it never went through parse). */
+  const handBuilt = (n: number): MhlObject => {
+    const make = (children: Value[]): MhlObject =>
+      newObject([
+        ['tag', 'b'],
+        ['attrs', newObject()],
+        ['text', ''],
+        ['children', children],
+      ]);
+    let node = make([]);
+    for (let i = 1; i < n; i++) node = make([node]);
+    return node;
+  };
+
+  for (const depth of [30_000, 100_000]) {
+    it(`refuses a ${depth}-deep page with NATIVE in every operation, not a stack overflow`, async () => {
+      const page = nested('b', depth);
+      for (const [op, ...rest] of [
+        ['parse'],
+        ['get_elements', 'b b'],
+        ['get_element', 'div > b'],
+        ['get_text'],
+        ['to_html'],
+      ] as const)
+        await assert.rejects(html(op, page, ...rest), isNativeError, op);
+    });
+
+    it(`refuses a ${depth}-deep hand-built tree with NATIVE`, async () => {
+      const tree = handBuilt(depth);
+      await assert.rejects(html('get_elements', tree, 'b b'), isNativeError);
+      await assert.rejects(html('get_text', tree), isNativeError);
+      await assert.rejects(html('to_html', tree), isNativeError);
+    });
+  }
+
+  it(`takes a page exactly ${MAX_HTML_DEPTH} elements deep and refuses one more`, async () => {
+    // html and body are the first two levels.
+    const d = await html('parse', nested('div', MAX_HTML_DEPTH - 2));
+    assert.ok(isObject(d));
+    const divs = await html('get_elements', d, 'body > div div');
+    assert.ok(Array.isArray(divs));
+    assert.equal(divs.length, MAX_HTML_DEPTH - 3);
+    assert.equal(await html('get_text', d), 'x');
+    const back = await html('to_html', d);
+    assert.equal(typeof back === 'string' && back.split('<div>').length - 1, MAX_HTML_DEPTH - 2);
+    await assert.rejects(html('parse', nested('div', MAX_HTML_DEPTH - 1)), isNativeError);
+  });
+
+  it('matches in one pass on a page both deep and wide', async () => {
+    // 500 levels of <b> over 20,000 <i>: re-scanning the ancestors of each <i> for a <div> would
+    // be 10 million compound tests; one pass is 20,500 nodes times the selector's compounds.
+    const page = `${'<b>'.repeat(500)}${'<i></i>'.repeat(20_000)}`;
+    const d = await html('parse', page);
+    assert.ok(isObject(d));
+    assert.deepEqual(await html('get_elements', d, 'div i'), []);
+    const found = await html('get_elements', d, 'b > i');
+    assert.ok(Array.isArray(found));
+    assert.equal(found.length, 20_000);
+  });
+
+  it('takes an element with 50,000 attributes', async () => {
+    const attrs = Array.from({ length: 50_000 }, (_, i) => ` a${i}="${i}"`).join('');
+    const d = await html('parse', `<p${attrs}>t</p>`);
+    assert.ok(isObject(d));
+    const p = await html('get_element', d, '[a49999="49999"]');
+    assert.ok(isObject(p));
+    assert.equal(await html('get_attribute', p, 'A123'), '123');
+    const back = await html('to_html', p);
+    assert.ok(typeof back === 'string' && back.endsWith(' a49999="49999">t</p>'));
   });
 });

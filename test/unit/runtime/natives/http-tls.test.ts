@@ -85,6 +85,42 @@ describe('http tls', () => {
     assert.equal(ctx.redactor.redact(certs.clientKey), REDACTED);
   });
 
+  it('takes PEM text with a preamble (openssl pkcs12 -nodes output) as text, not a path', async () => {
+    const ctx = testContext(cwd);
+    const bag = 'Bag Attributes\n    localKeyID: 01 00 00 00 \nKey Attributes: <No Attributes>\n';
+    const json = await get(ctx, '/b', {
+      tls: obj({ ca: certs.ca, cert: 'client.pem', key: bag + certs.clientKey }),
+    });
+    assert.equal(json['client'], 'mhl-client');
+    assert.equal(ctx.redactor.redact(bag + certs.clientKey), REDACTED);
+  });
+
+  const secret = 'Bag Attributes\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg-not-a-key\n';
+  const hidden: [string, Record<string, Value>][] = [
+    ['a multi-line key with no BEGIN line', { cert: 'client.pem', key: secret }],
+    ['a long one-line key value', { cert: 'client.pem', key: 'A'.repeat(300) }],
+    ['a long one-line cert value', { cert: 'B'.repeat(300), key: 'client.key' }],
+  ];
+  for (const [what, fields] of hidden) {
+    it(`raises NATIVE for ${what} without echoing it`, async () => {
+      const ctx = testContext(cwd);
+      const err = await call(HTTP_NAMESPACE, 'get', ctx, [url('/x')], {
+        tls: obj(fields),
+      }).then(
+        () => assert.fail('the request succeeded'),
+        (e: unknown) => e,
+      );
+      assert.ok(isNativeError(err) && err instanceof LangError);
+      const bad = Object.values(fields).find((v) => typeof v === 'string' && v.length > 20);
+      assert.ok(typeof bad === 'string');
+      for (let c: unknown = err; c instanceof Error; c = c.cause) {
+        assert.ok(!c.message.includes(bad.slice(0, 40)), c.message);
+        assert.ok(!c.message.includes(cwd), c.message);
+      }
+      if (fields['key'] === bad) assert.equal(ctx.redactor.redact(bad), REDACTED);
+    });
+  }
+
   it('downloads over TLS with the same options', async () => {
     const res = await call(HTTP_NAMESPACE, 'download', testContext(cwd), [url('/dl'), 'dl.json'], {
       tls: obj({ ca: 'ca.pem' }),

@@ -28,6 +28,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { DIR_MODE, FILE_MODE, TEMP_PREFIX } from './atomic-file.js';
 
 /** The environment variables that place or disable the cache. */
 export const CACHE_ENV = {
@@ -40,9 +41,6 @@ export const CACHE_ENV = {
 const MAGIC = Buffer.from('MHLCACH1');
 const HASH_BYTES = 32;
 const HEADER_BYTES = MAGIC.length + HASH_BYTES;
-const FILE_MODE = 0o600;
-const DIR_MODE = 0o700;
-const TEMP_PREFIX = '.tmp-';
 
 /**
  * The cache's root folder for `env`, or undefined when caching is off (`MHL_NO_CACHE`) or no

@@ -4,9 +4,11 @@
  * compiled argument checks. Knows nothing of transports, protocols or runs.
  */
 export {
+  type CacheFallback,
   type CachedCatalogResult,
   type CacheOutcome,
   type CatalogCacheOptions,
+  type FallbackReason,
   loadCatalogCached,
 } from './cached-load.js';
 export {

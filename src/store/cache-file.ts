@@ -140,6 +140,19 @@ export function writeCacheEntry(
   }
 }
 
+/**
+ * Removes entry `name` under `dir`, best effort: an entry found wrong after it was read goes, so
+ * the next start rebuilds it. Returns false when there was nothing to remove or it could not be.
+ */
+export function removeCacheEntry(dir: string, name: string): boolean {
+  try {
+    unlinkSync(join(dir, name));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A temp file this old was left by a writer that was killed; younger ones may be in use. */
 const STALE_TEMP_MS = 10 * 60 * 1000;
 

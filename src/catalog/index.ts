@@ -4,8 +4,8 @@
  * compiled argument checks. Knows nothing of transports, protocols or runs.
  */
 export {
-  type CacheFallback,
   type CachedCatalogResult,
+  type CacheFallback,
   type CacheOutcome,
   type CatalogCacheOptions,
   type FallbackReason,

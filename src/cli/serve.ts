@@ -7,8 +7,8 @@
  */
 import { join } from 'node:path';
 import {
-  type CacheFallback,
   type CachedCatalogResult,
+  type CacheFallback,
   loadCatalog,
   loadCatalogCached,
 } from '../catalog/index.js';
@@ -115,7 +115,10 @@ function loadFolder(
 function fallbackTo(logger: Logger, io: Output): (fallback: CacheFallback) => void {
   return ({ entry, reason, error, result }) => {
     const fields = { code: 'CATALOG_CACHE_FALLBACK', reason, entry, loaded: result.ok };
-    logger.warn(error === undefined ? fields : { ...fields, err: error }, 'catalog cache entry dropped');
+    logger.warn(
+      error === undefined ? fields : { ...fields, err: error },
+      'catalog cache entry dropped',
+    );
     if (result.ok) return;
     reportCatalogProblems(result, io, 'mhl serve mcp');
     process.exit(1);

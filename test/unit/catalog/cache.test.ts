@@ -2,6 +2,7 @@
 // gives, any edit (a listed file, an imported file outside the folder, a prompt file, a file
 // added or renamed) misses, and a corrupt, foreign or untrusted entry is ignored and rebuilt.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   mkdirSync,
@@ -12,7 +13,6 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';

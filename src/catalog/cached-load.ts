@@ -2,7 +2,8 @@
  * `loadCatalog` with a content-addressed cache of checked catalogs, for a server's restart: a
  * folder whose files have not changed since the last start skips the parse and check and is
  * served from what that start recorded. The key is a hash of mhl's version, the running build,
- * the folder, and the name and text of every listed `.mh` file; the entry also lists every other
+ * the versions of the packages outside the build the check runs (Ajv, yaml and theirs), the
+ * folder, and the name and text of every listed `.mh` file; the entry also lists every other
  * file the check read (imports outside the folder, prompt files) with a hash of its text, and
  * each is read again and compared. Only catalogs that loaded are cached: a folder with errors is
  * checked afresh every time, so its diagnostics always come from the check itself.
@@ -10,14 +11,17 @@
  * A hit gives the same catalog a fresh load gives: the projections come from the entry, and the
  * parts only a call needs (each workflow's declaration, program and definition; each prompt's)
  * come from a full load of the very texts that were hashed, made on first use or by
- * `materialise` once the server is serving. Packs are never cached here: an entry is plain text
- * and a pack's workflows are secret.
+ * `materialise` once the server is serving. That load must give what the entry says; when it
+ * throws, reports problems or gives other projections (an entry that lies, a dependency the key
+ * missed), the entry is removed, `onFallback` is told, and the parts come from a fresh
+ * `loadCatalog` of the folder instead. Packs are never cached here: an entry is plain text and a
+ * pack's workflows are secret.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { SourceHost } from '../lang/index.js';
 import { diskHost } from '../lang/index.js';
-import { cacheKey, readCacheEntry, writeCacheEntry } from '../store/index.js';
+import { cacheKey, readCacheEntry, removeCacheEntry, writeCacheEntry } from '../store/index.js';
 import {
   type CachedPrompt,
   type CachedWorkflow,
@@ -39,8 +43,38 @@ export interface CatalogCacheOptions {
   /** mhl's version and an id of the running build: an entry is never read by other code. */
   readonly version: string;
   readonly buildId: string;
+  /**
+   * `name@version` of every package outside the build whose code shapes a checked catalog
+   * (`checkerVersions()`): the build id covers only the bundle, so an upgraded Ajv must miss.
+   */
+  readonly dependencies: readonly string[];
   /** Where sources are read from; the disk by default. */
   readonly host?: SourceHost;
+  /**
+   * Told when a hit's programs could not be loaded as the entry promised and the folder was
+   * loaded afresh instead (`fallback.result`). When that fresh load failed too and this returns,
+   * whatever needed the programs throws.
+   */
+  readonly onFallback?: (fallback: CacheFallback) => void;
+}
+
+/** Why a hit's programs did not come from the texts it hashed. */
+export type FallbackReason =
+  /** The load threw. */
+  | 'threw'
+  /** The load reported problems. */
+  | 'problems'
+  /** The load gave other names, kinds, descriptions, schemas or warnings than the entry. */
+  | 'mismatch';
+
+export interface CacheFallback {
+  /** The entry's file (removed by now): for the operator's log, never for a client. */
+  readonly entry: string;
+  readonly reason: FallbackReason;
+  /** What the load threw, for `threw`. */
+  readonly error?: unknown;
+  /** The fresh load of the folder the programs now come from. */
+  readonly result: CatalogResult;
 }
 
 /** How the cache took part: served from it, checked and written, checked but not written. */
@@ -50,8 +84,9 @@ export interface CachedCatalogResult {
   readonly result: CatalogResult;
   readonly cache: CacheOutcome;
   /**
-   * On a hit, loads the parts calls need now rather than on the first call (idempotent);
-   * a server calls it once it is serving. A no-op otherwise.
+   * On a hit, loads the parts calls need now rather than on the first call (idempotent; never
+   * throws: a failure goes to `onFallback` and to whatever needs the programs). A server calls
+   * it once it is serving. A no-op otherwise.
    */
   readonly materialise: () => void;
 }
@@ -96,7 +131,9 @@ export function loadCatalogCached(dir: string, options: CatalogCacheOptions): Ca
     // Missing folder, unreadable file: the plain load reports it with its usual problem code.
     return { result: loadCatalog(dir, options.host), cache: 'bypassed', materialise: NOTHING };
   }
-  const parts = ['mhl-catalog', String(ENTRY_FORMAT), options.version, options.buildId, root];
+  const { dependencies } = options;
+  const parts = ['mhl-catalog', String(ENTRY_FORMAT), options.version, options.buildId];
+  parts.push(String(dependencies.length), ...dependencies, root);
   for (const [i, file] of files.entries()) parts.push(file, texts[i] as string);
   const key = cacheKey(parts);
   const name = `${key}.json`;
@@ -105,7 +142,15 @@ export function loadCatalogCached(dir: string, options: CatalogCacheOptions): Ca
   if (hit !== undefined && readsUnchanged(hit, host)) {
     const compile = createValidatorCompiler();
     const full = () => buildCatalog({ root: dir, files, host, source: 'dir', compile });
-    return fromEntry(hit, root, host, compile, full);
+    const fresh = (reason: FallbackReason, error?: unknown): CatalogResult => {
+      removeCacheEntry(options.dir, name);
+      // From the source itself, not from the texts this start read: the cache path is suspect.
+      const result = loadCatalog(dir, options.host);
+      const entry = join(options.dir, name);
+      options.onFallback?.({ entry, reason, ...(error === undefined ? {} : { error }), result });
+      return result;
+    };
+    return fromEntry(hit, root, host, compile, { full, fresh });
   }
   const result = buildCatalog({ root: dir, files, host, source: 'dir' });
   if (!result.ok) return { result, cache: 'bypassed', materialise: NOTHING };
@@ -135,6 +180,11 @@ function toEntry(
   reads: CatalogEntry['reads'],
   result: Extract<CatalogResult, { ok: true }>,
 ): CatalogEntry {
+  return { format: ENTRY_FORMAT, key, reads, ...projections(result) };
+}
+
+/** What an entry says of a catalog (all but its key and reads). */
+function projections(result: Extract<CatalogResult, { ok: true }>) {
   const workflows = [...result.catalog.workflows.values()].map(
     (w): CachedWorkflow => ({
       name: w.name,
@@ -152,7 +202,34 @@ function toEntry(
       description: p.description,
     }),
   );
-  return { format: ENTRY_FORMAT, key, reads, workflows, prompts, warnings: result.warnings };
+  return { workflows, prompts, warnings: result.warnings };
+}
+
+/** How a hit gets its programs: from the hashed texts, else afresh from the folder. */
+interface Loaders {
+  readonly full: () => CatalogResult;
+  readonly fresh: (reason: FallbackReason, error?: unknown) => CatalogResult;
+}
+
+/** The catalog `full` gives when it is the one `entry` describes, else the fresh one. */
+function loadPrograms(entry: CatalogEntry, loaders: Loaders): Catalog {
+  let result: CatalogResult;
+  try {
+    result = loaders.full();
+  } catch (error) {
+    return okOrThrow(loaders.fresh('threw', error));
+  }
+  if (!result.ok) return okOrThrow(loaders.fresh('problems'));
+  const { workflows, prompts, warnings } = entry;
+  if (!isDeepStrictEqual(projections(result), { workflows, prompts, warnings })) {
+    return okOrThrow(loaders.fresh('mismatch'));
+  }
+  return result.catalog;
+}
+
+function okOrThrow(result: CatalogResult): Catalog {
+  if (result.ok) return result.catalog;
+  throw new Error('catalog cache: the folder no longer loads');
 }
 
 /** The catalog an entry describes; what it does not hold comes from `full` on first use. */
@@ -161,15 +238,20 @@ function fromEntry(
   root: string,
   host: RecordingHost,
   compile: ValidatorCompiler,
-  full: () => CatalogResult,
+  loaders: Loaders,
 ): CachedCatalogResult {
   let loaded: Catalog | undefined;
+  let failed: unknown;
   const materialise = (): Catalog => {
     if (loaded !== undefined) return loaded;
-    const result = full();
-    // The same texts, checked by the same build, passed before: anything else is a bug.
-    if (!result.ok) throw new Error('catalog cache: a cached catalog no longer loads');
-    loaded = result.catalog;
+    // A folder that no longer loads is loaded (and reported) once, not once per call.
+    if (failed !== undefined) throw failed;
+    try {
+      loaded = loadPrograms(entry, loaders);
+    } catch (error) {
+      failed = error;
+      throw error;
+    }
     return loaded;
   };
   const workflows = new Map<string, Workflow>();
@@ -183,7 +265,11 @@ function fromEntry(
     result: { ok: true, catalog, warnings: entry.warnings },
     cache: 'hit',
     materialise: () => {
-      materialise();
+      try {
+        materialise();
+      } catch {
+        // Reported through onFallback; the calls that need the programs fail with it.
+      }
     },
   };
 }

@@ -5,8 +5,10 @@
  */
 export {
   type CachedCatalogResult,
+  type CacheFallback,
   type CacheOutcome,
   type CatalogCacheOptions,
+  type FallbackReason,
   loadCatalogCached,
 } from './cached-load.js';
 export {

@@ -6,7 +6,14 @@
  * shutdown budget; 2 for bad flags.
  */
 import { join } from 'node:path';
-import { type CachedCatalogResult, loadCatalog, loadCatalogCached } from '../catalog/index.js';
+import {
+  type CachedCatalogResult,
+  type CacheFallback,
+  loadCatalog,
+  loadCatalogCached,
+} from '../catalog/index.js';
+import { checkerVersions } from '../lang/index.js';
+import { createLogger, type Logger } from '../log/index.js';
 import {
   createServer,
   loadServedPack,
@@ -47,15 +54,17 @@ export async function runServe(
     return read.exit;
   }
   const { config } = read;
+  const logger = createLogger(config.logLevel);
   const loaded =
     config.workflowsPack === undefined
-      ? loadFolder(config.root, options, version)
+      ? loadFolder(config.root, options, version, fallbackTo(logger, io))
       : loadServedPack(config.workflowsPack, config.root, packKey);
   if (!loaded.ok) {
     reportCatalogProblems(loaded, io, 'mhl serve mcp');
     return 1;
   }
-  const created = createServer(config, { catalog: loaded.catalog, version, env: process.env });
+  const catalog = loaded.catalog;
+  const created = createServer(config, { catalog, version, env: process.env, logger });
   if (!created.ok) {
     io.err(`mhl serve mcp: ${created.problem}`);
     return 1;
@@ -70,17 +79,48 @@ export async function runServe(
  * The folder's catalog, through the catalog cache unless it is off (`--no-catalog-cache`,
  * `MHL_NO_CACHE`) or the build is unknown (the CLI run outside its launcher).
  */
-function loadFolder(root: string, options: ServeOptions, version: string) {
+function loadFolder(
+  root: string,
+  options: ServeOptions,
+  version: string,
+  onFallback: (fallback: CacheFallback) => void,
+) {
   const cache = cacheRoot(process.env);
   const build = buildId();
-  if (options.catalogCache === false || cache === undefined || build === undefined) {
+  const dependencies = checkerVersions();
+  if (
+    options.catalogCache === false ||
+    cache === undefined ||
+    build === undefined ||
+    dependencies === undefined
+  ) {
     return loadCatalog(root);
   }
   const loaded: CachedCatalogResult = loadCatalogCached(root, {
     dir: join(cache, 'catalogs'),
     version,
     buildId: build,
+    dependencies,
+    onFallback,
   });
   if (loaded.cache === 'hit') setTimeout(loaded.materialise, MATERIALISE_DELAY_MS).unref();
   return loaded.result;
+}
+
+/**
+ * What a server does when a cache hit's programs could not be loaded: it logs why and serves
+ * from the fresh load of the folder; when that fresh load fails, it does what a start without
+ * the cache does (reports the problems, exits 1), since nothing has run on the catalog yet.
+ */
+function fallbackTo(logger: Logger, io: Output): (fallback: CacheFallback) => void {
+  return ({ entry, reason, error, result }) => {
+    const fields = { code: 'CATALOG_CACHE_FALLBACK', reason, entry, loaded: result.ok };
+    logger.warn(
+      error === undefined ? fields : { ...fields, err: error },
+      'catalog cache entry dropped',
+    );
+    if (result.ok) return;
+    reportCatalogProblems(result, io, 'mhl serve mcp');
+    process.exit(1);
+  };
 }

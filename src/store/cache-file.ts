@@ -28,6 +28,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { DIR_MODE, FILE_MODE, TEMP_PREFIX } from './atomic-file.js';
 
 /** The environment variables that place or disable the cache. */
 export const CACHE_ENV = {
@@ -40,9 +41,6 @@ export const CACHE_ENV = {
 const MAGIC = Buffer.from('MHLCACH1');
 const HASH_BYTES = 32;
 const HEADER_BYTES = MAGIC.length + HASH_BYTES;
-const FILE_MODE = 0o600;
-const DIR_MODE = 0o700;
-const TEMP_PREFIX = '.tmp-';
 
 /**
  * The cache's root folder for `env`, or undefined when caching is off (`MHL_NO_CACHE`) or no
@@ -138,6 +136,19 @@ export function writeCacheEntry(
         // Never created, or the folder went away: nothing left to remove.
       }
     }
+    return false;
+  }
+}
+
+/**
+ * Removes entry `name` under `dir`, best effort: an entry found wrong after it was read goes, so
+ * the next start rebuilds it. Returns false when there was nothing to remove or it could not be.
+ */
+export function removeCacheEntry(dir: string, name: string): boolean {
+  try {
+    unlinkSync(join(dir, name));
+    return true;
+  } catch {
     return false;
   }
 }

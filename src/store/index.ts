@@ -15,6 +15,7 @@ export {
   cacheKey,
   cacheRoot,
   readCacheEntry,
+  removeCacheEntry,
   writeCacheEntry,
 } from './cache-file.js';
 export { DirStore, type DirStoreOptions } from './dir.js';

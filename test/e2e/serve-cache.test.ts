@@ -3,7 +3,8 @@
 // clients. A warm start must answer exactly as a start that ignores the cache; a cache that
 // cannot be written must not stop the server; a pack's catalog must never reach the cache.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -70,6 +71,43 @@ async function session(folder: string, env: Record<string, string>, args: string
   return { answers, stderr: server.stderr };
 }
 
+/**
+ * Rewrites the one catalog entry under `cache` as a writer with a bug could have: `edit` changes
+ * the decoded entry and the header's hash is made to match again, so only its content is wrong.
+ */
+function rewriteEntry(cache: string, edit: (entry: Record<string, unknown>) => void): void {
+  const [name] = catalogEntries(cache);
+  const path = join(cache, 'catalogs', name as string);
+  const bytes = readFileSync(path);
+  const header = 'MHLCACH1'.length + 32;
+  const entry = JSON.parse(bytes.subarray(header).toString('utf8')) as Record<string, unknown>;
+  edit(entry);
+  const payload = Buffer.from(JSON.stringify(entry), 'utf8');
+  const hash = createHash('sha256').update(payload).digest();
+  writeFileSync(path, Buffer.concat([bytes.subarray(0, 8), hash, payload]), { mode: 0o600 });
+}
+
+/** The operator log's lines (pino JSON on stderr) with `code`. */
+function logged(stderr: string, code: string): Record<string, unknown>[] {
+  return stderr
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line['code'] === code);
+}
+
+/** A copy of the serve fixture whose Extra.mh imports a file outside the served folder. */
+function withOutsideImport(): { folder: string; shared: string } {
+  const folder = copyOf(FOLDER);
+  const shared = join(folder, '..', 'shared.mh');
+  writeFileSync(shared, 'export tool Helper {\n  greet(who: string) -> "hi ${who}"\n}\n');
+  writeFileSync(
+    join(folder, 'extra.mh'),
+    'import { Helper } from "../shared.mh"\npipeline Extra { step S { log(Helper.greet("x")) } }\n',
+  );
+  return { folder, shared };
+}
+
 describe('mhl serve mcp with a catalog cache', () => {
   it('answers a warm start exactly as a start without the cache', async () => {
     const folder = copyOf(FOLDER);
@@ -100,6 +138,59 @@ describe('mhl serve mcp with a catalog cache', () => {
     const result = await runCli(['serve', 'mcp', folder], { env: { MHL_CACHE_DIR: cache } });
     assert.equal(result.code, 1);
     assert.match(result.stderr, /broken\.mh:1:32: error: /);
+  });
+
+  it('serves from a fresh load when a hit’s programs do not match its entry, and says so', async () => {
+    const folder = copyOf(FOLDER);
+    const cache = tempDir('mhl-cache-');
+    const env = { MHL_CACHE_DIR: cache };
+    const uncached = await session(folder, env, ['--no-catalog-cache']);
+    await session(folder, env);
+    const [name] = catalogEntries(cache);
+    rewriteEntry(cache, (entry) => {
+      const span = { file: join(folder, 'greet.mh'), start: 0, end: 1, line: 1, col: 1 };
+      entry['warnings'] = [{ severity: 'warning', code: 'UNREACHABLE', message: 'no', span }];
+    });
+    const warm = await session(folder, env);
+    assert.deepEqual(warm.answers, uncached.answers);
+    const [line, ...more] = logged(warm.stderr, 'CATALOG_CACHE_FALLBACK');
+    assert.deepEqual(more, [], warm.stderr);
+    assert.equal(line?.['reason'], 'mismatch');
+    assert.equal(line?.['entry'], join(cache, 'catalogs', name as string));
+    assert.deepEqual(catalogEntries(cache), [], 'the entry is dropped; the next start writes it');
+    await session(folder, env);
+    assert.deepEqual(catalogEntries(cache), [name]);
+  });
+
+  it('stops as an uncached start would when the programs of a hit no longer load', async () => {
+    const { folder, shared } = withOutsideImport();
+    const cache = tempDir('mhl-cache-');
+    const env = { MHL_CACHE_DIR: cache };
+    await session(folder, env);
+    const broken = 'export tool Helper {\n  greet(who: string) -> nope\n}\n';
+    writeFileSync(shared, broken);
+    rewriteEntry(cache, (entry) => {
+      const reads = entry['reads'] as [string, string | null][];
+      assert.ok(
+        reads.some(([path]) => path === shared),
+        'the entry lists the import',
+      );
+      entry['reads'] = reads.map(([path, hash]) => [
+        path,
+        path === shared ? createHash('sha256').update(broken).digest('hex') : hash,
+      ]);
+    });
+    const uncached = await runCli(['serve', 'mcp', folder], { env: { MHL_NO_CACHE: '1' } });
+    assert.equal(uncached.code, 1);
+    assert.match(uncached.stderr, /shared\.mh:2:\d+: error: /);
+    const server = new StdioServer(folder, [], { env });
+    servers.push(server);
+    assert.equal(await server.exited, 1);
+    const [line] = logged(server.stderr, 'CATALOG_CACHE_FALLBACK');
+    assert.equal(line?.['reason'], 'problems');
+    const diagnostics = (text: string) => text.split('\n').filter((l) => !l.startsWith('{'));
+    assert.deepEqual(diagnostics(server.stderr), diagnostics(uncached.stderr));
+    assert.deepEqual(catalogEntries(cache), []);
   });
 
   it('serves when the cache folder cannot be created, with no trace of it on stderr', async () => {

@@ -2,6 +2,7 @@
 // gives, any edit (a listed file, an imported file outside the folder, a prompt file, a file
 // added or renamed) misses, and a corrupt, foreign or untrusted entry is ignored and rebuilt.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   mkdirSync,
@@ -12,16 +13,19 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import {
+  type CacheFallback,
   type Catalog,
   type CatalogCacheOptions,
   type CatalogResult,
   loadCatalog,
   loadCatalogCached,
 } from '../../../src/catalog/index.js';
+import { checkerVersions } from '../../../src/lang/index.js';
 
 const temps: string[] = [];
 after(() => {
@@ -73,7 +77,8 @@ function project(): { base: string; served: string } {
 }
 
 function options(dir: string, overrides: Partial<CatalogCacheOptions> = {}): CatalogCacheOptions {
-  return { dir, version: '0.1.0', buildId: 'build-1', ...overrides };
+  const dependencies = ['ajv@8.20.0', 'yaml@2.9.1'];
+  return { dir, version: '0.1.0', buildId: 'build-1', dependencies, ...overrides };
 }
 
 function ok(result: CatalogResult): { catalog: Catalog; warnings: CatalogResult['warnings'] } {
@@ -119,6 +124,22 @@ function entries(cache: string): string[] {
   }
 }
 
+/**
+ * Rewrites the one entry under `cache` as a writer with a bug could have: `edit` changes the
+ * decoded entry, and the header's hash is made to match again, so only its content is wrong.
+ */
+function rewriteEntry(cache: string, edit: (entry: Record<string, unknown>) => void): void {
+  const [name] = entries(cache);
+  const path = join(cache, name as string);
+  const bytes = readFileSync(path);
+  const header = 'MHLCACH1'.length + 32;
+  const entry = JSON.parse(bytes.subarray(header).toString('utf8')) as Record<string, unknown>;
+  edit(entry);
+  const payload = Buffer.from(JSON.stringify(entry), 'utf8');
+  const hash = createHash('sha256').update(payload).digest();
+  writeFileSync(path, Buffer.concat([bytes.subarray(0, 8), hash, payload]), { mode: 0o600 });
+}
+
 describe('loadCatalogCached', () => {
   it('writes an entry, then serves a hit equal to a fresh load, warnings included', () => {
     const { served } = project();
@@ -126,7 +147,8 @@ describe('loadCatalogCached', () => {
     const first = loadCatalogCached(served, options(cache));
     assert.equal(first.cache, 'written');
     assert.equal(entries(cache).length, 1);
-    const second = loadCatalogCached(served, options(cache));
+    const told: CacheFallback[] = [];
+    const second = loadCatalogCached(served, options(cache, { onFallback: (f) => told.push(f) }));
     assert.equal(second.cache, 'hit');
     const fresh = ok(loadCatalog(served));
     const hit = ok(second.result);
@@ -139,6 +161,8 @@ describe('loadCatalogCached', () => {
     assert.deepEqual([...hit.catalog.prompts.keys()], ['Summarize']);
     second.materialise();
     assert.deepEqual(shape(hit.catalog), shape(fresh.catalog));
+    assert.deepEqual(told, [], 'the programs come from the entry’s texts, with no fallback');
+    assert.equal(entries(cache).length, 1);
     assert.deepEqual(shape(ok(first.result).catalog), shape(fresh.catalog));
   });
 
@@ -206,6 +230,79 @@ describe('loadCatalogCached', () => {
       loadCatalogCached(served, options(cache, { buildId: 'build-2' })).cache,
       'written',
     );
+  });
+
+  it('misses when a package the check runs changes version, not only mhl', () => {
+    const { served } = project();
+    const cache = temp();
+    loadCatalogCached(served, options(cache));
+    const upgraded = options(cache, { dependencies: ['ajv@8.20.1', 'yaml@2.9.1'] });
+    assert.equal(loadCatalogCached(served, upgraded).cache, 'written');
+    const added = options(cache, { dependencies: ['ajv@8.20.0', 'fast-uri@3.1.9', 'yaml@2.9.1'] });
+    assert.equal(loadCatalogCached(served, added).cache, 'written');
+    assert.equal(loadCatalogCached(served, options(cache)).cache, 'hit');
+    assert.equal(loadCatalogCached(served, upgraded).cache, 'hit');
+  });
+
+  it('falls back to a fresh load when the programs do not match the entry, and drops it', () => {
+    const { served } = project();
+    const cache = temp();
+    loadCatalogCached(served, options(cache));
+    rewriteEntry(cache, (entry) => {
+      entry['warnings'] = [];
+    });
+    const [name] = entries(cache);
+    const told: CacheFallback[] = [];
+    const hit = loadCatalogCached(served, options(cache, { onFallback: (f) => told.push(f) }));
+    assert.equal(hit.cache, 'hit');
+    hit.materialise();
+    hit.materialise();
+    assert.deepEqual(
+      told.map((f) => [f.reason, f.result.ok, f.entry]),
+      [['mismatch', true, join(cache, name as string)]],
+    );
+    assert.deepEqual(shape(ok(hit.result).catalog), shape(ok(loadCatalog(served)).catalog));
+    assert.deepEqual(entries(cache), [], 'the entry is removed');
+    assert.equal(loadCatalogCached(served, options(cache)).cache, 'written');
+  });
+
+  it('reports a fresh load’s problems once when the cached programs no longer load', () => {
+    const { base, served } = project();
+    const cache = temp();
+    loadCatalogCached(served, options(cache));
+    const shared = join(base, 'outside/shared.mh');
+    const broken = 'export tool Helper {\n  greet(who: string) -> nope\n}\n';
+    writeFileSync(shared, broken);
+    rewriteEntry(cache, (entry) => {
+      entry['reads'] = (entry['reads'] as [string, string][]).map(([path, hash]) => [
+        path,
+        path === shared ? createHash('sha256').update(broken).digest('hex') : hash,
+      ]);
+    });
+    const told: CacheFallback[] = [];
+    const hit = loadCatalogCached(served, options(cache, { onFallback: (f) => told.push(f) }));
+    assert.equal(hit.cache, 'hit');
+    hit.materialise();
+    const build = ok(hit.result).catalog.workflows.get('Build');
+    assert.throws(() => build?.program);
+    assert.throws(() => build?.definition);
+    assert.deepEqual(
+      told.map((f) => f.reason),
+      ['problems'],
+    );
+    assert.deepEqual(told[0]?.result, loadCatalog(served));
+    assert.deepEqual(entries(cache), []);
+  });
+
+  it('reads the installed versions of Ajv, yaml and their dependencies, once', () => {
+    const versions = checkerVersions();
+    assert.ok(versions !== undefined);
+    const require = createRequire(import.meta.url);
+    for (const name of ['ajv', 'yaml', 'fast-uri']) {
+      const { version } = require(`${name}/package.json`) as { version: string };
+      assert.ok(versions.includes(`${name}@${version}`), `${name}@${version} in ${versions}`);
+    }
+    assert.equal(checkerVersions(), versions);
   });
 
   it('ignores a corrupt entry and rebuilds it', () => {

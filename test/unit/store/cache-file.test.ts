@@ -13,7 +13,12 @@ import {
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { cacheRoot, readCacheEntry, writeCacheEntry } from '../../../src/store/index.js';
+import {
+  cacheRoot,
+  readCacheEntry,
+  removeCacheEntry,
+  writeCacheEntry,
+} from '../../../src/store/index.js';
 
 const temps: string[] = [];
 after(() => {
@@ -49,6 +54,15 @@ describe('cache entries', () => {
     assert.equal(readCacheEntry(dir, 'a.bin')?.toString(), 'payload');
     assert.equal(readCacheEntry(dir, 'b.bin'), undefined);
     assert.deepEqual(readdirSync(dir), ['a.bin'], 'no temp file is left');
+  });
+
+  it('removes an entry, and reports false when there is none', () => {
+    const dir = join(temp(), 'cache');
+    assert.equal(writeCacheEntry(dir, 'e.bin', Buffer.from('x')), true);
+    assert.equal(removeCacheEntry(dir, 'e.bin'), true);
+    assert.equal(readCacheEntry(dir, 'e.bin'), undefined);
+    assert.equal(removeCacheEntry(dir, 'e.bin'), false);
+    assert.equal(removeCacheEntry(join(dir, 'nowhere'), 'e.bin'), false);
   });
 
   it('refuses a torn entry, a foreign file and a symlink', () => {

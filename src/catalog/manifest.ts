@@ -122,15 +122,17 @@ function loopPolicy(decl: PipelineDecl): JsonObject {
   };
 }
 
-/** `input`, `output` and `outputSchema` for a typed signature `pipeline P(x: T): R`. */
+/**
+ * `parameters`, `output` and `outputSchema` for a typed signature `pipeline P(x: T): R`. The
+ * parameters are inputs too (listed in `inputs` and `inputSchema`); R types the run's result.
+ */
 function signature(workflow: Workflow): JsonObject {
   const sig = workflow.decl.signature;
   if (!sig) return {};
-  const { param, returns } = sig;
-  const input = { name: param.name, type: param.type ? typeText(param.type) : 'any' };
-  if (!returns) return { input };
-  const outputSchema = projectTypeSchema(returns, workflow.program.namespace);
-  return { input, output: typeText(returns), outputSchema };
+  const parameters = sig.params.map((p) => ({ name: p.name, type: typeText(p.type) }));
+  if (!sig.returns) return { parameters };
+  const outputSchema = projectTypeSchema(sig.returns, workflow.program.namespace);
+  return { parameters, output: typeText(sig.returns), outputSchema };
 }
 
 const DECLARED_LISTS: Readonly<Partial<Record<NamedDecl['kind'], string>>> = {

@@ -66,7 +66,7 @@ export async function runRun(
     io.err(`mhl run: ${file} has errors; fix them (see mhl lint) and run again`);
     return EXIT_USAGE;
   }
-  const pipeline = selectPipeline(loaded.pipelines, options.pipeline);
+  const pipeline = selectPipeline(loaded.pipelines, options.pipeline, loaded.partials);
   if (typeof pipeline === 'string') return usage(io, pipeline);
   const inputs = parseInputs(options.input, pipeline.inputs);
   if (typeof inputs === 'string') return usage(io, inputs);
@@ -189,6 +189,7 @@ function dryRun(pipeline: PipelineDecl, format: 'text' | 'json', io: Output): nu
     name: s.name,
     kind: s.kind === 'Parallel' ? 'parallel' : 'step',
     ...(s.timeoutMs ? { timeout_ms: s.timeoutMs } : {}),
+    ...(s.kind === 'Step' && s.entry ? { entry: true } : {}),
     ...(s.kind === 'Parallel' ? { steps: s.steps.map((x) => x.name) } : {}),
   }));
   const inputs = pipeline.inputs.map((i) => ({
@@ -214,6 +215,7 @@ function dryRun(pipeline: PipelineDecl, format: 'text' | 'json', io: Output): nu
   for (const i of inputs) io.out(`  input ${i.name}: ${i.type}${i.required ? '' : ' (optional)'}`);
   for (const [n, s] of steps.entries()) {
     const extra = [
+      s.entry ? 'entry: the run starts here' : '',
       s.timeout_ms ? `timeout ${s.timeout_ms / 1000}s` : '',
       s.steps ? `parallel: ${s.steps.join(', ')}` : '',
     ].filter(Boolean);

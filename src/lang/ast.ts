@@ -391,9 +391,16 @@ export type PipelineDecl = DeclBase<
     readonly flavor: 'pipeline' | 'workflow';
     readonly loop: boolean;
     readonly partial: boolean;
-    /** Typed signature `pipeline P(x: T): R`. */
+    /**
+     * Typed signature `pipeline P(x: T, y: U = d): R`. Its parameters are also the first
+     * entries of `inputs` (the same objects); `span` runs from `(` to `)`.
+     */
     readonly signature:
-      | { readonly param: Param; readonly returns: TypeNode | undefined }
+      | {
+          readonly params: readonly InputDecl[];
+          readonly returns: TypeNode | undefined;
+          readonly span: Span;
+        }
       | undefined;
     /** `loop pipeline P max 5`. */
     readonly maxIterations: number | undefined;

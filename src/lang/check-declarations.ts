@@ -22,6 +22,7 @@ import {
   PIPELINE_PROPERTIES,
   ROUTER_PROPERTIES,
 } from './builtins.js';
+import { checkPipelineParts } from './check-pipeline-parts.js';
 import { DIAGNOSTIC_CODES, type Diagnostic, diagnostic, type Span } from './diagnostics.js';
 import type { Binding } from './modules.js';
 import { suggest } from './suggest.js';
@@ -332,6 +333,7 @@ function checkPipeline(decl: DeclOf<'Pipeline'>, types: TypeChecker, report: Rep
       }
     });
   }
+  checkPipelineParts(decl, owner, report);
   reportUnreachable(decl, report);
 }
 

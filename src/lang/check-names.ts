@@ -133,7 +133,6 @@ export class NameChecker {
 
   #pipeline(decl: DeclOf<'Pipeline'>): void {
     const scope = new Scope(undefined, ['self']);
-    if (decl.signature) scope.declare(decl.signature.param.name);
     for (const input of decl.inputs) {
       if (input.default) this.#expr(input.default, scope, NO_STEP);
       scope.declare(input.name);

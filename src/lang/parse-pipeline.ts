@@ -4,16 +4,7 @@
  * Members are sorted here into inputs, variables, properties and steps, in source order, so
  * the interpreter never re-scans a member list.
  */
-import type {
-  DeclOf,
-  InputDecl,
-  ParallelGroup,
-  Param,
-  PipelineVar,
-  Property,
-  Step,
-  TypeNode,
-} from './ast.js';
+import type { DeclOf, InputDecl, ParallelGroup, PipelineVar, Property, Step } from './ast.js';
 import { TOKEN, type Token } from './lexer.js';
 import { parseExpr, parseProperty, parseType } from './parse-expressions.js';
 import { declarationPlaceholder, parseBlock, parseVarDecl } from './parse-statements.js';
@@ -26,7 +17,8 @@ interface Modifiers {
 }
 
 // pipeline = [ "partial" ] [ "loop" ] ( "pipeline" | "workflow" ) IDENT
-//            [ "(" IDENT ":" type ")" [ ":" type ] ] [ "max" NUMBER ] "{" { pipeline_member } "}"
+//            [ "(" [ sig_param { "," sig_param } ] ")" [ ":" type ] ] [ "max" NUMBER ]
+//            "{" { pipeline_member } "}" ;   sig_param = IDENT ":" type [ "=" expr ]
 export function parsePipeline(s: TokenStream, start: Token, mods: Modifiers): DeclOf<'Pipeline'> {
   const keyword = s.next();
   const name = s.expectIdent(`a name after '${keyword.text}'`);
@@ -39,6 +31,9 @@ export function parsePipeline(s: TokenStream, start: Token, mods: Modifiers): De
     maxIterations = n.num;
   }
   const members = parseMembers(s);
+  // Signature parameters are inputs (the same objects, listed first), so validation, schemas
+  // and name checks treat `pipeline P(x: T)` exactly as `input x: T`.
+  if (signature) members.inputs.unshift(...signature.params);
   return {
     kind: 'Pipeline',
     name: name.text,
@@ -54,14 +49,22 @@ export function parsePipeline(s: TokenStream, start: Token, mods: Modifiers): De
   };
 }
 
-function parseSignature(s: TokenStream): { param: Param; returns: TypeNode | undefined } {
+function parseSignature(s: TokenStream): NonNullable<DeclOf<'Pipeline'>['signature']> {
+  const open = s.peek();
   s.expectPunct('(');
-  const name = s.expectIdent('a parameter name');
-  s.expectPunct(':', 'after the parameter name (a pipeline parameter needs a type)');
-  const type = parseType(s);
+  const params: InputDecl[] = [];
+  while (!s.isPunct(')')) {
+    const name = s.expectIdent('a parameter name');
+    s.expectPunct(':', 'after the parameter name (a pipeline parameter needs a type)');
+    const type = parseType(s);
+    const value = s.eatPunct('=') ? parseExpr(s) : undefined;
+    params.push({ name: name.text, type, default: value, span: s.spanFrom(name) });
+    if (!s.eatPunct(',')) break;
+  }
   s.expectPunct(')', 'to close the pipeline signature');
+  const span = s.spanFrom(open);
   const returns = s.eatPunct(':') ? parseType(s) : undefined;
-  return { param: { name: name.text, type, default: undefined, span: s.spanFrom(name) }, returns };
+  return { params, returns, span };
 }
 
 interface Members {

@@ -202,23 +202,16 @@ export class ReferenceWalk {
     this.#pipeline = decl;
     const scope = this.#scope(undefined, decl.span);
     const sig = decl.signature;
-    if (sig) {
-      this.#local(
-        scope,
-        'param',
-        sig.param.name,
-        sig.param.span,
-        exactName(this.#text, sig.param.span, sig.param.name),
-        sig.param.type,
-      );
-      if (sig.param.type) this.#type(sig.param.type);
-      if (sig.returns) this.#type(sig.returns);
-    }
+    if (sig?.returns) this.#type(sig.returns);
     for (const input of decl.inputs) {
       if (input.default) this.#expr(input.default, scope);
       this.#type(input.type);
-      const nameSpan = findName(this.#text, input.span, input.name, { from: input.span.start + 5 });
-      this.#local(scope, 'input', input.name, input.span, nameSpan, input.type);
+      // A signature parameter is an input whose span starts at its name, not at `input`.
+      const param = sig?.params.includes(input) === true;
+      const nameSpan = param
+        ? exactName(this.#text, input.span, input.name)
+        : findName(this.#text, input.span, input.name, { from: input.span.start + 5 });
+      this.#local(scope, param ? 'param' : 'input', input.name, input.span, nameSpan, input.type);
     }
     for (const v of decl.vars) {
       const from = v.span.start + v.storage.length;

@@ -68,9 +68,11 @@ export function signature(decl: NamedDecl, module: Module): string {
     case 'Pipeline': {
       const prefix = `${decl.exported ? 'export ' : ''}${decl.partial ? 'partial ' : ''}${decl.loop ? 'loop ' : ''}`;
       const sig = decl.signature
-        ? `(${src(text, decl.signature.param.span)})${decl.signature.returns ? `: ${src(text, decl.signature.returns.span)}` : ''}`
+        ? `${src(text, decl.signature.span)}${decl.signature.returns ? `: ${src(text, decl.signature.returns.span)}` : ''}`
         : '';
-      const inputs = decl.inputs.map((i) => `  ${src(text, i.span)}`);
+      const inputs = decl.inputs
+        .filter((i) => !decl.signature?.params.includes(i))
+        .map((i) => `  ${src(text, i.span)}`);
       const line = `${prefix}${decl.flavor} ${decl.name}${sig}`;
       return inputs.length ? [`${line} {`, ...inputs, '}'].join('\n') : line;
     }

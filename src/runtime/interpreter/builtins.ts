@@ -1,11 +1,11 @@
 /**
  * Built-in functions callable by bare name: `log`, `fail`, `pause`, `env`, `type_of`, `is_*`,
- * and `vault`/`complete`, which refuse with `UNSUPPORTED` (no vault backend, no hooks yet).
+ * `complete` (ends the run normally) and `vault`, which refuses with `UNSUPPORTED` (no backend).
  * (`nameof` needs the declaration table and lives with the interpreter.)
  */
 import { LangError } from '../../lang/index.js';
 import { Redactor } from '../services/redact.js';
-import { PauseSignal } from './signals.js';
+import { CompleteSignal, PauseSignal } from './signals.js';
 import {
   type CallArgs,
   EnumValue,
@@ -57,10 +57,7 @@ export function builtinFunctions(ctx: BuiltinContext): ReadonlyMap<string, Funct
       );
     }),
     fn('complete', () => {
-      throw new LangError(
-        'UNSUPPORTED',
-        'complete() is not supported yet (it belongs to pipeline hooks); end the run with break',
-      );
+      throw new CompleteSignal();
     }),
     fn('type_of', (a) => typeOf(a.ordered[0] ?? null)),
     test('is_string', (v) => typeof v === 'string'),

@@ -45,6 +45,7 @@ export const ERROR_HINTS: Readonly<Record<string, string>> = {
   WAIT: 'check the spawned calls the wait names, and how many it needs',
   TIMEOUT: 'raise the timeout, or make the awaited work faster',
   PARALLEL: 'let only one step of a parallel group change each pipeline variable',
+  HOOK: 'a lifecycle hook raised: fix the hook the message names (its own error follows), or catch the error inside the hook',
   MEMORY: "check the memory declaration's path and that the folder is writable",
   ASSET: 'check that the prompt, skill or schema file exists next to the workflow and is readable',
   INVALID: 'the construct is not allowed here: see docs/language.md',

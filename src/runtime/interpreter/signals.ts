@@ -19,3 +19,14 @@ export class PauseSignal extends Error {
     this.reason = reason;
   }
 }
+
+/**
+ * Raised by `complete()`: the run ends normally, as a `break` would, from wherever it is called
+ * (a step, a lifecycle hook, a function either calls). Like pause, `catch` lets it pass.
+ */
+export class CompleteSignal extends Error {
+  constructor() {
+    super('complete');
+    this.name = 'CompleteSignal';
+  }
+}

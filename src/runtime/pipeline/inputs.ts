@@ -50,14 +50,25 @@ function declaredAs(decls: readonly InputDecl[], name: string): InputDecl | unde
   return undefined;
 }
 
-/** Structural type check: `null` satisfies any type; shapes allow extra fields. */
-export function matchesType(v: Value, t: TypeNode): boolean {
+/**
+ * Structural type check: `null` satisfies any type; shapes allow extra fields. `resolve` (when
+ * given) turns a type alias's name into its type, so aliases are checked too; without it, and
+ * for enums, a named type that is not built in matches anything.
+ */
+export function matchesType(
+  v: Value,
+  t: TypeNode,
+  resolve?: (name: string) => TypeNode | undefined,
+): boolean {
   if (v === null) return true;
-  if (t.kind === 'ArrayType') return Array.isArray(v) && v.every((x) => matchesType(x, t.element));
+  if (t.kind === 'ArrayType')
+    return Array.isArray(v) && v.every((x) => matchesType(x, t.element, resolve));
   if (t.kind === 'ShapeType') {
     return (
       isObject(v) &&
-      t.fields.every((f) => (f.name in v ? matchesType(v[f.name] as Value, f.type) : f.optional))
+      t.fields.every((f) =>
+        f.name in v ? matchesType(v[f.name] as Value, f.type, resolve) : f.optional,
+      )
     );
   }
   switch (BUILTIN_TYPES[t.name] ?? t.name) {
@@ -71,8 +82,12 @@ export function matchesType(v: Value, t: TypeNode): boolean {
       return Array.isArray(v);
     case 'object':
       return isObject(v);
-    default:
-      return true; // any, aliases and enums are checked where they are used
+    case 'any':
+      return true;
+    default: {
+      const aliased = resolve?.(t.name);
+      return aliased ? matchesType(v, aliased, resolve) : true;
+    }
   }
 }
 

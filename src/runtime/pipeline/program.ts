@@ -16,6 +16,8 @@ export type LoadResult =
       readonly ok: true;
       readonly program: LoadedProgram;
       readonly pipelines: readonly PipelineDecl[];
+      /** Names of the `partial` pipelines the file declares: fragments, never run. */
+      readonly partials: readonly string[];
       readonly warnings: readonly Diagnostic[];
     }
   | {
@@ -40,9 +42,9 @@ export function loadProgram(file: string, host: SourceHost): LoadResult {
     );
     return { ok: false, diagnostics: [...unreadable, ...errors], texts: checked.graph.texts };
   }
-  const pipelines = root.program.decls.filter(
-    (d): d is PipelineDecl => d.kind === 'Pipeline' && !d.partial,
-  );
+  const declared = root.program.decls.filter((d): d is PipelineDecl => d.kind === 'Pipeline');
+  const pipelines = declared.filter((d) => !d.partial);
+  const partials = declared.filter((d) => d.partial).map((d) => d.name);
   const program: LoadedProgram = {
     root,
     namespace: buildNamespace(root),
@@ -52,15 +54,21 @@ export function loadProgram(file: string, host: SourceHost): LoadResult {
     ok: true,
     program,
     pipelines,
+    partials,
     warnings: checked.diagnostics.filter((d) => d.severity === 'warning'),
   };
 }
 
-/** The pipeline to run: the one named, or the file's only one. */
+/** The pipeline to run: the one named, or the file's only one (never a `partial` fragment). */
 export function selectPipeline(
   pipelines: readonly PipelineDecl[],
   name: string | undefined,
+  partials: readonly string[] = [],
 ): PipelineDecl | string {
+  const fragment = name !== undefined ? partials.includes(name) : pipelines.length === 0;
+  if (fragment && partials.length > 0) {
+    return `'${name ?? partials[0]}' is a partial pipeline: a fragment that does not run by itself; remove 'partial' to run it`;
+  }
   if (name !== undefined) {
     return (
       pipelines.find((p) => p.name === name) ??

@@ -25,7 +25,8 @@ export async function canResume(
     outcome.status === 'paused' ||
     outcome.status === 'canceled' ||
     kind === 'step_failed' ||
-    kind === 'step_timeout';
+    kind === 'step_timeout' ||
+    kind === 'hook_failed';
   if (!stopped) return false;
   const state = new CheckpointStore(store, redactor);
   const record = await state.load(outcome.session, outcome.pipeline).catch(() => undefined);

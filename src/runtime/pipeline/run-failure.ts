@@ -15,6 +15,7 @@ export type FailureKind =
   | 'step_timeout'
   | 'invalid_inputs'
   | 'definition_mismatch'
+  | 'hook_failed'
   | 'canceled'
   | 'other';
 

@@ -1,13 +1,15 @@
-// Over 500 lines: one class holds a run's private state (vars, mem, completed steps, session), which its step loop, loops, parallel groups and checkpoints all share.
+// Over 500 lines: one class holds a run's private state (vars, mem, completed steps, session), which its step loop, loops, hooks and checkpoints all share.
 /**
- * Runs one pipeline or workflow: inputs, variables, steps in order or by `goto`, `break`,
- * `pause()`, step timeouts, parallel groups, loop pipelines, a checkpoint after every completed
- * step, resume from the last checkpoint, and the final `output:` projection.
+ * Runs one pipeline or workflow: inputs (and signature parameters), variables, steps from the
+ * entry step in order or by `goto`, `break`, `complete()`, `pause()`, step timeouts, parallel
+ * groups (parallel.ts), loop pipelines, lifecycle hooks (hooks.ts) at their moments, a
+ * checkpoint after every completed step, resume from the last checkpoint, the final `output:`
+ * projection and its check against the signature's return type.
  *
  * The runner owns the step loop and persistence; the interpreter owns the language. One
  * `AbortSignal` cancels the run anywhere; a cancelled or failed run keeps its last checkpoint.
  */
-import type { ParallelGroup, PipelineDecl, Step } from '../../lang/index.js';
+import type { ParallelGroup, PipelineDecl, Step, TypeNode } from '../../lang/index.js';
 import {
   LangError,
   type LoadedProgram,
@@ -19,7 +21,7 @@ import type { Checkpoint, CheckpointStore } from '../checkpoints/checkpoints.js'
 import { RunScope, type RunServices } from '../interpreter/declarations.js';
 import { Environment } from '../interpreter/environment.js';
 import { RUN_ERROR_CODES } from '../interpreter/error-hints.js';
-import { PauseSignal } from '../interpreter/signals.js';
+import { CompleteSignal, PauseSignal } from '../interpreter/signals.js';
 import { SpawnLimiter } from '../interpreter/tasks.js';
 import {
   DurationValue,
@@ -35,8 +37,10 @@ import {
 import { formatDuration } from '../natives/args.js';
 import { clientPathsFor } from '../services/client-paths.js';
 import { deadline } from '../services/deadline.js';
-import { checkInputs, InvalidInputsError } from './inputs.js';
+import { HookFailure, PipelineHooks, type StepStatus } from './hooks.js';
+import { checkInputs, InvalidInputsError, matchesType, typeText } from './inputs.js';
 import { MemVariables } from './mem.js';
+import { runGroup } from './parallel.js';
 import { errorInfo, type FailureKind, RunFailure, stepFailure } from './run-failure.js';
 import {
   literalValue,
@@ -46,7 +50,6 @@ import {
   repeatStopWhen,
   restored,
 } from './settings.js';
-import { refuseUnsupported } from './unsupported.js';
 
 /** How many times one step may be entered in a run (a `goto` loop guard). */
 export const MAX_STEP_VISITS = 10_000;
@@ -125,6 +128,8 @@ export interface RunOutcome {
 
 interface StepResult {
   readonly next: number | 'break';
+  /** False when `step_start` called `complete()`: the step's body never ran. */
+  readonly ran?: false;
 }
 
 /** Runs `pipeline` (declared in `program.root`). Never throws for program errors: see `status`. */
@@ -151,6 +156,12 @@ class PipelineRun {
   #vars: Environment | undefined;
   readonly #mem: MemVariables;
   readonly #scope: RunScope;
+  readonly #hooks: PipelineHooks;
+  /** Where a fresh run (and each loop iteration) starts: the `entry step`, else the first. */
+  readonly #entry: number;
+  /** The 1-based loop iteration running now (1 for a plain pipeline). */
+  #current = 1;
+  #failureHandled = false;
   /** When the run started; formatted only if the program reads `context.started_at`. */
   readonly #startedAt = Date.now();
   /** Makes server paths in what a client sees relative to the served folder. */
@@ -181,6 +192,23 @@ class PipelineRun {
     );
     this.#scope.memReset = (name, signal) =>
       this.#vars && this.#mem.reset(name, this.#vars, this.#scope.interpreter, signal);
+    this.#hooks = new PipelineHooks(decl, {
+      interpreter: this.#scope.interpreter,
+      env: () => this.#env(),
+      initMem: (node) => this.#initMemFor(node),
+      shown: (text) => this.#shown(options.services.redactor.redact(text)),
+      run: () => ({
+        pipeline: decl.name,
+        session: this.#session,
+        iteration: this.#current,
+        resumed: this.#resumed,
+      }),
+      signal: options.signal,
+    });
+    this.#entry = Math.max(
+      0,
+      decl.steps.findIndex((s) => s.kind === 'Step' && s.entry),
+    );
   }
 
   /** A pipeline property that is a literal setting (evaluated without a scope). */
@@ -202,11 +230,14 @@ class PipelineRun {
   #contextVars: MhlObject = newObject();
 
   async run(): Promise<RunOutcome> {
-    let start = 0;
     try {
-      start = await this.#begin();
-      if (this.#decl.loop) await this.#runLoop(start);
-      else if ((await this.#runSteps(start)) === 'break') this.#broke = true;
+      const start = await this.#begin();
+      // `session_start` may have called complete(): then no step runs.
+      if (!this.#broke) {
+        if (this.#decl.loop) await this.#runLoop(start);
+        else if ((await this.#runSteps(start)) === 'break') this.#broke = true;
+      }
+      await this.#sessionEnd(undefined);
       return await this.#finish();
     } catch (e) {
       return this.#failure(e);
@@ -223,7 +254,6 @@ class PipelineRun {
   async #begin(): Promise<number> {
     const { state, resume, force, inputs } = this.#options;
     const name = this.#decl.name;
-    refuseUnsupported(this.#decl);
     if (resume) {
       const session = this.#options.session ?? (await state.latest(name));
       const record = session ? await state.load(session, name) : undefined;
@@ -275,7 +305,21 @@ class PipelineRun {
     // Awaited only when the pipeline reads a previous run's state (`context:`).
     if (this.#setting('context') !== undefined) await this.#loadContextVars();
     await this.#initVars(inputs);
-    return 0;
+    // Once per session: a resumed run continues the session it started in.
+    if ((await this.#hooks.sessionStart(new Date(this.#startedAt).toISOString())) === 'complete')
+      this.#ended();
+    return this.#entry;
+  }
+
+  /** `complete()` from a hook: the run ends as a `break` would end it. */
+  #ended(): void {
+    this.#broke = true;
+    if (this.#decl.loop) this.#terminalReason = 'break';
+  }
+
+  /** `session_end` (once), when the run's scope exists. */
+  async #sessionEnd(error: string | undefined): Promise<void> {
+    if (this.#vars) await this.#hooks.sessionEnd(error, this.#broke, this.#executed);
   }
 
   async #loadContextVars(): Promise<void> {
@@ -349,6 +393,7 @@ class PipelineRun {
         this.#terminalReason = 'max_iterations';
         return;
       }
+      this.#current = this.#iteration + 1;
       this.#emit('iteration', String(this.#iteration + 1), this.#iteration);
       if ((await this.#runSteps(first)) === 'break') {
         this.#broke = true;
@@ -375,8 +420,8 @@ class PipelineRun {
       this.#completed = [];
       this.#mem.save(this.#env());
       await this.#initVars(this.#currentInputs());
-      await this.#checkpoint(0);
-      first = 0;
+      await this.#checkpoint(this.#entry);
+      first = this.#entry;
     }
   }
 
@@ -412,6 +457,10 @@ class PipelineRun {
       if (this.#mem.uninitialised) await this.#initMemFor(step);
       this.#emit('step_start', step.name, i);
       const result = await this.#runStep(step);
+      if (result.ran === false) {
+        await this.#checkpoint(this.#steps.length, this.#completed.at(-1) ?? '');
+        return 'break';
+      }
       this.#executed.push(step.name);
       this.#completed.push(step.name);
       this.#emit('step_end', step.name, i);
@@ -427,14 +476,38 @@ class PipelineRun {
     return 'end';
   }
 
+  /**
+   * One step with its `step_start`/`step_end` hooks (a group's hooks run per branch). Both run
+   * before the step's checkpoint, so a step re-run on resume gets them again, a restored one not.
+   */
   async #runStep(step: Step | ParallelGroup): Promise<StepResult> {
+    if (step.kind === 'Parallel') return this.#stepBody(step);
+    if ((await this.#hooks.stepStart(step.name, undefined)) === 'complete')
+      return { next: 'break', ran: false };
+    const began = Date.now();
+    let result: StepResult;
+    try {
+      result = await this.#stepBody(step);
+    } catch (e) {
+      if (this.#options.signal.aborted || e instanceof HookFailure) throw e;
+      const answer = await this.#hooks.stepEnd(step.name, undefined, statusOf(e), e, began);
+      if (answer !== 'complete') throw e;
+      this.#failedStep = undefined;
+      return { next: 'break' };
+    }
+    const answer = await this.#hooks.stepEnd(step.name, undefined, 'completed', undefined, began);
+    return answer === 'complete' ? { next: 'break' } : result;
+  }
+
+  async #stepBody(step: Step | ParallelGroup): Promise<StepResult> {
     const runSignal = this.#options.signal;
     const limit = deadline(runSignal, step.timeoutMs, `step "${step.name}"`);
     const signal = limit.signal;
     try {
       if (step.kind === 'Parallel') {
-        await this.#runParallel(step, signal);
-        return { next: this.#indexAfter(step) };
+        const group = { scope: this.#scope, root: this.#program.root, hooks: this.#hooks };
+        const completed = await runGroup(group, step, this.#env(), signal, runSignal);
+        return { next: completed ? 'break' : this.#indexAfter(step) };
       }
       const done = await this.#scope.interpreter.execIn(step.body, this.#env().child(), signal);
       if (this.#scope.pending.length > 0) await this.#scope.joinPending();
@@ -445,9 +518,13 @@ class PipelineRun {
       }
       return { next: this.#indexAfter(step) };
     } catch (e) {
+      if (e instanceof CompleteSignal && !runSignal.aborted) {
+        await this.#scope.joinPending();
+        return { next: 'break' };
+      }
       this.#failedStep = step.name;
       for (const h of this.#scope.pending.splice(0)) h.controller.abort();
-      if (e instanceof PauseSignal || runSignal.aborted) throw e;
+      if (e instanceof PauseSignal || e instanceof HookFailure || runSignal.aborted) throw e;
       if (signal.aborted) {
         throw new RunFailure(
           'step_timeout',
@@ -460,42 +537,6 @@ class PipelineRun {
     } finally {
       limit.dispose();
     }
-  }
-
-  /** Branches run on copies of the pipeline variables; their writes merge back, conflicts fail. */
-  async #runParallel(group: ParallelGroup, signal: AbortSignal): Promise<void> {
-    const base = this.#env();
-    const names = [...base.own()].map(([k]) => k);
-    const before = new Map(names.map((k) => [k, base.lookup(k) as Value]));
-    const branches = group.steps.map((step) => {
-      const env = new Environment(this.#scope.moduleEnv(this.#program.root));
-      for (const [k, v] of before) env.declare(k, fromJson(toPlain(v)));
-      return { step, env };
-    });
-    const results = await Promise.allSettled(
-      branches.map((b) => this.#scope.interpreter.execIn(b.step.body, b.env.child(), signal)),
-    );
-    await this.#scope.joinPending();
-    const failed = results.findIndex((r) => r.status === 'rejected');
-    if (failed >= 0) throw (results[failed] as PromiseRejectedResult).reason;
-    const writes = new Map<string, { value: Value; by: string }>();
-    for (const { step, env } of branches) {
-      for (const k of names) {
-        const v = env.lookup(k) as Value;
-        if (JSON.stringify(toPlain(v)) === JSON.stringify(toPlain(before.get(k) as Value)))
-          continue;
-        const earlier = writes.get(k);
-        if (earlier && JSON.stringify(toPlain(earlier.value)) !== JSON.stringify(toPlain(v))) {
-          throw new LangError(
-            'PARALLEL',
-            `parallel group "${group.name}": steps "${earlier.by}" and "${step.name}" both changed '${k}'`,
-            group.span,
-          );
-        }
-        writes.set(k, { value: v, by: step.name });
-      }
-    }
-    for (const [k, { value }] of writes) base.assign(k, value, group.span);
   }
 
   #indexAfter(step: Step | ParallelGroup): number {
@@ -584,6 +625,14 @@ class PipelineRun {
   async #finish(): Promise<RunOutcome> {
     // Without `output:` the result is the public variables, built synchronously.
     const vars = this.#hasOutput ? await this.#result() : this.#publicVars();
+    const returns = this.#decl.signature?.returns;
+    if (returns && !matchesType(vars, returns, (name) => this.#alias(name))) {
+      throw new LangError(
+        'TYPE',
+        `the result of ${this.#decl.name} must be ${typeText(returns)}, as its signature declares`,
+        returns.span,
+      );
+    }
     if (this.#options.ephemeral) return this.#outcome('completed', vars);
     const variables = this.#publicVars();
     const hasOutput = this.#decl.props.some((p) => p.name === 'output');
@@ -606,6 +655,12 @@ class PipelineRun {
 
   get #hasOutput(): boolean {
     return this.#decl.props.some((p) => p.name === 'output');
+  }
+
+  /** The type a type alias of the program names, for the check of the return type. */
+  #alias(name: string): TypeNode | undefined {
+    const b = this.#program.namespace.bindings.get(name);
+    return b?.kind === 'decl' && b.decl.kind === 'TypeAlias' ? b.decl.type : undefined;
   }
 
   /** The `output:` projection, or every pipeline variable that is not internal. */
@@ -651,7 +706,22 @@ class PipelineRun {
     };
   }
 
-  async #failure(e: unknown): Promise<RunOutcome> {
+  async #failure(thrown: unknown): Promise<RunOutcome> {
+    let e =
+      thrown instanceof CompleteSignal
+        ? new LangError('INVALID', 'complete() ends a run only from a step or a lifecycle hook')
+        : thrown;
+    if (!(e instanceof PauseSignal) && !this.#options.signal.aborted) {
+      const recovered = await this.#failureHooks(e).catch((hookError: unknown) => hookError);
+      if (recovered === true) {
+        try {
+          await this.#sessionEnd(undefined);
+          return await this.#finish();
+        } catch (after) {
+          e = after;
+        }
+      } else if (recovered !== false) e = recovered;
+    }
     if (e instanceof PauseSignal && this.#failedStep) {
       const at = this.#steps.findIndex((s) => s.name === this.#failedStep);
       await this.#checkpoint(at, this.#completed.at(-1) ?? '', e.reason ?? '');
@@ -679,6 +749,10 @@ class PipelineRun {
         },
       });
     }
+    if (e instanceof HookFailure)
+      return this.#outcome('failed', this.#publicVars(), {
+        error: this.#reported(e, 'hook_failed', e.step),
+      });
     if (e instanceof RunFailure)
       return this.#outcome('failed', this.#publicVars(), {
         error: this.#reported(e, e.kind, e.step),
@@ -711,9 +785,42 @@ class PipelineRun {
     };
   }
 
+  /**
+   * `stop_failure`, then `session_end`, once, for a run that failed with its scope set up (not
+   * for bad inputs or a refused resume). True when `stop_failure` called `complete()`: the run
+   * then ends normally. A hook's own raise rejects, and becomes the run's error.
+   */
+  async #failureHooks(e: unknown): Promise<boolean> {
+    if (this.#failureHandled || !this.#vars) return false;
+    this.#failureHandled = true;
+    const message = this.#shown(this.#options.services.redactor.redact(messageOf(e)));
+    const kind: FailureKind =
+      e instanceof HookFailure ? 'hook_failed' : e instanceof RunFailure ? e.kind : 'other';
+    const step = e instanceof HookFailure || e instanceof RunFailure ? e.step : undefined;
+    if ((await this.#hooks.stopFailure(message, kind, step)) === 'complete') {
+      this.#failedStep = undefined;
+      this.#ended();
+      return true;
+    }
+    await this.#sessionEnd(message);
+    return false;
+  }
+
   #emit(type: RunEvent['type'], step: string, index: number): void {
     this.#options.onEvent?.({ type, step, index, total: this.#steps.length });
   }
+}
+
+/** How a step's raise reads in `step_end`: paused, timed out or failed. */
+function statusOf(e: unknown, stepSignal?: AbortSignal): StepStatus {
+  if (e instanceof PauseSignal) return 'paused';
+  if ((e instanceof RunFailure && e.kind === 'step_timeout') || stepSignal?.aborted)
+    return 'timed_out';
+  return 'failed';
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 function stepOf(step: string | undefined): { step?: string } {

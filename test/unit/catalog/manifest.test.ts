@@ -278,14 +278,25 @@ describe('workflowManifest', () => {
   });
 
   it('describes a typed signature', () => {
-    const w = workflowOf('pipeline T(req: {id: number}): string[] {\n  step S { log("x") }\n}\n');
+    const w = workflowOf(
+      'pipeline T(req: {id: number}, n: number = 1): {ids: number[]} {\n  step S { log("x") }\n}\n',
+    );
     const manifest = workflowManifest(w, '/pack');
-    assert.deepEqual(manifest['input'], { name: 'req', type: '{id: number}' });
-    assert.equal(manifest['output'], 'string[]');
+    assert.deepEqual(manifest['parameters'], [
+      { name: 'req', type: '{id: number}' },
+      { name: 'n', type: 'number' },
+    ]);
+    assert.deepEqual(manifest['inputs'], [
+      { name: 'req', type: '{id: number}', required: true },
+      { name: 'n', type: 'number', required: false },
+    ]);
+    assert.equal(manifest['output'], '{ids: number[]}');
     assert.deepEqual(manifest['outputSchema'], {
       $schema: DIALECT,
-      type: 'array',
-      items: { type: 'string' },
+      type: 'object',
+      properties: { ids: { type: 'array', items: { type: 'number' } } },
+      required: ['ids'],
+      additionalProperties: true,
     });
   });
 

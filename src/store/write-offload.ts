@@ -155,6 +155,9 @@ function start(): void {
   started.unref();
   started.once('online', () => {
     if (worker !== started) return;
+    // Again: on Node 20 an unref() made before the thread is online does not hold, and the
+    // idle worker would keep a finished `mhl run` alive until the idle stop.
+    started.unref();
     ready = true;
     idleTimer = setTimeout(stopIfIdle, IDLE_MS).unref();
     for (const resolve of onReady.splice(0)) resolve();

@@ -12,7 +12,12 @@
  * a flood never drops a session that is busy, owns work or was used a moment ago. Room is
  * reserved (`admit`) before the `initialize` is dispatched, so a refusal costs nothing, and the
  * work test (`keeps`, which may scan every run) is only made when an eviction candidate exists.
- * Every removal is reported through `onEnd`, so the owner can cancel the session's requests.
+ * Each client's sessions are also indexed under it, so the per-client cap looks only at that
+ * client's sessions (at most the per-client cap of them), never at the whole table: a client
+ * hammering `initialize` at its cap costs the same at 10,000 sessions as at 10. The sweep of the
+ * whole table an `admit` makes at the global cap runs at most once a second (the periodic sweep
+ * goes on regardless). Every removal is reported through `onEnd`, so the owner can cancel the
+ * session's requests.
  * Reads no clock itself: callers pass `now`.
  */
 import type { Session } from '../protocol/index.js';
@@ -35,6 +40,12 @@ export const MAX_SESSIONS_PER_CLIENT = 100;
 export const EVICTABLE_AFTER_MS = 5 * 60 * 1000;
 /** Retry-After when every candidate is busy or kept: requests end, and idle sessions get swept. */
 const NO_CANDIDATE_RETRY_MS = 60_000;
+/**
+ * Least time between two sweeps of the whole table made by `admit` at the global cap: a flood
+ * of refused `initialize`s then costs one eviction pass each, not two. A session it leaves past
+ * the TTL for up to this long is still evictable (the TTL is past the grace) unless it owns work.
+ */
+const ADMIT_SWEEP_EVERY_MS = 1000;
 
 /** Whether a session must be kept; made once per eviction, so it may use a snapshot. */
 export type KeepTest = (session: Session) => boolean;
@@ -69,7 +80,10 @@ export interface SessionRefusal {
 /** One client's sessions and reserved slots. */
 interface ClientSlots {
   readonly key: string;
+  /** Its filed sessions and its reserved slots. */
   count: number;
+  /** Its filed sessions, in filing order: all the per-client cap ever looks at. */
+  readonly sessions: Set<Session>;
 }
 
 const NOTHING: KeepTest = () => false;
@@ -90,6 +104,8 @@ export class SessionTable {
   /** Slots admitted whose `initialize` has not been filed or released yet. */
   #reserved = 0;
   #ephemeral = 0;
+  /** When the whole table was last swept (by `sweep`, the timer's or `admit`'s). */
+  #sweptAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: SessionTableOptions) {
     this.#ttlMs = options.ttlMs ?? SESSION_IDLE_TTL_MS;
@@ -141,23 +157,26 @@ export class SessionTable {
   /**
    * Reserves a slot for one more session of `client`, before its `initialize` is dispatched:
    * under both caps at once (the common case costs nothing); at a cap, after sweeping, by
-   * evicting one idle session. Returns the refusal when there is no room. A reservation is then
-   * filled by `add` or given back by `release`.
+   * evicting one idle session. At the per-client cap only that client's sessions are swept and
+   * looked at. Returns the refusal when there is no room. A reservation is then filled by `add`
+   * or given back by `release`.
    */
   admit(now: number, client: string): SessionRefusal | undefined {
     const atClientCap = () => (this.#perClient.get(client)?.count ?? 0) >= this.#maxPerClient;
     const atCap = () => this.#sessions.size + this.#reserved >= this.#max;
-    if (atClientCap() || atCap()) {
-      this.sweep(now);
-      const refusal =
-        (atClientCap() ? this.#makeRoom(now, client) : undefined) ??
-        (atCap() ? this.#makeRoom(now, undefined) : undefined);
+    if (atClientCap()) {
+      const mine = this.#perClient.get(client)?.sessions;
+      if (mine !== undefined) this.#sweepSome(now, mine);
+      const refusal = atClientCap() ? this.#makeRoom(now, client) : undefined;
+      if (refusal !== undefined) return refusal;
+    }
+    if (atCap()) {
+      if (!(now - this.#sweptAt < ADMIT_SWEEP_EVERY_MS && now >= this.#sweptAt)) this.sweep(now);
+      const refusal = atCap() ? this.#makeRoom(now, undefined) : undefined;
       if (refusal !== undefined) return refusal;
     }
     this.#reserved++;
-    const slots = this.#perClient.get(client);
-    if (slots === undefined) this.#perClient.set(client, { key: client, count: 1 });
-    else slots.count++;
+    this.#slotsOf(client).count++;
     return undefined;
   }
 
@@ -168,6 +187,10 @@ export class SessionTable {
   add(session: Session): void {
     this.#reserved = Math.max(0, this.#reserved - 1);
     this.#sessions.set(session.id, session);
+    const slots = this.#slotsOf(session.client ?? '');
+    // Filed without `admit` (a caller's slip): counted now, so `delete` uncounts what was counted.
+    if (slots.count === 0) slots.count = 1;
+    slots.sessions.add(session);
   }
 
   /** Gives back a slot `admit` reserved for `client` whose `initialize` made no session. */
@@ -181,6 +204,7 @@ export class SessionTable {
     const session = this.#sessions.get(id);
     if (session === undefined) return false;
     this.#sessions.delete(id);
+    this.#perClient.get(session.client ?? '')?.sessions.delete(session);
     this.#uncount(session.client ?? '');
     this.#onEnd(session);
     return true;
@@ -191,15 +215,31 @@ export class SessionTable {
    * client has been silent that long. A busy session is seen now.
    */
   sweep(now: number): void {
-    for (const [id, session] of this.#sessions) {
-      if (this.#busy(session)) session.touch(now);
-      else if (session.idleFor(now) > this.#ttlMs) this.delete(id);
-    }
+    this.#sweptAt = now;
+    this.#sweepSome(now, this.#sessions.values());
   }
 
   /** Ends every session. */
   clear(): void {
     for (const id of [...this.#sessions.keys()]) this.delete(id);
+  }
+
+  /** The sweep of `sweep`, over some sessions only (deleting as it goes is safe for both). */
+  #sweepSome(now: number, sessions: Iterable<Session>): void {
+    for (const session of sessions) {
+      if (this.#busy(session)) session.touch(now);
+      else if (session.idleFor(now) > this.#ttlMs) this.delete(session.id);
+    }
+  }
+
+  /** `client`'s slots, made empty when it has none. */
+  #slotsOf(client: string): ClientSlots {
+    let slots = this.#perClient.get(client);
+    if (slots === undefined) {
+      slots = { key: client, count: 0, sessions: new Set() };
+      this.#perClient.set(client, slots);
+    }
+    return slots;
   }
 
   #uncount(client: string): void {
@@ -213,11 +253,14 @@ export class SessionTable {
    * the stalest session not yet idle long enough will be (a minute when there is none).
    */
   #makeRoom(now: number, client: string | undefined): SessionRefusal | undefined {
-    const mine = (session: Session) => client === undefined || (session.client ?? '') === client;
+    const pool = (): Iterable<Session> =>
+      client === undefined
+        ? this.#sessions.values()
+        : (this.#perClient.get(client)?.sessions ?? []);
     let candidates = 0;
     let waiting: Session | undefined;
-    for (const session of this.#sessions.values()) {
-      if (!mine(session) || this.#busy(session)) continue;
+    for (const session of pool()) {
+      if (this.#busy(session)) continue;
       if (session.idleFor(now) >= this.#evictableAfterMs) candidates++;
       else if (waiting === undefined || session.lastSeenAt < waiting.lastSeenAt) waiting = session;
     }
@@ -225,8 +268,8 @@ export class SessionTable {
       // Only now is the work snapshot worth making: a flood of fresh sessions never gets here.
       const kept = this.#keeps();
       let stalest: Session | undefined;
-      for (const session of this.#sessions.values()) {
-        if (!mine(session) || session.idleFor(now) < this.#evictableAfterMs) continue;
+      for (const session of pool()) {
+        if (session.idleFor(now) < this.#evictableAfterMs) continue;
         if (this.#busy(session) || kept(session)) continue;
         if (stalest === undefined || session.lastSeenAt < stalest.lastSeenAt) stalest = session;
       }

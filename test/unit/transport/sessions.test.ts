@@ -164,6 +164,65 @@ describe('SessionTable', () => {
     assert.equal(open(sessions, 0, 'a').refusal?.cap, 'client');
   });
 
+  it('at the per-client cap, looks at no other client`s session', () => {
+    // `busy` is asked of every session a sweep or an eviction pass looks at: count by client.
+    const asked = new Map<string, number>();
+    const sessions = new SessionTable({
+      max: 1000,
+      maxPerClient: 3,
+      busy: (session) => {
+        asked.set(session.client ?? '', (asked.get(session.client ?? '') ?? 0) + 1);
+        return false;
+      },
+      onEnd: () => {},
+    });
+    for (let i = 0; i < 300; i++) open(sessions, 0, `other-${i % 100}`);
+    for (let i = 0; i < 3; i++) open(sessions, 0, 'a');
+    assert.equal(asked.size, 0, 'under the caps, admission looks at nothing');
+    for (let i = 1; i <= 50; i++) {
+      assert.equal(open(sessions, i * 1000, 'a').refusal?.cap, 'client');
+    }
+    assert.deepEqual([...asked.keys()], ['a'], 'only the client at its cap is looked at');
+    // Each refusal: its three sessions swept, then looked at once for a candidate.
+    assert.equal(asked.get('a'), 50 * 3 * 2);
+    // Past the grace, its own stalest goes; still nobody else is looked at.
+    assert.equal(open(sessions, 6 * MIN, 'a').refusal, undefined);
+    assert.deepEqual([...asked.keys()], ['a']);
+    assert.equal(sessions.size, 303);
+  });
+
+  it('keeps its per-client index through delete, sweep and eviction', () => {
+    const { sessions, ended } = table({ max: 10, maxPerClient: 2 });
+    const a1 = open(sessions, 0, 'a').session;
+    const a2 = open(sessions, 0, 'a').session;
+    sessions.delete(a1.id);
+    const a3 = open(sessions, 1, 'a').session;
+    assert.equal(open(sessions, 2, 'a').refusal?.cap, 'client');
+    sessions.sweep(31 * MIN);
+    assert.deepEqual(ended, [a1, a2, a3]);
+    const b = open(sessions, 31 * MIN, 'a').session;
+    open(sessions, 31 * MIN, 'a');
+    assert.equal(open(sessions, 37 * MIN, 'a').refusal, undefined);
+    assert.equal(ended.at(-1), b, 'evicted from the index as from the table');
+    assert.equal(sessions.size, 2);
+  });
+
+  it('at the global cap, sweeps the whole table at most once a second', () => {
+    const { sessions, ended, kept } = table({ max: 2, maxPerClient: 2, ttlMs: 10 * MIN });
+    const running = open(sessions, 0, 'a').session;
+    kept.add(running);
+    const recent = open(sessions, 9 * MIN, 'b').session;
+    // A sweep at this refusal, with nothing past the TTL yet.
+    assert.equal(open(sessions, 10 * MIN - 100, 'c').refusal?.cap, 'server');
+    // Past the TTL now, but the last sweep was under a second ago: kept, so refused.
+    assert.equal(open(sessions, 10 * MIN + 500, 'c').refusal?.cap, 'server');
+    assert.deepEqual(ended, []);
+    // A second on, the sweep runs again and ends it, whatever it owns.
+    assert.equal(open(sessions, 10 * MIN + 900, 'c').refusal, undefined);
+    assert.deepEqual(ended, [running]);
+    assert.equal(sessions.holds(recent), true);
+  });
+
   it('deletes and clears through onEnd, once each', () => {
     const { sessions, ended } = table();
     const a = open(sessions, 0, 'a').session;

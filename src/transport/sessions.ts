@@ -14,10 +14,10 @@
  * work test (`keeps`, which may scan every run) is only made when an eviction candidate exists.
  * Each client's sessions are also indexed under it, so the per-client cap looks only at that
  * client's sessions (at most the per-client cap of them), never at the whole table: a client
- * hammering `initialize` at its cap costs the same at 10,000 sessions as at 10. The sweep of the
- * whole table an `admit` makes at the global cap runs at most once a second (the periodic sweep
- * goes on regardless). Every removal is reported through `onEnd`, so the owner can cancel the
- * session's requests.
+ * hammering `initialize` at its cap costs the same at 10,000 sessions as at 10. At the global
+ * cap, the sweep is made in the same pass as the look for an eviction candidate, so a refusal
+ * there costs one pass over the table, not two. Every removal is reported through `onEnd`, so
+ * the owner can cancel the session's requests.
  * Reads no clock itself: callers pass `now`.
  */
 import type { Session } from '../protocol/index.js';
@@ -40,12 +40,6 @@ export const MAX_SESSIONS_PER_CLIENT = 100;
 export const EVICTABLE_AFTER_MS = 5 * 60 * 1000;
 /** Retry-After when every candidate is busy or kept: requests end, and idle sessions get swept. */
 const NO_CANDIDATE_RETRY_MS = 60_000;
-/**
- * Least time between two sweeps of the whole table made by `admit` at the global cap: a flood
- * of refused `initialize`s then costs one eviction pass each, not two. A session it leaves past
- * the TTL for up to this long is still evictable (the TTL is past the grace) unless it owns work.
- */
-const ADMIT_SWEEP_EVERY_MS = 1000;
 
 /** Whether a session must be kept; made once per eviction, so it may use a snapshot. */
 export type KeepTest = (session: Session) => boolean;
@@ -104,8 +98,6 @@ export class SessionTable {
   /** Slots admitted whose `initialize` has not been filed or released yet. */
   #reserved = 0;
   #ephemeral = 0;
-  /** When the whole table was last swept (by `sweep`, the timer's or `admit`'s). */
-  #sweptAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: SessionTableOptions) {
     this.#ttlMs = options.ttlMs ?? SESSION_IDLE_TTL_MS;
@@ -158,23 +150,16 @@ export class SessionTable {
    * Reserves a slot for one more session of `client`, before its `initialize` is dispatched:
    * under both caps at once (the common case costs nothing); at a cap, after sweeping, by
    * evicting one idle session. At the per-client cap only that client's sessions are swept and
-   * looked at. Returns the refusal when there is no room. A reservation is then filled by `add`
-   * or given back by `release`.
+   * looked at; at the global cap, all of them. Returns the refusal when there is no room. A
+   * reservation is then filled by `add` or given back by `release`.
    */
   admit(now: number, client: string): SessionRefusal | undefined {
     const atClientCap = () => (this.#perClient.get(client)?.count ?? 0) >= this.#maxPerClient;
     const atCap = () => this.#sessions.size + this.#reserved >= this.#max;
-    if (atClientCap()) {
-      const mine = this.#perClient.get(client)?.sessions;
-      if (mine !== undefined) this.#sweepSome(now, mine);
-      const refusal = atClientCap() ? this.#makeRoom(now, client) : undefined;
-      if (refusal !== undefined) return refusal;
-    }
-    if (atCap()) {
-      if (!(now - this.#sweptAt < ADMIT_SWEEP_EVERY_MS && now >= this.#sweptAt)) this.sweep(now);
-      const refusal = atCap() ? this.#makeRoom(now, undefined) : undefined;
-      if (refusal !== undefined) return refusal;
-    }
+    const refusal =
+      (atClientCap() ? this.#makeRoom(now, client, atClientCap) : undefined) ??
+      (atCap() ? this.#makeRoom(now, undefined, atCap) : undefined);
+    if (refusal !== undefined) return refusal;
     this.#reserved++;
     this.#slotsOf(client).count++;
     return undefined;
@@ -215,21 +200,15 @@ export class SessionTable {
    * client has been silent that long. A busy session is seen now.
    */
   sweep(now: number): void {
-    this.#sweptAt = now;
-    this.#sweepSome(now, this.#sessions.values());
+    for (const [id, session] of this.#sessions) {
+      if (this.#busy(session)) session.touch(now);
+      else if (session.idleFor(now) > this.#ttlMs) this.delete(id);
+    }
   }
 
   /** Ends every session. */
   clear(): void {
     for (const id of [...this.#sessions.keys()]) this.delete(id);
-  }
-
-  /** The sweep of `sweep`, over some sessions only (deleting as it goes is safe for both). */
-  #sweepSome(now: number, sessions: Iterable<Session>): void {
-    for (const session of sessions) {
-      if (this.#busy(session)) session.touch(now);
-      else if (session.idleFor(now) > this.#ttlMs) this.delete(session.id);
-    }
   }
 
   /** `client`'s slots, made empty when it has none. */
@@ -248,22 +227,37 @@ export class SessionTable {
   }
 
   /**
-   * Evicts the stalest evictable session (of `client`, or of anyone when undefined): idle at
-   * least the grace, not busy, not kept. The refusal when there is none, with the time until
-   * the stalest session not yet idle long enough will be (a minute when there is none).
+   * Sweeps the sessions of `client` (of anyone when undefined), and when that leaves it `full`,
+   * evicts the stalest evictable one: idle at least the grace, not busy, not kept. The refusal
+   * when there is none, with the time until the stalest session not yet idle long enough will
+   * be (a minute when there is none). The sweep and the look for a candidate are one pass.
    */
-  #makeRoom(now: number, client: string | undefined): SessionRefusal | undefined {
+  #makeRoom(
+    now: number,
+    client: string | undefined,
+    full: () => boolean,
+  ): SessionRefusal | undefined {
+    // A client's own set, held across deletions (the last one drops it from `#perClient`).
+    const mine = client === undefined ? undefined : this.#perClient.get(client)?.sessions;
     const pool = (): Iterable<Session> =>
-      client === undefined
-        ? this.#sessions.values()
-        : (this.#perClient.get(client)?.sessions ?? []);
+      mine ?? (client === undefined ? this.#sessions.values() : []);
+    let swept = false;
     let candidates = 0;
     let waiting: Session | undefined;
     for (const session of pool()) {
-      if (this.#busy(session)) continue;
-      if (session.idleFor(now) >= this.#evictableAfterMs) candidates++;
+      // What `sweep` does, in the same pass (deleting while iterating a Map or a Set is safe).
+      if (this.#busy(session)) {
+        session.touch(now);
+        continue;
+      }
+      const idle = session.idleFor(now);
+      if (idle > this.#ttlMs) {
+        this.delete(session.id);
+        swept = true;
+      } else if (idle >= this.#evictableAfterMs) candidates++;
       else if (waiting === undefined || session.lastSeenAt < waiting.lastSeenAt) waiting = session;
     }
+    if (swept && !full()) return undefined;
     if (candidates > 0) {
       // Only now is the work snapshot worth making: a flood of fresh sessions never gets here.
       const kept = this.#keeps();

@@ -16,7 +16,9 @@
  * client's sessions (at most the per-client cap of them), never at the whole table: a client
  * hammering `initialize` at its cap costs the same at 10,000 sessions as at 10. At the global
  * cap, the sweep is made in the same pass as the look for an eviction candidate, so a refusal
- * there costs one pass over the table, not two. Every removal is reported through `onEnd`, so
+ * there costs one pass over the table, not two; and a pass that finds no session past the grace
+ * knows when the first can be (the stalest one's time; a busy one was just seen), so until then
+ * a refusal at the global cap makes no pass at all (`#quiet`). Every removal is reported through `onEnd`, so
  * the owner can cancel the session's requests.
  * Reads no clock itself: callers pass `now`.
  */
@@ -98,6 +100,13 @@ export class SessionTable {
   /** Slots admitted whose `initialize` has not been filed or released yet. */
   #reserved = 0;
   #ephemeral = 0;
+  /**
+   * After a pass of the whole table at time `from` found no session past the grace: none can be
+   * before `until` (idle time only grows by the clock, a busy session was seen at `from`, a new
+   * one is fresh, and the TTL is past the grace), so a refusal at the global cap needs no pass.
+   * `allBusy`: there was no session to wait for (the refusal then says a minute, as a pass does).
+   */
+  #quiet = { from: Number.POSITIVE_INFINITY, until: Number.NEGATIVE_INFINITY, allBusy: false };
 
   constructor(options: SessionTableOptions) {
     this.#ttlMs = options.ttlMs ?? SESSION_IDLE_TTL_MS;
@@ -176,6 +185,9 @@ export class SessionTable {
     // Filed without `admit` (a caller's slip): counted now, so `delete` uncounts what was counted.
     if (slots.count === 0) slots.count = 1;
     slots.sessions.add(session);
+    // Made when its `initialize` arrived, maybe before the last pass: it bounds the quiet too.
+    const quiet = this.#quiet;
+    quiet.until = Math.min(quiet.until, session.lastSeenAt + this.#evictableAfterMs);
   }
 
   /** Gives back a slot `admit` reserved for `client` whose `initialize` made no session. */
@@ -237,6 +249,10 @@ export class SessionTable {
     client: string | undefined,
     full: () => boolean,
   ): SessionRefusal | undefined {
+    const quiet = this.#quiet;
+    if (client === undefined && now >= quiet.from && now < quiet.until) {
+      return this.#refusal(undefined, quiet.allBusy ? NO_CANDIDATE_RETRY_MS : quiet.until - now);
+    }
     // A client's own set, held across deletions (the last one drops it from `#perClient`).
     const mine = client === undefined ? undefined : this.#perClient.get(client)?.sessions;
     const pool = (): Iterable<Session> =>
@@ -272,8 +288,14 @@ export class SessionTable {
         return undefined;
       }
     }
-    const retryAfterMs =
-      waiting === undefined ? NO_CANDIDATE_RETRY_MS : this.#evictableAfterMs - waiting.idleFor(now);
+    const untilCandidate = this.#evictableAfterMs - (waiting?.idleFor(now) ?? 0);
+    if (client === undefined && candidates === 0) {
+      this.#quiet = { from: now, until: now + untilCandidate, allBusy: waiting === undefined };
+    }
+    return this.#refusal(client, waiting === undefined ? NO_CANDIDATE_RETRY_MS : untilCandidate);
+  }
+
+  #refusal(client: string | undefined, retryAfterMs: number): SessionRefusal {
     return client === undefined
       ? { cap: 'server', limit: this.#max, retryAfterMs }
       : { cap: 'client', limit: this.#maxPerClient, retryAfterMs };

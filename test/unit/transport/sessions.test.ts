@@ -236,6 +236,48 @@ describe('SessionTable', () => {
     assert.deepEqual(ended, [running]);
   });
 
+  it('at the global cap, makes no pass until a session can be past the grace', () => {
+    let asked = 0;
+    const ended: Session[] = [];
+    const sessions = new SessionTable({
+      max: 2,
+      maxPerClient: 2,
+      ttlMs: 30 * MIN,
+      evictableAfterMs: 5 * MIN,
+      busy: () => {
+        asked++;
+        return false;
+      },
+      onEnd: (session) => ended.push(session),
+    });
+    const stalest = open(sessions, 0, 'a').session;
+    open(sessions, MIN, 'b');
+    assert.equal(open(sessions, 2 * MIN, 'c').refusal?.retryAfterMs, 3 * MIN);
+    assert.equal(asked, 2, 'one pass');
+    for (let t = 2 * MIN; t < 5 * MIN; t += 10_000) {
+      assert.deepEqual(open(sessions, t, 'c').refusal, {
+        cap: 'server',
+        limit: 2,
+        retryAfterMs: 5 * MIN - t,
+      });
+    }
+    assert.equal(asked, 2, 'no session could be evicted yet: no pass');
+    assert.equal(open(sessions, 5 * MIN, 'c').refusal, undefined);
+    assert.deepEqual(ended, [stalest]);
+  });
+
+  it('bounds that quiet by a session filed after the pass but made before it', () => {
+    const { sessions, ended } = table({ max: 2, maxPerClient: 2 });
+    // Admitted at 0, its initialize answered only after the refusal below.
+    const slow = new Session({ now: 0, client: 'b' });
+    assert.equal(sessions.admit(0, 'b'), undefined);
+    open(sessions, MIN, 'a');
+    assert.equal(open(sessions, 2 * MIN, 'c').refusal?.retryAfterMs, 4 * MIN);
+    sessions.add(slow);
+    assert.equal(open(sessions, 5 * MIN, 'c').refusal, undefined, 'the slow one is past the grace');
+    assert.deepEqual(ended, [slow]);
+  });
+
   it('deletes and clears through onEnd, once each', () => {
     const { sessions, ended } = table();
     const a = open(sessions, 0, 'a').session;

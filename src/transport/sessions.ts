@@ -18,8 +18,8 @@
  * cap, the sweep is made in the same pass as the look for an eviction candidate, so a refusal
  * there costs one pass over the table, not two; and a pass that finds no session past the grace
  * knows when the first can be (the stalest one's time; a busy one was just seen), so until then
- * a refusal at the global cap makes no pass at all (`#quiet`). Every removal is reported through `onEnd`, so
- * the owner can cancel the session's requests.
+ * a refusal at the global cap makes no pass at all (`#quiet`). Every removal is reported
+ * through `onEnd`, so the owner can cancel the session's requests.
  * Reads no clock itself: callers pass `now`.
  */
 import type { Session } from '../protocol/index.js';

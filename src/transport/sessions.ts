@@ -12,7 +12,14 @@
  * a flood never drops a session that is busy, owns work or was used a moment ago. Room is
  * reserved (`admit`) before the `initialize` is dispatched, so a refusal costs nothing, and the
  * work test (`keeps`, which may scan every run) is only made when an eviction candidate exists.
- * Every removal is reported through `onEnd`, so the owner can cancel the session's requests.
+ * Each client's sessions are also indexed under it, so the per-client cap looks only at that
+ * client's sessions (at most the per-client cap of them), never at the whole table: a client
+ * hammering `initialize` at its cap costs the same at 10,000 sessions as at 10. At the global
+ * cap, the sweep is made in the same pass as the look for an eviction candidate, so a refusal
+ * there costs one pass over the table, not two; and a pass that finds no session past the grace
+ * knows when the first can be (the stalest one's time; a busy one was just seen), so until then
+ * a refusal at the global cap makes no pass at all (`#quiet`). Every removal is reported
+ * through `onEnd`, so the owner can cancel the session's requests.
  * Reads no clock itself: callers pass `now`.
  */
 import type { Session } from '../protocol/index.js';
@@ -69,7 +76,10 @@ export interface SessionRefusal {
 /** One client's sessions and reserved slots. */
 interface ClientSlots {
   readonly key: string;
+  /** Its filed sessions and its reserved slots. */
   count: number;
+  /** Its filed sessions, in filing order: all the per-client cap ever looks at. */
+  readonly sessions: Set<Session>;
 }
 
 const NOTHING: KeepTest = () => false;
@@ -90,6 +100,13 @@ export class SessionTable {
   /** Slots admitted whose `initialize` has not been filed or released yet. */
   #reserved = 0;
   #ephemeral = 0;
+  /**
+   * After a pass of the whole table at time `from` found no session past the grace: none can be
+   * before `until` (idle time only grows by the clock, a busy session was seen at `from`, a new
+   * one is fresh, and the TTL is past the grace), so a refusal at the global cap needs no pass.
+   * `allBusy`: there was no session to wait for (the refusal then says a minute, as a pass does).
+   */
+  #quiet = { from: Number.POSITIVE_INFINITY, until: Number.NEGATIVE_INFINITY, allBusy: false };
 
   constructor(options: SessionTableOptions) {
     this.#ttlMs = options.ttlMs ?? SESSION_IDLE_TTL_MS;
@@ -141,23 +158,19 @@ export class SessionTable {
   /**
    * Reserves a slot for one more session of `client`, before its `initialize` is dispatched:
    * under both caps at once (the common case costs nothing); at a cap, after sweeping, by
-   * evicting one idle session. Returns the refusal when there is no room. A reservation is then
-   * filled by `add` or given back by `release`.
+   * evicting one idle session. At the per-client cap only that client's sessions are swept and
+   * looked at; at the global cap, all of them. Returns the refusal when there is no room. A
+   * reservation is then filled by `add` or given back by `release`.
    */
   admit(now: number, client: string): SessionRefusal | undefined {
     const atClientCap = () => (this.#perClient.get(client)?.count ?? 0) >= this.#maxPerClient;
     const atCap = () => this.#sessions.size + this.#reserved >= this.#max;
-    if (atClientCap() || atCap()) {
-      this.sweep(now);
-      const refusal =
-        (atClientCap() ? this.#makeRoom(now, client) : undefined) ??
-        (atCap() ? this.#makeRoom(now, undefined) : undefined);
-      if (refusal !== undefined) return refusal;
-    }
+    const refusal =
+      (atClientCap() ? this.#makeRoom(now, client, atClientCap) : undefined) ??
+      (atCap() ? this.#makeRoom(now, undefined, atCap) : undefined);
+    if (refusal !== undefined) return refusal;
     this.#reserved++;
-    const slots = this.#perClient.get(client);
-    if (slots === undefined) this.#perClient.set(client, { key: client, count: 1 });
-    else slots.count++;
+    this.#slotsOf(client).count++;
     return undefined;
   }
 
@@ -168,6 +181,13 @@ export class SessionTable {
   add(session: Session): void {
     this.#reserved = Math.max(0, this.#reserved - 1);
     this.#sessions.set(session.id, session);
+    const slots = this.#slotsOf(session.client ?? '');
+    // Filed without `admit` (a caller's slip): counted now, so `delete` uncounts what was counted.
+    if (slots.count === 0) slots.count = 1;
+    slots.sessions.add(session);
+    // Made when its `initialize` arrived, maybe before the last pass: it bounds the quiet too.
+    const quiet = this.#quiet;
+    quiet.until = Math.min(quiet.until, session.lastSeenAt + this.#evictableAfterMs);
   }
 
   /** Gives back a slot `admit` reserved for `client` whose `initialize` made no session. */
@@ -181,6 +201,7 @@ export class SessionTable {
     const session = this.#sessions.get(id);
     if (session === undefined) return false;
     this.#sessions.delete(id);
+    this.#perClient.get(session.client ?? '')?.sessions.delete(session);
     this.#uncount(session.client ?? '');
     this.#onEnd(session);
     return true;
@@ -202,31 +223,63 @@ export class SessionTable {
     for (const id of [...this.#sessions.keys()]) this.delete(id);
   }
 
+  /** `client`'s slots, made empty when it has none. */
+  #slotsOf(client: string): ClientSlots {
+    let slots = this.#perClient.get(client);
+    if (slots === undefined) {
+      slots = { key: client, count: 0, sessions: new Set() };
+      this.#perClient.set(client, slots);
+    }
+    return slots;
+  }
+
   #uncount(client: string): void {
     const slots = this.#perClient.get(client);
     if (slots !== undefined && --slots.count <= 0) this.#perClient.delete(client);
   }
 
   /**
-   * Evicts the stalest evictable session (of `client`, or of anyone when undefined): idle at
-   * least the grace, not busy, not kept. The refusal when there is none, with the time until
-   * the stalest session not yet idle long enough will be (a minute when there is none).
+   * Sweeps the sessions of `client` (of anyone when undefined), and when that leaves it `full`,
+   * evicts the stalest evictable one: idle at least the grace, not busy, not kept. The refusal
+   * when there is none, with the time until the stalest session not yet idle long enough will
+   * be (a minute when there is none). The sweep and the look for a candidate are one pass.
    */
-  #makeRoom(now: number, client: string | undefined): SessionRefusal | undefined {
-    const mine = (session: Session) => client === undefined || (session.client ?? '') === client;
+  #makeRoom(
+    now: number,
+    client: string | undefined,
+    full: () => boolean,
+  ): SessionRefusal | undefined {
+    const quiet = this.#quiet;
+    if (client === undefined && now >= quiet.from && now < quiet.until) {
+      return this.#refusal(undefined, quiet.allBusy ? NO_CANDIDATE_RETRY_MS : quiet.until - now);
+    }
+    // A client's own set, held across deletions (the last one drops it from `#perClient`).
+    const mine = client === undefined ? undefined : this.#perClient.get(client)?.sessions;
+    const pool = (): Iterable<Session> =>
+      mine ?? (client === undefined ? this.#sessions.values() : []);
+    let swept = false;
     let candidates = 0;
     let waiting: Session | undefined;
-    for (const session of this.#sessions.values()) {
-      if (!mine(session) || this.#busy(session)) continue;
-      if (session.idleFor(now) >= this.#evictableAfterMs) candidates++;
+    for (const session of pool()) {
+      // What `sweep` does, in the same pass (deleting while iterating a Map or a Set is safe).
+      if (this.#busy(session)) {
+        session.touch(now);
+        continue;
+      }
+      const idle = session.idleFor(now);
+      if (idle > this.#ttlMs) {
+        this.delete(session.id);
+        swept = true;
+      } else if (idle >= this.#evictableAfterMs) candidates++;
       else if (waiting === undefined || session.lastSeenAt < waiting.lastSeenAt) waiting = session;
     }
+    if (swept && !full()) return undefined;
     if (candidates > 0) {
       // Only now is the work snapshot worth making: a flood of fresh sessions never gets here.
       const kept = this.#keeps();
       let stalest: Session | undefined;
-      for (const session of this.#sessions.values()) {
-        if (!mine(session) || session.idleFor(now) < this.#evictableAfterMs) continue;
+      for (const session of pool()) {
+        if (session.idleFor(now) < this.#evictableAfterMs) continue;
         if (this.#busy(session) || kept(session)) continue;
         if (stalest === undefined || session.lastSeenAt < stalest.lastSeenAt) stalest = session;
       }
@@ -235,8 +288,14 @@ export class SessionTable {
         return undefined;
       }
     }
-    const retryAfterMs =
-      waiting === undefined ? NO_CANDIDATE_RETRY_MS : this.#evictableAfterMs - waiting.idleFor(now);
+    const untilCandidate = this.#evictableAfterMs - (waiting?.idleFor(now) ?? 0);
+    if (client === undefined && candidates === 0) {
+      this.#quiet = { from: now, until: now + untilCandidate, allBusy: waiting === undefined };
+    }
+    return this.#refusal(client, waiting === undefined ? NO_CANDIDATE_RETRY_MS : untilCandidate);
+  }
+
+  #refusal(client: string | undefined, retryAfterMs: number): SessionRefusal {
     return client === undefined
       ? { cap: 'server', limit: this.#max, retryAfterMs }
       : { cap: 'client', limit: this.#maxPerClient, retryAfterMs };

@@ -164,6 +164,120 @@ describe('SessionTable', () => {
     assert.equal(open(sessions, 0, 'a').refusal?.cap, 'client');
   });
 
+  it('at the per-client cap, looks at no other client`s session', () => {
+    // `busy` is asked of every session a sweep or an eviction pass looks at: count by client.
+    const asked = new Map<string, number>();
+    const sessions = new SessionTable({
+      max: 1000,
+      maxPerClient: 3,
+      busy: (session) => {
+        asked.set(session.client ?? '', (asked.get(session.client ?? '') ?? 0) + 1);
+        return false;
+      },
+      onEnd: () => {},
+    });
+    for (let i = 0; i < 300; i++) open(sessions, 0, `other-${i % 100}`);
+    for (let i = 0; i < 3; i++) open(sessions, 0, 'a');
+    assert.equal(asked.size, 0, 'under the caps, admission looks at nothing');
+    for (let i = 1; i <= 50; i++) {
+      assert.equal(open(sessions, i * 1000, 'a').refusal?.cap, 'client');
+    }
+    assert.deepEqual([...asked.keys()], ['a'], 'only the client at its cap is looked at');
+    // Each refusal: its three sessions swept and looked at for a candidate in one pass.
+    assert.equal(asked.get('a'), 50 * 3);
+    // Past the grace, its own stalest goes; still nobody else is looked at.
+    assert.equal(open(sessions, 6 * MIN, 'a').refusal, undefined);
+    assert.deepEqual([...asked.keys()], ['a']);
+    assert.equal(sessions.size, 303);
+  });
+
+  it('keeps its per-client index through delete, sweep and eviction', () => {
+    const { sessions, ended } = table({ max: 10, maxPerClient: 2 });
+    const a1 = open(sessions, 0, 'a').session;
+    const a2 = open(sessions, 0, 'a').session;
+    sessions.delete(a1.id);
+    const a3 = open(sessions, 1, 'a').session;
+    assert.equal(open(sessions, 2, 'a').refusal?.cap, 'client');
+    sessions.sweep(31 * MIN);
+    assert.deepEqual(ended, [a1, a2, a3]);
+    const b = open(sessions, 31 * MIN, 'a').session;
+    open(sessions, 31 * MIN, 'a');
+    assert.equal(open(sessions, 37 * MIN, 'a').refusal, undefined);
+    assert.equal(ended.at(-1), b, 'evicted from the index as from the table');
+    assert.equal(sessions.size, 2);
+  });
+
+  it('at the global cap, sweeps and looks for a candidate in one pass', () => {
+    const asked = new Map<Session, number>();
+    const kept = new Set<Session>();
+    const ended: Session[] = [];
+    const sessions = new SessionTable({
+      max: 3,
+      maxPerClient: 3,
+      ttlMs: 10 * MIN,
+      evictableAfterMs: 5 * MIN,
+      busy: (session) => {
+        asked.set(session, (asked.get(session) ?? 0) + 1);
+        return false;
+      },
+      keeps: () => (session) => kept.has(session),
+      onEnd: (session) => ended.push(session),
+    });
+    const running = open(sessions, 0, 'a').session;
+    kept.add(running);
+    open(sessions, 8 * MIN, 'b');
+    open(sessions, 8 * MIN, 'c');
+    for (let i = 0; i < 10; i++) open(sessions, 9 * MIN, 'flood');
+    // Ten refusals: each asks of every session once (the sweep makes no pass of its own), and
+    // again of the one past the grace, whose work is then looked up.
+    assert.deepEqual([...asked.values()], [20, 10, 10]);
+    // Past the TTL, the session owning a run is swept, not evicted: room without an eviction.
+    assert.equal(open(sessions, 10 * MIN + 1, 'flood').refusal, undefined);
+    assert.deepEqual(ended, [running]);
+  });
+
+  it('at the global cap, makes no pass until a session can be past the grace', () => {
+    let asked = 0;
+    const ended: Session[] = [];
+    const sessions = new SessionTable({
+      max: 2,
+      maxPerClient: 2,
+      ttlMs: 30 * MIN,
+      evictableAfterMs: 5 * MIN,
+      busy: () => {
+        asked++;
+        return false;
+      },
+      onEnd: (session) => ended.push(session),
+    });
+    const stalest = open(sessions, 0, 'a').session;
+    open(sessions, MIN, 'b');
+    assert.equal(open(sessions, 2 * MIN, 'c').refusal?.retryAfterMs, 3 * MIN);
+    assert.equal(asked, 2, 'one pass');
+    for (let t = 2 * MIN; t < 5 * MIN; t += 10_000) {
+      assert.deepEqual(open(sessions, t, 'c').refusal, {
+        cap: 'server',
+        limit: 2,
+        retryAfterMs: 5 * MIN - t,
+      });
+    }
+    assert.equal(asked, 2, 'no session could be evicted yet: no pass');
+    assert.equal(open(sessions, 5 * MIN, 'c').refusal, undefined);
+    assert.deepEqual(ended, [stalest]);
+  });
+
+  it('bounds that quiet by a session filed after the pass but made before it', () => {
+    const { sessions, ended } = table({ max: 2, maxPerClient: 2 });
+    // Admitted at 0, its initialize answered only after the refusal below.
+    const slow = new Session({ now: 0, client: 'b' });
+    assert.equal(sessions.admit(0, 'b'), undefined);
+    open(sessions, MIN, 'a');
+    assert.equal(open(sessions, 2 * MIN, 'c').refusal?.retryAfterMs, 4 * MIN);
+    sessions.add(slow);
+    assert.equal(open(sessions, 5 * MIN, 'c').refusal, undefined, 'the slow one is past the grace');
+    assert.deepEqual(ended, [slow]);
+  });
+
   it('deletes and clears through onEnd, once each', () => {
     const { sessions, ended } = table();
     const a = open(sessions, 0, 'a').session;

@@ -106,7 +106,10 @@ async function packWith(
   for (const w of loaded.warnings) io.err(formatDiagnostic(w, displayPath(w.span.file)));
   try {
     removeStaleTemps(output);
-    await writeAtomic(NODE_FS, output, bytes, signal, tempPrefixOf(output, process.pid));
+    await writeAtomic(NODE_FS, output, bytes, {
+      signal,
+      tempPrefix: tempPrefixOf(output, process.pid),
+    });
   } catch (e) {
     if (signal?.aborted) {
       io.err('mhl pack: interrupted: nothing written');

@@ -69,11 +69,6 @@ export function sharedNegotiation(negotiation: Negotiation): SharedNegotiation {
   return record;
 }
 
-/** Records pooled now (for tests). */
-export function pooledNegotiations(): number {
-  return pool.size;
-}
-
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
     for (const child of Object.values(value)) deepFreeze(child);

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { offloadWrite } from './write-offload.js';
+import { WriteOffloader } from './write-offload.js';
 
 /** The file system functions the dir store uses; `NODE_FS` is the real one. */
 export const NODE_FS = { mkdir, open, readdir, readFile, rename, rmdir, stat, unlink };
@@ -25,6 +25,24 @@ export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
 /** Temp files start with this; keys never have a segment starting with ".". */
 export const TEMP_PREFIX = '.tmp-';
+
+/**
+ * The write worker of every `writeAtomic` on the real file system that names none. One per
+ * process, not one per store or writer: the worker is a thread, a resource of the process like
+ * the thread pool it stands in for, so every store, cache and `mhl pack` in a process shares
+ * one, and the `startAfter` count is the process's writes. Tests build their own offloader.
+ */
+const PROCESS_OFFLOADER = new WriteOffloader();
+
+/** Options of `writeAtomic`. */
+export interface WriteAtomicOptions {
+  /** Aborting before the rename removes the temp file and leaves the target untouched. */
+  readonly signal?: AbortSignal | undefined;
+  /** Names the temp file (a random suffix follows); `TEMP_PREFIX` by default. */
+  readonly tempPrefix?: string;
+  /** The write worker to use with `NODE_FS`; the process's own by default. */
+  readonly offloader?: WriteOffloader | undefined;
+}
 
 /** The `code` of a Node system error, or undefined. */
 export function errnoCode(err: unknown): string | undefined {
@@ -105,13 +123,14 @@ export async function writeAtomic(
   fs: AtomicFs,
   path: string,
   data: Uint8Array,
-  signal?: AbortSignal,
-  tempPrefix = TEMP_PREFIX,
+  options: WriteAtomicOptions = {},
 ): Promise<void> {
+  const { signal, tempPrefix = TEMP_PREFIX } = options;
   signal?.throwIfAborted();
   const tempName = () => join(dirname(path), `${tempPrefix}${randomBytes(8).toString('hex')}`);
   const tmp = tempName();
-  const offloaded = fs === NODE_FS ? offloadWrite(tmp, path, data, FILE_MODE, signal) : undefined;
+  const offloader = fs === NODE_FS ? (options.offloader ?? PROCESS_OFFLOADER) : undefined;
+  const offloaded = offloader?.write(tmp, path, data, FILE_MODE, signal);
   const outcome = offloaded === undefined ? undefined : await offloaded;
   if (outcome === undefined) {
     await writeHere(fs, tmp, path, data, signal);
@@ -226,5 +245,5 @@ export async function writeFileAtomic(
   await makeDirs(NODE_FS, dirname(path));
   signal?.throwIfAborted();
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  await writeAtomic(NODE_FS, path, bytes, signal);
+  await writeAtomic(NODE_FS, path, bytes, { signal });
 }

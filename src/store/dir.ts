@@ -27,11 +27,14 @@ import {
   validatePrefix,
   validateValue,
 } from './store.js';
+import type { WriteOffloader } from './write-offload.js';
 
 /** Options of `DirStore`. */
 export interface DirStoreOptions {
   /** File system functions; the real ones by default. Tests inject failures here. */
   readonly fs?: AtomicFs;
+  /** The write worker for writes on the real `fs`; the process's own by default. */
+  readonly offloader?: WriteOffloader;
 }
 
 /** How often a write retries when a concurrent delete pruned its directory mid-write. */
@@ -51,12 +54,14 @@ export class DirStore implements Store {
   /** The absolute root directory. */
   readonly root: string;
   readonly #fs: AtomicFs;
+  readonly #offloader: WriteOffloader | undefined;
   #closed = false;
 
   /** `root` holds every key; it is created (0700) on the first write when missing. */
   constructor(root: string, options: DirStoreOptions = {}) {
     this.root = resolve(root);
     this.#fs = options.fs ?? NODE_FS;
+    this.#offloader = options.offloader;
   }
 
   /** The value at `key`, or undefined when no file is there. Honours `signal`. */
@@ -90,7 +95,10 @@ export class DirStore implements Store {
     for (let attempt = 0; ; attempt++) {
       try {
         if (attempt > 0) await makeDirs(this.#fs, dirname(path));
-        await writeAtomic(this.#fs, path, data, options?.signal);
+        await writeAtomic(this.#fs, path, data, {
+          signal: options?.signal,
+          offloader: this.#offloader,
+        });
         return;
       } catch (err: unknown) {
         if (options?.signal?.aborted) throw err;

@@ -7,6 +7,7 @@ export {
   DIR_MODE,
   FILE_MODE,
   NODE_FS,
+  type WriteAtomicOptions,
   writeAtomic,
   writeFileAtomic,
 } from './atomic-file.js';
@@ -46,3 +47,4 @@ export {
   validatePrefix,
   validateValue,
 } from './store.js';
+export { WriteOffloader, type WriteOffloaderOptions } from './write-offload.js';

@@ -6,19 +6,18 @@
  * worker makes the same calls synchronously on its own thread: one round trip per write, and the
  * event loop is never blocked.
  *
- * The worker takes one write at a time. A write that finds it busy, still starting, or stopped
- * is declined (`offloadWrite` returns undefined) and the caller writes through `fs/promises` as
- * before, so concurrent writes keep the thread pool's parallelism. It starts only once a process
- * has made `START_AFTER` writes (a one-off writer never pays for a thread) and stops after
- * `IDLE_MS` without a write, giving back its memory.
+ * A `WriteOffloader` runs at most one worker at a time, and the worker takes one write at a
+ * time. A write that finds it busy, still starting, or stopped is declined (`write` returns
+ * undefined) and the caller writes through `fs/promises` as before, so concurrent writes keep
+ * the thread pool's parallelism. The worker starts once the offloader has seen `startAfter`
+ * writes (a one-off writer never pays for a thread) and stops after `idleMs` without a write,
+ * giving back its memory. Each worker owns its in-flight write and its abort flag, so a stopped
+ * worker whose exit arrives late settles only its own write, never its successor's.
+ *
+ * This module hands writes to a thread; it knows nothing of temp names or stores.
  */
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { WRITE_WORKER_SOURCE } from './write-worker.js';
-
-/** Writes a process makes through the thread pool before the worker starts. */
-const START_AFTER = 8;
-/** A worker idle this long is stopped; the next write starts another. */
-const IDLE_MS = 30_000;
 
 /** How an offloaded write ended. */
 export type OffloadOutcome =
@@ -28,6 +27,19 @@ export type OffloadOutcome =
   | { readonly kind: 'failed'; readonly error: Error; readonly stranded: boolean }
   /** The worker died mid-write: nothing is known, so the caller writes again itself. */
   | { readonly kind: 'lost' };
+
+/** Options of `WriteOffloader`. */
+export interface WriteOffloaderOptions {
+  /** Writes the offloader declines to the thread pool before it starts its worker; 8 by default. */
+  readonly startAfter?: number;
+  /** A worker idle this long (ms) is stopped, and a later write starts another; 30 s by default. */
+  readonly idleMs?: number;
+  /** Makes a worker thread from its source text; `new Worker` by default. */
+  readonly spawn?: (source: string, options: WorkerOptions) => Worker;
+}
+
+const START_AFTER = 8;
+const IDLE_MS = 30_000;
 
 interface Reply {
   readonly id: number;
@@ -43,156 +55,186 @@ interface Reply {
 
 interface InFlight {
   readonly id: number;
-  readonly signal: AbortSignal | undefined;
   readonly settle: (outcome: OffloadOutcome) => void;
 }
 
-let writes = 0;
-let worker: Worker | undefined;
-let ready = false;
-/** Set when the worker failed to start or crashed: writes go through the thread pool for good. */
-let broken = false;
-let inFlight: InFlight | undefined;
-let nextId = 1;
-let idleTimer: NodeJS.Timeout | undefined;
-let onReady: Array<() => void> = [];
-/** Raised by an abort while a write is in flight; the worker reads it before the rename. */
-const abortFlag = new Int32Array(new SharedArrayBuffer(4));
-
 /**
- * Writes `data` to `tmp` (created exclusively, `mode`), fsyncs it and renames it over `path`
- * on the worker thread; undefined when the worker cannot take it now (the caller then writes
- * itself). An abort of `signal` before the rename leaves `path` untouched.
+ * Hands atomic writes to one worker thread at a time (see the module header). Never throws: a
+ * worker that cannot start or crashes makes it decline every later write, and the caller writes
+ * through the thread pool.
  */
-export function offloadWrite(
-  tmp: string,
-  path: string,
-  data: Uint8Array,
-  mode: number,
-  signal?: AbortSignal,
-): Promise<OffloadOutcome> | undefined {
-  writes++;
-  if (broken) return undefined;
-  if (worker === undefined) {
-    if (writes >= START_AFTER) start();
-    return undefined;
+export class WriteOffloader {
+  readonly #startAfter: number;
+  readonly #idleMs: number;
+  readonly #spawn: (source: string, options: WorkerOptions) => Worker;
+  #writes = 0;
+  #thread: WriteThread | undefined;
+  /** Set when a worker failed to start or crashed: writes go through the thread pool for good. */
+  #broken = false;
+
+  constructor(options: WriteOffloaderOptions = {}) {
+    this.#startAfter = options.startAfter ?? START_AFTER;
+    this.#idleMs = options.idleMs ?? IDLE_MS;
+    this.#spawn = options.spawn ?? ((source, workerOptions) => new Worker(source, workerOptions));
   }
-  if (!ready || inFlight !== undefined) return undefined;
-  const running = worker;
-  const id = nextId++;
-  Atomics.store(abortFlag, 0, 0);
-  if (signal !== undefined) watch(signal);
-  return new Promise<OffloadOutcome>((resolve) => {
-    inFlight = {
-      id,
-      signal,
-      settle: (outcome) => {
-        inFlight = undefined;
-        // Held open only while a write is in flight, so an idle worker never keeps a
-        // process alive, and a pending write never lets it exit.
-        running.unref();
-        idleTimer?.refresh();
-        resolve(outcome);
-      },
-    };
-    running.ref();
-    running.postMessage({ id, tmp, path, data, mode });
-  });
-}
 
-/** Signals that already raise the abort flag when they abort during their write. */
-const watched = new WeakSet<AbortSignal>();
-
-/**
- * Makes an abort of `signal` raise the flag while one of its writes is in flight. One listener
- * per signal, not one per write: a run passes the same signal to every checkpoint, and adding
- * and removing a listener each time costs more than the rest of the hand-off.
- */
-function watch(signal: AbortSignal): void {
-  if (watched.has(signal)) return;
-  watched.add(signal);
-  signal.addEventListener(
-    'abort',
-    () => {
-      if (inFlight?.signal === signal) Atomics.store(abortFlag, 0, 1);
-    },
-    { once: true },
-  );
-}
-
-/**
- * Starts the worker now (tests use this to exercise it); resolves once it takes writes, or once
- * it is known that it cannot start here (`writeWorkerRunning()` then says false).
- */
-export function startWriteWorker(): Promise<void> {
-  if (broken) return Promise.reject(new Error('the write worker could not start'));
-  if (ready) return Promise.resolve();
-  if (worker === undefined) start();
-  return new Promise((resolve) => onReady.push(resolve));
-}
-
-/** Whether writes are being offloaded (started, and neither stopped nor broken). */
-export function writeWorkerRunning(): boolean {
-  return ready && !broken;
-}
-
-function start(): void {
-  let started: Worker;
-  try {
-    // No inherited execArgv: a test runner's `--test` or `--import` has no business there.
-    started = new Worker(WRITE_WORKER_SOURCE, {
-      eval: true,
-      workerData: { abort: abortFlag.buffer },
-      execArgv: [],
-      stdout: false,
-      stderr: false,
-    });
-  } catch {
-    broken = true;
-    return;
-  }
-  worker = started;
-  started.unref();
-  started.once('online', () => {
-    if (worker !== started) return;
-    // Again: on Node 20 an unref() made before the thread is online does not hold, and the
-    // idle worker would keep a finished `mhl run` alive until the idle stop.
-    started.unref();
-    ready = true;
-    idleTimer = setTimeout(stopIfIdle, IDLE_MS).unref();
-    for (const resolve of onReady.splice(0)) resolve();
-  });
-  started.on('message', (reply: Reply) => {
-    if (inFlight?.id === reply.id) inFlight.settle(outcomeOf(reply));
-  });
-  started.once('error', () => {
-    // A crash of the worker's own code: never trust it again.
-    broken = true;
-  });
-  started.once('exit', () => {
-    if (worker === started) {
-      // Exited without being stopped: before it came online (it cannot start here) or after
-      // a crash. Either way the thread pool takes every write from now on.
-      if (!ready) broken = true;
-      worker = undefined;
-      ready = false;
-      for (const resolve of onReady.splice(0)) resolve();
+  /**
+   * Writes `data` to `tmp` (created exclusively, `mode`), fsyncs it and renames it over `path`
+   * on the worker thread; undefined when the worker cannot take it now (the caller then writes
+   * itself). Honours `signal`: an abort before the rename leaves `path` untouched.
+   */
+  write(
+    tmp: string,
+    path: string,
+    data: Uint8Array,
+    mode: number,
+    signal?: AbortSignal,
+  ): Promise<OffloadOutcome> | undefined {
+    this.#writes++;
+    if (this.#broken) return undefined;
+    if (this.#thread === undefined) {
+      if (this.#writes >= this.#startAfter) this.#start();
+      return undefined;
     }
-    inFlight?.settle({ kind: 'lost' });
-  });
+    return this.#thread.take({ tmp, path, data, mode }, signal);
+  }
+
+  /**
+   * Starts the worker now rather than after `startAfter` writes (a server that knows it will
+   * write can pay for the thread up front). Resolves true once the worker takes writes, false
+   * when it cannot run here or was stopped first.
+   */
+  start(): Promise<boolean> {
+    if (this.#broken) return Promise.resolve(false);
+    return (this.#thread ?? this.#start())?.online ?? Promise.resolve(false);
+  }
+
+  /** Whether writes are being offloaded now (started, online, and neither stopped nor broken). */
+  get running(): boolean {
+    return !this.#broken && this.#thread?.ready === true;
+  }
+
+  /**
+   * Stops the worker now; a write in flight on it settles `lost` (the caller writes it again).
+   * A later write starts another worker. Resolves once the thread has exited.
+   */
+  async stop(): Promise<void> {
+    const thread = this.#thread;
+    this.#thread = undefined;
+    await thread?.stop();
+  }
+
+  #start(): WriteThread | undefined {
+    const abortFlag = new Int32Array(new SharedArrayBuffer(4));
+    let worker: Worker;
+    try {
+      // No inherited execArgv: a test runner's `--test` or `--import` has no business there.
+      worker = this.#spawn(WRITE_WORKER_SOURCE, {
+        eval: true,
+        workerData: { abort: abortFlag.buffer },
+        execArgv: [],
+        stdout: false,
+        stderr: false,
+      });
+    } catch {
+      this.#broken = true;
+      return undefined;
+    }
+    const thread = new WriteThread(worker, abortFlag, this.#idleMs, () => {
+      if (this.#thread === thread) void this.stop();
+    });
+    this.#thread = thread;
+    worker.once('error', () => {
+      // A crash of the worker's own code: never trust it again.
+      this.#broken = true;
+    });
+    worker.once('exit', () => {
+      if (this.#thread !== thread) return;
+      // Exited without being stopped: before it came online (it cannot start here) or after a
+      // crash. Either way the thread pool takes every write from now on.
+      if (!thread.ready) this.#broken = true;
+      this.#thread = undefined;
+    });
+    return thread;
+  }
 }
 
-function stopIfIdle(): void {
-  if (inFlight !== undefined) {
-    idleTimer?.refresh();
-    return;
-  }
-  const idle = worker;
-  worker = undefined;
+/** One worker thread and the state that belongs to it alone: its write in flight, its abort flag. */
+class WriteThread {
+  readonly #worker: Worker;
+  /** Raised by an abort while this thread's write is in flight; it reads it before the rename. */
+  readonly #abortFlag: Int32Array;
+  #inFlight: InFlight | undefined;
+  #nextId = 1;
+  #idleTimer: NodeJS.Timeout | undefined;
   ready = false;
-  idleTimer = undefined;
-  onReady = [];
-  void idle?.terminate();
+  /** Resolves true once the worker takes writes, false if it exits first. */
+  readonly online: Promise<boolean>;
+
+  constructor(worker: Worker, abortFlag: Int32Array, idleMs: number, onIdle: () => void) {
+    this.#worker = worker;
+    this.#abortFlag = abortFlag;
+    let resolveOnline: (online: boolean) => void = () => {};
+    this.online = new Promise((resolve) => {
+      resolveOnline = resolve;
+    });
+    worker.unref();
+    worker.once('online', () => {
+      // Again: on Node 20 an unref() made before the thread is online does not hold, and the
+      // idle worker would keep a finished `mhl run` alive until the idle stop.
+      worker.unref();
+      this.ready = true;
+      this.#idleTimer = setTimeout(() => {
+        if (this.#inFlight === undefined) onIdle();
+        else this.#idleTimer?.refresh();
+      }, idleMs).unref();
+      resolveOnline(true);
+    });
+    worker.on('message', (reply: Reply) => {
+      if (this.#inFlight?.id === reply.id) this.#inFlight.settle(outcomeOf(reply));
+    });
+    worker.once('exit', () => {
+      this.ready = false;
+      clearTimeout(this.#idleTimer);
+      resolveOnline(false);
+      this.#inFlight?.settle({ kind: 'lost' });
+    });
+  }
+
+  /** Posts the write, or undefined when this thread is not online or already busy. */
+  take(
+    request: { tmp: string; path: string; data: Uint8Array; mode: number },
+    signal: AbortSignal | undefined,
+  ): Promise<OffloadOutcome> | undefined {
+    if (!this.ready || this.#inFlight !== undefined) return undefined;
+    const id = this.#nextId++;
+    Atomics.store(this.#abortFlag, 0, signal?.aborted ? 1 : 0);
+    const onAbort = () => Atomics.store(this.#abortFlag, 0, 1);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    return new Promise<OffloadOutcome>((resolve) => {
+      this.#inFlight = {
+        id,
+        settle: (outcome) => {
+          this.#inFlight = undefined;
+          signal?.removeEventListener('abort', onAbort);
+          // Held open only while a write is in flight, so an idle worker never keeps a
+          // process alive, and a pending write never lets it exit.
+          this.#worker.unref();
+          this.#idleTimer?.refresh();
+          resolve(outcome);
+        },
+      };
+      this.#worker.ref();
+      this.#worker.postMessage({ id, ...request });
+    });
+  }
+
+  /** Terminates the worker; its write in flight settles `lost` when it has exited. */
+  async stop(): Promise<void> {
+    this.ready = false;
+    clearTimeout(this.#idleTimer);
+    await this.#worker.terminate();
+  }
 }
 
 function outcomeOf(reply: Reply): OffloadOutcome {

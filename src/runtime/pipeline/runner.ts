@@ -9,7 +9,7 @@
  * The runner owns the step loop and persistence; the interpreter owns the language. One
  * `AbortSignal` cancels the run anywhere; a cancelled or failed run keeps its last checkpoint.
  */
-import type { ParallelGroup, PipelineDecl, Step, TypeNode } from '../../lang/index.js';
+import type { Expr, ParallelGroup, PipelineDecl, Step, TypeNode } from '../../lang/index.js';
 import {
   LangError,
   type LoadedProgram,
@@ -133,12 +133,19 @@ interface StepResult {
 }
 
 /** Runs `pipeline` (declared in `program.root`). Never throws for program errors: see `status`. */
-export async function runPipeline(
+// Not async (one promise and one microtask less per run); a throw still arrives as a rejection.
+export function runPipeline(
   program: LoadedProgram,
   pipeline: PipelineDecl,
   options: RunOptions,
 ): Promise<RunOutcome> {
-  return new PipelineRun(program, pipeline, options).run();
+  let run: PipelineRun;
+  try {
+    run = new PipelineRun(program, pipeline, options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return run.run();
 }
 
 class PipelineRun {
@@ -350,18 +357,18 @@ class PipelineRun {
         input.name in inputs
           ? (inputs[input.name] as Value)
           : input.default
-            ? await this.#scope.interpreter.evaluate(input.default, env, signal)
+            ? (scalarLiteral(input.default) ??
+              (await this.#scope.interpreter.evaluate(input.default, env, signal)))
             : null;
       env.declare(input.name, value);
     }
     for (const v of this.#decl.vars) {
       // A `mem` variable is get-or-init: its initializer runs when a step first mentions it.
       if (v.storage === 'mem') continue;
-      env.declare(
-        v.name,
-        await this.#scope.interpreter.evaluate(v.value, env, signal),
-        v.storage === 'const',
-      );
+      // A scalar literal (`var out = ""`) needs no evaluation: no await, so no microtask.
+      const value =
+        scalarLiteral(v.value) ?? (await this.#scope.interpreter.evaluate(v.value, env, signal));
+      env.declare(v.name, value, v.storage === 'const');
     }
     this.#vars = this.#mem.declareIn(env);
   }
@@ -821,6 +828,27 @@ function statusOf(e: unknown, stepSignal?: AbortSignal): StepStatus {
 
 function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * The value of a literal `null`, bool, number or plain string (no interpolation), exactly what
+ * evaluating it gives; undefined for anything else, which is evaluated. `null` comes back as
+ * undefined too (and is evaluated): `??` could not tell it apart.
+ */
+function scalarLiteral(e: Expr): Value | undefined {
+  switch (e.kind) {
+    case 'Bool':
+    case 'Number':
+      return e.value;
+    case 'String':
+      return e.segments.length === 1 && typeof e.segments[0] === 'string'
+        ? e.segments[0]
+        : e.segments.length === 0
+          ? ''
+          : undefined;
+    default:
+      return undefined;
+  }
 }
 
 function stepOf(step: string | undefined): { step?: string } {

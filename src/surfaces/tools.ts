@@ -179,7 +179,20 @@ export function toolMethods(table: ToolTable, options: ToolMethodsOptions): Meth
     let result: ToolResult;
     try {
       const tool = findTool(table, params['name']);
-      result = await callTool(tool, callArguments(params['arguments']), ctx, options.admission);
+      const args = callArguments(params['arguments']);
+      try {
+        // The call is run here, not in a helper: one async frame (a promise, a microtask) less.
+        // A workflow prepares synchronously; only a promise is awaited (each await is a tick).
+        const prepared = tool.prepare(args, ctx);
+        const ready = prepared instanceof Promise ? await prepared : prepared;
+        result = tool.execution
+          ? await runAdmitted(ready, options.admission, ctx.signal)
+          : await ready.run(ctx.signal);
+      } catch (error) {
+        // Refused arguments are the `INVALID_ARGUMENT` result, not a protocol error.
+        if (!(error instanceof ArgumentError)) throw error;
+        result = invalidArgumentResult(error);
+      }
     } catch (e) {
       options.onCall?.('invalid');
       throw e;
@@ -201,33 +214,37 @@ export function toolMethods(table: ToolTable, options: ToolMethodsOptions): Meth
 }
 
 /**
- * Prepares and runs one call; refused arguments become the `INVALID_ARGUMENT` result. The
- * admission slot is taken here rather than in a helper: one async frame (a promise and a
- * microtask) less on every call.
+ * Runs a prepared call in an admission slot, with the execution metadata. Not async: the slot
+ * is released when the run settles, and a refusal is a result at once (no promise, no tick).
  */
-async function callTool(
-  tool: ToolDefinition,
-  args: Record<string, unknown>,
-  ctx: RequestContext,
+function runAdmitted(
+  call: PreparedCall,
   admission: Admission,
-): Promise<ToolResult> {
+  signal: AbortSignal,
+): Promise<ToolResult> | ToolResult {
+  const slot = admission.tryAcquire();
+  if (typeof slot === 'string') return refusedResult(slot);
+  const started = performance.now();
+  let running: Promise<ToolResult>;
   try {
-    // A workflow prepares synchronously; only a promise is awaited (each await is a tick).
-    const prepared = tool.prepare(args, ctx);
-    const call = prepared instanceof Promise ? await prepared : prepared;
-    if (!tool.execution) return await call.run(ctx.signal);
-    const slot = admission.tryAcquire();
-    if (typeof slot === 'string') return refusedResult(slot);
-    const started = performance.now();
-    try {
-      return withExecution(await call.run(ctx.signal), performance.now() - started, call.timeoutMs);
-    } finally {
-      slot.release();
-    }
+    running = call.run(signal);
   } catch (error) {
-    if (error instanceof ArgumentError) return invalidArgumentResult(error);
+    slot.release();
     throw error;
   }
+  return running.then(
+    (result) => {
+      try {
+        return withExecution(result, performance.now() - started, call.timeoutMs);
+      } finally {
+        slot.release();
+      }
+    },
+    (error: unknown) => {
+      slot.release();
+      throw error;
+    },
+  );
 }
 
 /**

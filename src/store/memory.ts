@@ -31,15 +31,20 @@ const MEMORY_CAPABILITIES: ReadonlySet<StoreCapability> = new Set<StoreCapabilit
 export class MemoryStore implements Store {
   /** Shared by every instance: read-only, and a synchronous call makes one store per call. */
   readonly capabilities: ReadonlySet<StoreCapability> = MEMORY_CAPABILITIES;
-  readonly cas: CasCapability;
   readonly #entries = new Map<string, Entry>();
   /** How many keys lie under each "directory" prefix (`a` and `a/b` for key `a/b/c`). */
   readonly #dirs = new Map<string, number>();
   #counter = 0;
   #closed = false;
 
-  constructor() {
-    this.cas = {
+  #cas: CasCapability | undefined;
+
+  /**
+   * Made on first use: a synchronous call makes a store per call and seldom asks for `cas`, so
+   * most stores never build its three closures.
+   */
+  get cas(): CasCapability {
+    this.#cas ??= {
       getVersioned: async (key, options) => this.#getVersioned(key, options),
       putIfAbsent: async (key, value, options) => {
         this.#check(key, options);
@@ -51,6 +56,7 @@ export class MemoryStore implements Store {
         return current?.version === expectedVersion ? this.#write(key, value) : undefined;
       },
     };
+    return this.#cas;
   }
 
   /** The value at `key`, or undefined. Honours `signal`. */

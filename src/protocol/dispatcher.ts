@@ -204,7 +204,9 @@ export class Dispatcher {
       // A request's own id, when its top level has one, so the client can match the refusal.
       return errorResponse(echoId(message), error);
     }
-    if (!Array.isArray(message)) return this.#single(message, conn, false);
+    // Awaited, not returned: an async function resolving to a returned promise takes two more
+    // microtask turns than one awaiting it.
+    if (!Array.isArray(message)) return await this.#single(message, conn, false);
     if (!conn.session.allowsBatch) {
       const error = invalidRequest('batch requests are only allowed on 2025-03-26 sessions', {
         protocolVersion: conn.session.protocolVersion ?? null,

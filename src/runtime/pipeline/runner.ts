@@ -575,8 +575,12 @@ class PipelineRun {
 
   async #stepBody(step: Step | ParallelGroup): Promise<StepResult> {
     const runSignal = this.#options.signal;
-    const limit = deadline(runSignal, step.timeoutMs, `step "${step.name}"`);
-    const signal = limit.signal;
+    // A step without `timeout:` runs on the run's signal: no deadline, not even its name text.
+    const limit =
+      step.timeoutMs === undefined
+        ? undefined
+        : deadline(runSignal, step.timeoutMs, `step "${step.name}"`);
+    const signal = limit === undefined ? runSignal : limit.signal;
     try {
       if (step.kind === 'Parallel') {
         const group = { scope: this.#scope, root: this.#program.root, hooks: this.#hooks };
@@ -609,7 +613,7 @@ class PipelineRun {
       }
       throw stepFailure(step.name, step.nameSpan, e);
     } finally {
-      limit.dispose();
+      limit?.dispose();
     }
   }
 

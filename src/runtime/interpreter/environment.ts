@@ -63,6 +63,11 @@ export class Environment {
     return out[Symbol.iterator]();
   }
 
+  /** Calls `visit` with each binding of this scope only, in declaration order; no pairs made. */
+  forEachOwn(visit: (name: string, value: Value) => void): void {
+    if (this.#vars !== undefined) for (const [k, b] of this.#vars) visit(k, b.value);
+  }
+
   #find(name: string): Binding | undefined {
     for (let e: Environment | undefined = this; e; e = e.parent) {
       const b = e.#vars?.get(name);

@@ -757,10 +757,10 @@ class PipelineRun {
   #publicVars(): MhlObject {
     if (!this.#vars) return newObject();
     const out = newObject();
-    for (const [k, v] of this.#vars.own()) {
-      if (k.startsWith('__') || this.#mem.has(k) || !isJsonValue(v)) continue;
+    this.#vars.forEachOwn((k, v) => {
+      if (k.startsWith('__') || this.#mem.has(k) || !isJsonValue(v)) return;
       out[k] = fromJson(toPlain(v));
-    }
+    });
     return this.#options.services.redactor.redactValue(out) as MhlObject;
   }
 

@@ -204,7 +204,9 @@ export class Dispatcher {
       // A request's own id, when its top level has one, so the client can match the refusal.
       return errorResponse(echoId(message), error);
     }
-    if (!Array.isArray(message)) return this.#single(message, conn, false);
+    // Awaited, not returned: an async function resolving to a returned promise takes two more
+    // microtask turns than one awaiting it.
+    if (!Array.isArray(message)) return await this.#single(message, conn, false);
     if (!conn.session.allowsBatch) {
       const error = invalidRequest('batch requests are only allowed on 2025-03-26 sessions', {
         protocolVersion: conn.session.protocolVersion ?? null,
@@ -295,7 +297,12 @@ export class Dispatcher {
     // Other notifications have no handler here and are ignored.
   }
 
-  async #request(request: JsonRpcRequest, conn: Connection): Promise<JsonRpcResponse | undefined> {
+  // Not async: what is refused here is answered at once, and `#invoke` answers its own errors,
+  // so a call has one async frame (a promise and its microtasks) less.
+  #request(
+    request: JsonRpcRequest,
+    conn: Connection,
+  ): Promise<JsonRpcResponse | undefined> | JsonRpcResponse {
     try {
       const { method } = request;
       if (Array.isArray(request.params)) {
@@ -318,12 +325,13 @@ export class Dispatcher {
       if (handler === undefined || BUILT_IN.has(method)) throw methodNotFound(method);
       if (decision.era === 'none') throw decision.error();
       if (this.#eras.get(method)?.has(decision.era) === false) throw methodNotFound(method);
-      return await this.#invoke(request, params, decision, handler, conn);
+      return this.#invoke(request, params, decision, handler, conn);
     } catch (error) {
       return errorResponse(request.id, this.#toRpcError(error, request));
     }
   }
 
+  /** Runs a request's handler. Never rejects: an error is its error response. */
   async #invoke(
     request: JsonRpcRequest,
     params: Record<string, unknown>,
@@ -333,7 +341,9 @@ export class Dispatcher {
   ): Promise<JsonRpcResponse | undefined> {
     const { id, method } = request;
     let requests = this.#inflight.get(conn.session);
-    if (requests?.has(id)) throw invalidRequest('request id already in flight', { id });
+    if (requests?.has(id)) {
+      return errorResponse(id, invalidRequest('request id already in flight', { id }));
+    }
     if (requests === undefined) {
       requests = new Map();
       this.#inflight.set(conn.session, requests);
@@ -358,7 +368,8 @@ export class Dispatcher {
     } catch (error) {
       // A cancelled request gets no response, whatever its handler did after the abort.
       if (dropped()) return undefined;
-      throw error;
+      // Answered here rather than by `#request`, which is not async (see there).
+      return errorResponse(id, this.#toRpcError(error, request));
     } finally {
       timer.stop();
       live.settled = true;

@@ -131,11 +131,35 @@ export function parseJson(
 
 /**
  * True when arrays and objects in `value` nest deeper than `maxDepth` (the value itself is level
- * 1). Iterative, so hostile nesting cannot overflow the stack, and it stops at the first level
- * too deep, so a cyclic in-process value terminates as well.
+ * 1). It stops at the first level too deep, so hostile nesting cannot overflow the stack (the
+ * recursion goes at most `maxDepth` deep; past `RECURSION_LIMIT` the walk is iterative) and a
+ * cyclic in-process value terminates as well.
  */
 export function exceedsDepth(value: unknown, maxDepth: number): boolean {
-  // Two parallel stacks rather than a [node, depth] pair per node: every message passes here.
+  // Recursion with `for…in` allocates nothing per node; every message passes here.
+  if (maxDepth <= RECURSION_LIMIT) return deeper(value, 1, maxDepth);
+  return exceedsDepthIteratively(value, maxDepth);
+}
+
+// Well within any stack: a frame of `deeper` is small.
+const RECURSION_LIMIT = 1024;
+
+function deeper(node: unknown, depth: number, maxDepth: number): boolean {
+  if (typeof node !== 'object' || node === null) return false;
+  if (depth > maxDepth) return true;
+  if (Array.isArray(node)) {
+    for (const child of node) if (deeper(child, depth + 1, maxDepth)) return true;
+    return false;
+  }
+  const record = node as Record<string, unknown>;
+  for (const key in record) {
+    if (Object.hasOwn(record, key) && deeper(record[key], depth + 1, maxDepth)) return true;
+  }
+  return false;
+}
+
+function exceedsDepthIteratively(value: unknown, maxDepth: number): boolean {
+  // Two parallel stacks rather than a [node, depth] pair per node.
   const nodes: unknown[] = [value];
   const depths: number[] = [1];
   while (nodes.length > 0) {

@@ -28,18 +28,28 @@ interface Entry {
  */
 const MEMORY_CAPABILITIES: ReadonlySet<StoreCapability> = new Set<StoreCapability>(['cas']);
 
+const NO_ENTRIES: Map<string, Entry> = new Map();
+const NO_DIRS: Map<string, number> = new Map();
+
 export class MemoryStore implements Store {
   /** Shared by every instance: read-only, and a synchronous call makes one store per call. */
   readonly capabilities: ReadonlySet<StoreCapability> = MEMORY_CAPABILITIES;
-  readonly cas: CasCapability;
-  readonly #entries = new Map<string, Entry>();
+  // Both start as shared empty maps, never written (only `#write` adds, and it makes the
+  // store's own first): a synchronous call makes a store per call and most write nothing.
+  #entries: Map<string, Entry> = NO_ENTRIES;
   /** How many keys lie under each "directory" prefix (`a` and `a/b` for key `a/b/c`). */
-  readonly #dirs = new Map<string, number>();
+  #dirs: Map<string, number> = NO_DIRS;
   #counter = 0;
   #closed = false;
 
-  constructor() {
-    this.cas = {
+  #cas: CasCapability | undefined;
+
+  /**
+   * Made on first use: a synchronous call makes a store per call and seldom asks for `cas`, so
+   * most stores never build its three closures.
+   */
+  get cas(): CasCapability {
+    this.#cas ??= {
       getVersioned: async (key, options) => this.#getVersioned(key, options),
       putIfAbsent: async (key, value, options) => {
         this.#check(key, options);
@@ -51,6 +61,7 @@ export class MemoryStore implements Store {
         return current?.version === expectedVersion ? this.#write(key, value) : undefined;
       },
     };
+    return this.#cas;
   }
 
   /** The value at `key`, or undefined. Honours `signal`. */
@@ -87,8 +98,8 @@ export class MemoryStore implements Store {
   /** Drops every entry. Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#entries.clear();
-    this.#dirs.clear();
+    this.#entries = NO_ENTRIES;
+    this.#dirs = NO_DIRS;
   }
 
   #getVersioned(key: string, options: StoreOptions | undefined): Versioned | undefined {
@@ -109,6 +120,10 @@ export class MemoryStore implements Store {
   /** Writes after the same conflict checks the dir store's file system makes. */
   #write(key: string, value: string): string {
     validateValue(key, value);
+    if (this.#entries === NO_ENTRIES) {
+      this.#entries = new Map();
+      this.#dirs = new Map();
+    }
     const fresh = !this.#entries.has(key);
     if (fresh) {
       if (this.#dirs.has(key)) conflict(key, 'other keys lie under it');

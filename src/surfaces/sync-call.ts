@@ -77,7 +77,8 @@ export async function runCall(
   }
   // 2026-07-28 answers, each used at most once per call: a step that pauses again is asked again.
   const responses = modern ? checkInputResponses(ctx.inputResponses) : {};
-  const answered = new Set<string>();
+  // Made on the first answer used: most calls never pause.
+  let answered: Set<string> | undefined;
   if (modern && ctx.requestState !== undefined) {
     const checkpoint = await openRequestState(workflow, ctx, paused, ctx.requestState);
     // The paused run's inputs, with the answers of earlier rounds: a retry sends only the call's.
@@ -89,7 +90,7 @@ export async function runCall(
     }
     const applied = applyAnswer(workflow, current, checkpoint, answer);
     if ('result' in applied) return applied.result;
-    answered.add(checkpoint.key);
+    answered = new Set([checkpoint.key]);
     current = applied.inputs;
     resume = checkpoint;
   }
@@ -107,12 +108,13 @@ export async function runCall(
       if (outcome.status !== 'paused' || checkpoint === undefined) return toResult(outcome);
       const { reason, key } = checkpoint;
       if (modern) {
-        const answer = answered.has(key) ? undefined : answerFor(responses, key);
+        const answer = answered?.has(key) ? undefined : answerFor(responses, key);
         if (answer === undefined) {
           return inputRequiredResult(workflow, ctx, paused, current, checkpoint);
         }
         const applied = applyAnswer(workflow, current, checkpoint, answer);
         if ('result' in applied) return applied.result;
+        answered ??= new Set();
         answered.add(key);
         current = applied.inputs;
         resume = checkpoint;

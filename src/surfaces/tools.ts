@@ -179,7 +179,20 @@ export function toolMethods(table: ToolTable, options: ToolMethodsOptions): Meth
     let result: ToolResult;
     try {
       const tool = findTool(table, params['name']);
-      result = await callTool(tool, callArguments(params['arguments']), ctx, options.admission);
+      const args = callArguments(params['arguments']);
+      try {
+        // The call is run here, not in a helper: one async frame (a promise, a microtask) less.
+        // A workflow prepares synchronously; only a promise is awaited (each await is a tick).
+        const prepared = tool.prepare(args, ctx);
+        const ready = prepared instanceof Promise ? await prepared : prepared;
+        result = tool.execution
+          ? await runAdmitted(ready, options.admission, ctx.signal)
+          : await ready.run(ctx.signal);
+      } catch (error) {
+        // Refused arguments are the `INVALID_ARGUMENT` result, not a protocol error.
+        if (!(error instanceof ArgumentError)) throw error;
+        result = invalidArgumentResult(error);
+      }
     } catch (e) {
       options.onCall?.('invalid');
       throw e;
@@ -200,39 +213,38 @@ export function toolMethods(table: ToolTable, options: ToolMethodsOptions): Meth
   ];
 }
 
-/** Prepares and runs one call; refused arguments become the `INVALID_ARGUMENT` result. */
-async function callTool(
-  tool: ToolDefinition,
-  args: Record<string, unknown>,
-  ctx: RequestContext,
-  admission: Admission,
-): Promise<ToolResult> {
-  try {
-    // A workflow prepares synchronously; only a promise is awaited (each await is a tick).
-    const prepared = tool.prepare(args, ctx);
-    const call = prepared instanceof Promise ? await prepared : prepared;
-    return tool.execution
-      ? await runAdmitted(call, admission, ctx.signal)
-      : await call.run(ctx.signal);
-  } catch (error) {
-    if (error instanceof ArgumentError) return invalidArgumentResult(error);
-    throw error;
-  }
-}
-
-async function runAdmitted(
+/**
+ * Runs a prepared call in an admission slot, with the execution metadata. Not async: the slot
+ * is released when the run settles, and a refusal is a result at once (no promise, no tick).
+ */
+function runAdmitted(
   call: PreparedCall,
   admission: Admission,
   signal: AbortSignal,
-): Promise<ToolResult> {
+): Promise<ToolResult> | ToolResult {
   const slot = admission.tryAcquire();
   if (typeof slot === 'string') return refusedResult(slot);
   const started = performance.now();
+  let running: Promise<ToolResult>;
   try {
-    return withExecution(await call.run(signal), performance.now() - started, call.timeoutMs);
-  } finally {
+    running = call.run(signal);
+  } catch (error) {
     slot.release();
+    throw error;
   }
+  return running.then(
+    (result) => {
+      try {
+        return withExecution(result, performance.now() - started, call.timeoutMs);
+      } finally {
+        slot.release();
+      }
+    },
+    (error: unknown) => {
+      slot.release();
+      throw error;
+    },
+  );
 }
 
 /**
@@ -244,13 +256,18 @@ export function withExecution(
   durationMs: number,
   timeoutMs: number | undefined,
 ): ToolResult {
-  const meta = isRecord(result['_meta']) ? result['_meta'] : {};
-  const execution = {
+  // Built by assignment: no empty objects made only to be spread.
+  const execution: { queue_wait_ms: number; duration_ms: number; timeout_ms?: number } = {
     queue_wait_ms: 0,
     duration_ms: Math.round(durationMs),
-    ...(timeoutMs === undefined ? {} : { timeout_ms: timeoutMs }),
   };
-  return { ...result, _meta: { ...meta, 'mhl/execution': execution } };
+  if (timeoutMs !== undefined) execution.timeout_ms = timeoutMs;
+  const out = { ...result };
+  const meta = result['_meta'];
+  out['_meta'] = isRecord(meta)
+    ? { ...meta, 'mhl/execution': execution }
+    : { 'mhl/execution': execution };
+  return out;
 }
 
 /** Lists here have a single page: any cursor is one this server never issued. */

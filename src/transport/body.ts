@@ -105,6 +105,15 @@ export class BodyBudget {
     return true;
   }
 
+  /**
+   * Whether `bytes` from `address` fit as they are, with nobody shed: a body that arrived whole
+   * and fits is counted and given back at once, so nothing about the budget changes and no
+   * reader need be tracked for it.
+   */
+  fits(address: string, bytes: number): boolean {
+    return this.#fits(address, bytes);
+  }
+
   /** Gives back everything `reader` holds and stops tracking it. */
   close(reader: Reader): void {
     if (!this.#readers.delete(reader)) return;
@@ -178,11 +187,15 @@ export function readBody(
 /** A body already buffered whole (`size` bytes, within the cap): the budget, as ever. */
 function readArrived(req: IncomingMessage, size: number, limits: BodyLimits): BodyResult {
   const { budget } = limits;
-  // Counted (and stalled bodies shed for it) as if it had arrived in one chunk, then given back.
-  const reader = budget.open(socketBlock(req.socket), () => undefined);
-  const fits = budget.take(reader, size, limits.timeoutMs / 10);
-  budget.close(reader);
-  if (!fits) return { ok: false, reason: 'busy' };
+  const address = socketBlock(req.socket);
+  // Counted (and stalled bodies shed for it) as if it had arrived in one chunk, then given back;
+  // when it fits as things are, counting it and giving it back changes nothing, so is skipped.
+  if (!budget.fits(address, size)) {
+    const reader = budget.open(address, () => undefined);
+    const fits = budget.take(reader, size, limits.timeoutMs / 10);
+    budget.close(reader);
+    if (!fits) return { ok: false, reason: 'busy' };
+  }
   const body: Buffer | null = req.read();
   // Lets the stream reach its end (nothing is left to read), as a reader of chunks would.
   req.resume();

@@ -127,7 +127,13 @@ export class McpEndpoint {
     this.#sessions.clear();
   }
 
-  async #handle(req: IncomingMessage, res: ServerResponse, method: string | undefined) {
+  // Not async: the POST's promise is handed back as it is (one async frame less per request);
+  // the transport's router awaits it and answers a throw.
+  #handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string | undefined,
+  ): void | Promise<void> {
     if (req.method === 'GET') {
       // A standing stream lasts as long as its session: not a request latency.
       return openSessionStream(req, res, {
@@ -143,7 +149,7 @@ export class McpEndpoint {
       this.#options.metrics.observeRequest((performance.now() - started) / 1000),
     );
     if (req.method === 'DELETE') return this.#delete(req, res);
-    await handleMcpPost(req, res, method, this.#post);
+    return handleMcpPost(req, res, method, this.#post);
   }
 
   #delete(req: IncomingMessage, res: ServerResponse): void {

@@ -15,7 +15,9 @@ interface Binding {
 export type GlobalResolver = (name: string) => Value | undefined;
 
 export class Environment {
-  readonly #vars = new Map<string, Binding>();
+  // Made on the first declaration: most block and step scopes declare nothing (a step that
+  // assigns pipeline variables), and a Map is the largest thing a scope would hold.
+  #vars: Map<string, Binding> | undefined;
   readonly parent: Environment | undefined;
   readonly #globals: GlobalResolver | undefined;
 
@@ -30,6 +32,7 @@ export class Environment {
   }
 
   declare(name: string, value: Value, isConst = false): void {
+    this.#vars ??= new Map();
     this.#vars.set(name, { value, isConst });
   }
 
@@ -56,13 +59,18 @@ export class Environment {
   own(): IterableIterator<[string, Value]> {
     // An array, not a generator: cheaper to build and to walk for the few bindings a scope has.
     const out: [string, Value][] = [];
-    for (const [k, b] of this.#vars) out.push([k, b.value]);
+    if (this.#vars !== undefined) for (const [k, b] of this.#vars) out.push([k, b.value]);
     return out[Symbol.iterator]();
+  }
+
+  /** Calls `visit` with each binding of this scope only, in declaration order; no pairs made. */
+  forEachOwn(visit: (name: string, value: Value) => void): void {
+    if (this.#vars !== undefined) for (const [k, b] of this.#vars) visit(k, b.value);
   }
 
   #find(name: string): Binding | undefined {
     for (let e: Environment | undefined = this; e; e = e.parent) {
-      const b = e.#vars.get(name);
+      const b = e.#vars?.get(name);
       if (b) return b;
     }
     return undefined;

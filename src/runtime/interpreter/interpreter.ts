@@ -75,6 +75,12 @@ export class Interpreter {
   ): Promise<Completion | undefined> {
     for (const stmt of block.body) {
       signal.throwIfAborted();
+      // `name = other` has nothing to wait for: done here, without exec's and #assign's async
+      // frames and evaluate's (what they would do, in the same order: look up, then assign).
+      if (isPlainCopy(stmt)) {
+        env.assign(stmt.target.name, identValue(stmt.value, env), stmt.target.span);
+        continue;
+      }
       const done = await this.exec(stmt, env, signal);
       if (done) return done;
     }
@@ -627,4 +633,26 @@ export function withSpan(err: unknown, span: Span): unknown {
   if (err instanceof LangError && !err.span)
     return new LangError(err.code, err.summary, span, { cause: err.cause, hint: err.hint });
   return err;
+}
+
+type PlainCopy = StmtOf<'Assign'> & {
+  readonly target: ExprOf<'Ident'>;
+  readonly value: ExprOf<'Ident'>;
+};
+
+/** `a = b`: a plain assignment of one variable to another. */
+function isPlainCopy(stmt: Stmt): stmt is PlainCopy {
+  return (
+    stmt.kind === 'Assign' &&
+    stmt.op === '=' &&
+    stmt.target.kind === 'Ident' &&
+    stmt.value.kind === 'Ident'
+  );
+}
+
+/** What `evaluate` gives for an identifier: its value, or the UNDEFINED error. */
+function identValue(e: ExprOf<'Ident'>, env: Environment): Value {
+  const v = env.lookup(e.name);
+  if (v === undefined) throw new LangError('UNDEFINED', `undefined variable '${e.name}'`, e.span);
+  return v;
 }

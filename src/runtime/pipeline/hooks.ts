@@ -30,6 +30,11 @@ export type HookName = (typeof HOOK_NAMES)[number];
 /** What a hook call did: nothing special, or `complete()` (end the run normally). */
 export type HookAnswer = 'returned' | 'complete';
 
+// The answer for a hook the pipeline does not declare, given before any hook information is
+// built: a run calls these at every step whether or not it has hooks (that information was
+// about a seventh of the bytes a trivial synchronous call allocated).
+const RETURNED: Promise<HookAnswer> = Promise.resolve('returned');
+
 /** A hook raised: the run fails with this (kind `hook_failed`), at the hook's position. */
 export class HookFailure extends LangError {
   readonly hook: HookName;
@@ -76,10 +81,12 @@ export class PipelineHooks {
   }
 
   sessionStart(startedAt: string): Promise<HookAnswer> {
+    if (!this.#props.has('session_start')) return RETURNED;
     return this.call('session_start', this.#info([['started_at', startedAt]]));
   }
 
   stepStart(step: string, group: string | undefined): Promise<HookAnswer> {
+    if (!this.#props.has('step_start')) return RETURNED;
     return this.call(
       'step_start',
       this.#info([
@@ -98,6 +105,7 @@ export class PipelineHooks {
     error: unknown,
     began: number,
   ): Promise<HookAnswer> {
+    if (!this.#props.has('step_end')) return RETURNED;
     const message = error === undefined || error instanceof PauseSignal ? null : this.#text(error);
     const info = this.#info([
       ['step', step],
@@ -110,6 +118,7 @@ export class PipelineHooks {
   }
 
   stopFailure(error: string, kind: string, step: string | undefined): Promise<HookAnswer> {
+    if (!this.#props.has('stop_failure')) return RETURNED;
     const info = this.#info([
       ['error', error],
       ['kind', kind],
@@ -126,6 +135,7 @@ export class PipelineHooks {
   ): Promise<void> {
     if (this.#sessionEnded) return;
     this.#sessionEnded = true;
+    if (!this.#props.has('session_end')) return;
     const info = this.#info([
       ['status', error === undefined ? 'completed' : 'failed'],
       ['error', error ?? null],

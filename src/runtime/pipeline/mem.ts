@@ -12,13 +12,16 @@ import { mentionedNames } from './settings.js';
 
 /** The `mem` variable names of each pipeline declaration. */
 const MEM_NAMES = new WeakMap<PipelineDecl, ReadonlySet<string>>();
+const NONE_READY: Set<string> = new Set();
 
 export class MemVariables {
   readonly #decl: PipelineDecl;
   readonly #values: MhlObject = newObject();
   readonly #names: ReadonlySet<string>;
   /** Names that hold a value: initialised, reset, or restored from a checkpoint. */
-  readonly #ready = new Set<string>();
+  // A shared empty set until the first name is ready (never added to): most pipelines have no
+  // `mem` variables, and a run makes one of these.
+  #ready: Set<string> = NONE_READY;
 
   constructor(decl: PipelineDecl) {
     this.#decl = decl;
@@ -29,6 +32,11 @@ export class MemVariables {
       MEM_NAMES.set(decl, names);
     }
     this.#names = names;
+  }
+
+  #markReady(name: string): void {
+    if (this.#ready === NONE_READY) this.#ready = new Set();
+    this.#ready.add(name);
   }
 
   /** Whether some `mem` variable still waits for its initializer (`initFor` has work to do). */
@@ -52,7 +60,7 @@ export class MemVariables {
   restore(saved: Value | undefined): void {
     if (!isObject(saved)) return;
     Object.assign(this.#values, saved);
-    for (const name of Object.keys(saved)) if (this.#names.has(name)) this.#ready.add(name);
+    for (const name of Object.keys(saved)) if (this.#names.has(name)) this.#markReady(name);
   }
 
   /** Copies the values of initialised variables out of the scope; returns them all. */
@@ -94,6 +102,6 @@ export class MemVariables {
   #set(env: Environment, name: string, value: Value, span: Span): void {
     env.assign(name, value, span);
     this.#values[name] = value;
-    this.#ready.add(name);
+    this.#markReady(name);
   }
 }

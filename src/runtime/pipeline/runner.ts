@@ -9,7 +9,7 @@
  * The runner owns the step loop and persistence; the interpreter owns the language. One
  * `AbortSignal` cancels the run anywhere; a cancelled or failed run keeps its last checkpoint.
  */
-import type { ParallelGroup, PipelineDecl, Step, TypeNode } from '../../lang/index.js';
+import type { Expr, ParallelGroup, PipelineDecl, Step, TypeNode } from '../../lang/index.js';
 import {
   LangError,
   type LoadedProgram,
@@ -133,12 +133,19 @@ interface StepResult {
 }
 
 /** Runs `pipeline` (declared in `program.root`). Never throws for program errors: see `status`. */
-export async function runPipeline(
+// Not async (one promise and one microtask less per run); a throw still arrives as a rejection.
+export function runPipeline(
   program: LoadedProgram,
   pipeline: PipelineDecl,
   options: RunOptions,
 ): Promise<RunOutcome> {
-  return new PipelineRun(program, pipeline, options).run();
+  let run: PipelineRun;
+  try {
+    run = new PipelineRun(program, pipeline, options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return run.run();
 }
 
 class PipelineRun {
@@ -231,13 +238,20 @@ class PipelineRun {
 
   async run(): Promise<RunOutcome> {
     try {
-      const start = await this.#begin();
+      // Awaited only when it is a promise: a fresh run of literal variables, with no
+      // `session_start` hook, begins synchronously.
+      const begun = this.#begin();
+      const start = typeof begun === 'number' ? begun : await begun;
       // `session_start` may have called complete(): then no step runs.
       if (!this.#broke) {
         if (this.#decl.loop) await this.#runLoop(start);
         else if ((await this.#runSteps(start)) === 'break') this.#broke = true;
       }
       await this.#sessionEnd(undefined);
+      // An ephemeral run without `output:` or a declared return type finishes synchronously.
+      if (this.#options.ephemeral && !this.#hasOutput && !this.#decl.signature?.returns) {
+        return this.#outcome('completed', this.#publicVars());
+      }
       return await this.#finish();
     } catch (e) {
       return this.#failure(e);
@@ -250,8 +264,17 @@ class PipelineRun {
   #terminalReason = '';
   #failedStep: string | undefined;
 
-  /** Sets up a fresh or resumed run; returns the index of the first step to run. */
-  async #begin(): Promise<number> {
+  /**
+   * Sets up a fresh or resumed run; returns the index of the first step to run, synchronously
+   * when nothing needs waiting for (a fresh run without `context:` whose variables are literals).
+   */
+  #begin(): number | Promise<number> {
+    if (this.#options.resume) return this.#beginResumed();
+    return this.#beginFresh();
+  }
+
+  /** A resumed run: its latest checkpoint's state, or a fresh start when there is none. */
+  async #beginResumed(): Promise<number> {
     const { state, resume, force, inputs } = this.#options;
     const name = this.#decl.name;
     if (resume) {
@@ -293,6 +316,14 @@ class PipelineRun {
         return next;
       }
     }
+    const fresh = this.#beginFresh();
+    return typeof fresh === 'number' ? fresh : await fresh;
+  }
+
+  /** A fresh run: its session, its inputs checked, its variables declared. */
+  #beginFresh(): number | Promise<number> {
+    const { state, inputs } = this.#options;
+    const name = this.#decl.name;
     this.#session = this.#options.session ?? state.newSessionId();
     this.#options.onEvent?.({
       type: 'run_start',
@@ -302,9 +333,18 @@ class PipelineRun {
       session: this.#session,
     });
     checkInputs(name, this.#decl.inputs, inputs);
-    // Awaited only when the pipeline reads a previous run's state (`context:`).
-    if (this.#setting('context') !== undefined) await this.#loadContextVars();
-    await this.#initVars(inputs);
+    // Waited for only when the pipeline reads a previous run's state (`context:`).
+    const declaring =
+      this.#setting('context') !== undefined
+        ? this.#loadContextVars().then(() => this.#initVars(inputs))
+        : this.#initVars(inputs);
+    if (declaring === undefined && !this.#hooks.has('session_start')) return this.#entry;
+    return this.#startSession(declaring);
+  }
+
+  /** The rest of a fresh start: variables still being declared, then `session_start`. */
+  async #startSession(declaring: Promise<void> | undefined): Promise<number> {
+    if (declaring !== undefined) await declaring;
     // Once per session: a resumed run continues the session it started in.
     if ((await this.#hooks.sessionStart(new Date(this.#startedAt).toISOString())) === 'complete')
       this.#ended();
@@ -341,27 +381,60 @@ class PipelineRun {
     this.#contextVars = isObject(result) ? result : newObject();
   }
 
-  /** Declares inputs and pipeline variables in a fresh pipeline scope. */
-  async #initVars(inputs: Readonly<Record<string, Value>>): Promise<void> {
+  /**
+   * Declares inputs and pipeline variables in a fresh pipeline scope: synchronously (undefined)
+   * while every value is given or a literal, from the first one to evaluate on in a promise.
+   */
+  #initVars(inputs: Readonly<Record<string, Value>>): Promise<void> | undefined {
     const env = new Environment(this.#scope.moduleEnv(this.#program.root));
-    const signal = this.#options.signal;
-    for (const input of this.#decl.inputs) {
+    const { inputs: declared, vars } = this.#decl;
+    for (let i = 0; i < declared.length; i++) {
+      const input = declared[i] as (typeof declared)[number];
       const value =
         input.name in inputs
           ? (inputs[input.name] as Value)
           : input.default
-            ? await this.#scope.interpreter.evaluate(input.default, env, signal)
+            ? scalarLiteral(input.default)
+            : null;
+      if (value === undefined) return this.#initVarsFrom(env, inputs, i, 0);
+      env.declare(input.name, value);
+    }
+    for (let i = 0; i < vars.length; i++) {
+      const v = vars[i] as (typeof vars)[number];
+      if (v.storage === 'mem') continue;
+      const value = scalarLiteral(v.value);
+      if (value === undefined) return this.#initVarsFrom(env, inputs, declared.length, i);
+      env.declare(v.name, value, v.storage === 'const');
+    }
+    this.#vars = this.#mem.declareIn(env);
+    return undefined;
+  }
+
+  /** `#initVars` from input `fromInput` and variable `fromVar` on, evaluating as it goes. */
+  async #initVarsFrom(
+    env: Environment,
+    inputs: Readonly<Record<string, Value>>,
+    fromInput: number,
+    fromVar: number,
+  ): Promise<void> {
+    const signal = this.#options.signal;
+    for (const input of this.#decl.inputs.slice(fromInput)) {
+      const value =
+        input.name in inputs
+          ? (inputs[input.name] as Value)
+          : input.default
+            ? (scalarLiteral(input.default) ??
+              (await this.#scope.interpreter.evaluate(input.default, env, signal)))
             : null;
       env.declare(input.name, value);
     }
-    for (const v of this.#decl.vars) {
+    for (const v of this.#decl.vars.slice(fromVar)) {
       // A `mem` variable is get-or-init: its initializer runs when a step first mentions it.
       if (v.storage === 'mem') continue;
-      env.declare(
-        v.name,
-        await this.#scope.interpreter.evaluate(v.value, env, signal),
-        v.storage === 'const',
-      );
+      // A scalar literal (`var out = ""`) needs no evaluation: no await, so no microtask.
+      const value =
+        scalarLiteral(v.value) ?? (await this.#scope.interpreter.evaluate(v.value, env, signal));
+      env.declare(v.name, value, v.storage === 'const');
     }
     this.#vars = this.#mem.declareIn(env);
   }
@@ -419,7 +492,8 @@ class PipelineRun {
       // A new iteration: fresh pipeline variables, the same mem and inputs.
       this.#completed = [];
       this.#mem.save(this.#env());
-      await this.#initVars(this.#currentInputs());
+      const declaring = this.#initVars(this.#currentInputs());
+      if (declaring !== undefined) await declaring;
       await this.#checkpoint(this.#entry);
       first = this.#entry;
     }
@@ -501,8 +575,12 @@ class PipelineRun {
 
   async #stepBody(step: Step | ParallelGroup): Promise<StepResult> {
     const runSignal = this.#options.signal;
-    const limit = deadline(runSignal, step.timeoutMs, `step "${step.name}"`);
-    const signal = limit.signal;
+    // A step without `timeout:` runs on the run's signal: no deadline, not even its name text.
+    const limit =
+      step.timeoutMs === undefined
+        ? undefined
+        : deadline(runSignal, step.timeoutMs, `step "${step.name}"`);
+    const signal = limit === undefined ? runSignal : limit.signal;
     try {
       if (step.kind === 'Parallel') {
         const group = { scope: this.#scope, root: this.#program.root, hooks: this.#hooks };
@@ -535,7 +613,7 @@ class PipelineRun {
       }
       throw stepFailure(step.name, step.nameSpan, e);
     } finally {
-      limit.dispose();
+      limit?.dispose();
     }
   }
 
@@ -679,10 +757,10 @@ class PipelineRun {
   #publicVars(): MhlObject {
     if (!this.#vars) return newObject();
     const out = newObject();
-    for (const [k, v] of this.#vars.own()) {
-      if (k.startsWith('__') || this.#mem.has(k) || !isJsonValue(v)) continue;
+    this.#vars.forEachOwn((k, v) => {
+      if (k.startsWith('__') || this.#mem.has(k) || !isJsonValue(v)) return;
       out[k] = fromJson(toPlain(v));
-    }
+    });
     return this.#options.services.redactor.redactValue(out) as MhlObject;
   }
 
@@ -821,6 +899,27 @@ function statusOf(e: unknown, stepSignal?: AbortSignal): StepStatus {
 
 function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * The value of a literal `null`, bool, number or plain string (no interpolation), exactly what
+ * evaluating it gives; undefined for anything else, which is evaluated. `null` comes back as
+ * undefined too (and is evaluated): `??` could not tell it apart.
+ */
+function scalarLiteral(e: Expr): Value | undefined {
+  switch (e.kind) {
+    case 'Bool':
+    case 'Number':
+      return e.value;
+    case 'String':
+      return e.segments.length === 1 && typeof e.segments[0] === 'string'
+        ? e.segments[0]
+        : e.segments.length === 0
+          ? ''
+          : undefined;
+    default:
+      return undefined;
+  }
 }
 
 function stepOf(step: string | undefined): { step?: string } {

@@ -15,7 +15,8 @@ const SENSITIVE_NAME =
 const MIN_SECRET_LENGTH = 4;
 
 export class Redactor {
-  readonly #secrets = new Set<string>();
+  // Made on the first secret: most runs register none, and a synchronous call makes a run.
+  #secrets: Set<string> | undefined;
   #pattern: RegExp | undefined;
 
   /** Whether an environment variable's name says it holds a secret. */
@@ -24,18 +25,19 @@ export class Redactor {
   }
 
   register(secret: string): void {
-    if (secret.length < MIN_SECRET_LENGTH || this.#secrets.has(secret)) return;
+    if (secret.length < MIN_SECRET_LENGTH || this.#secrets?.has(secret)) return;
+    this.#secrets ??= new Set();
     this.#secrets.add(secret);
     this.#pattern = undefined;
   }
 
   get size(): number {
-    return this.#secrets.size;
+    return this.#secrets?.size ?? 0;
   }
 
   /** Longest secrets first, so a secret containing another is replaced whole. */
   redact(text: string): string {
-    if (this.#secrets.size === 0 || text.length === 0) return text;
+    if (this.#secrets === undefined || text.length === 0) return text;
     this.#pattern ??= new RegExp(
       [...this.#secrets]
         .sort((a, b) => b.length - a.length)
@@ -48,7 +50,7 @@ export class Redactor {
 
   /** A copy of a value with every string redacted (keys too). */
   redactValue(v: Value): Value {
-    if (this.#secrets.size === 0) return v;
+    if (this.#secrets === undefined) return v;
     if (typeof v === 'string') return this.redact(v);
     if (Array.isArray(v)) return v.map((x) => this.redactValue(x));
     if (isObject(v)) {

@@ -9,9 +9,14 @@ export function isAlive(pid: number): boolean {
     // ESRCH: no such process.
     return false;
   }
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return true;
-  const text = readFileSync(stat, 'utf8');
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    // Reaped since the signal went through; or a system without /proc, where the signal is all
+    // there is to go by.
+    return !existsSync('/proc/self/stat');
+  }
   return text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3) !== 'Z';
 }
 

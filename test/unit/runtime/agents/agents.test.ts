@@ -288,8 +288,10 @@ describe('runAgent: retry, cancellation and timeouts', () => {
   it('times out each attempt, kills its process group, and retries timeouts', async () => {
     const { ctx, dir } = harness();
     const pids = join(dir, 'pids');
+    // Long enough for each attempt to start its grandchild on a loaded machine (a node start
+    // can take a few hundred ms there), which the pid count below relies on.
     const spec = agent({
-      timeoutMs: 300,
+      timeoutMs: 1500,
       retry: { maxAttempts: 2, delayMs: 1, retryOn: ['timeout'] },
     });
     const error = await failure(

@@ -4,11 +4,12 @@
 // cannot be written must not stop the server; a pack's catalog must never reach the cache.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { rewriteCacheEntry } from '../helpers/cache-entry.js';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { HttpServer } from '../helpers/http-server.js';
 import { StdioServer } from '../helpers/stdio-server.js';
@@ -77,14 +78,7 @@ async function session(folder: string, env: Record<string, string>, args: string
  */
 function rewriteEntry(cache: string, edit: (entry: Record<string, unknown>) => void): void {
   const [name] = catalogEntries(cache);
-  const path = join(cache, 'catalogs', name as string);
-  const bytes = readFileSync(path);
-  const header = 'MHLCACH1'.length + 32;
-  const entry = JSON.parse(bytes.subarray(header).toString('utf8')) as Record<string, unknown>;
-  edit(entry);
-  const payload = Buffer.from(JSON.stringify(entry), 'utf8');
-  const hash = createHash('sha256').update(payload).digest();
-  writeFileSync(path, Buffer.concat([bytes.subarray(0, 8), hash, payload]), { mode: 0o600 });
+  rewriteCacheEntry(join(cache, 'catalogs', name as string), edit);
 }
 
 /** The operator log's lines (pino JSON on stderr) with `code`. */

@@ -26,6 +26,7 @@ import {
   loadCatalogCached,
 } from '../../../src/catalog/index.js';
 import { checkerVersions } from '../../../src/lang/index.js';
+import { rewriteCacheEntry } from '../../helpers/cache-entry.js';
 
 const temps: string[] = [];
 after(() => {
@@ -130,14 +131,7 @@ function entries(cache: string): string[] {
  */
 function rewriteEntry(cache: string, edit: (entry: Record<string, unknown>) => void): void {
   const [name] = entries(cache);
-  const path = join(cache, name as string);
-  const bytes = readFileSync(path);
-  const header = 'MHLCACH1'.length + 32;
-  const entry = JSON.parse(bytes.subarray(header).toString('utf8')) as Record<string, unknown>;
-  edit(entry);
-  const payload = Buffer.from(JSON.stringify(entry), 'utf8');
-  const hash = createHash('sha256').update(payload).digest();
-  writeFileSync(path, Buffer.concat([bytes.subarray(0, 8), hash, payload]), { mode: 0o600 });
+  rewriteCacheEntry(join(cache, name as string), edit);
 }
 
 describe('loadCatalogCached', () => {

@@ -61,6 +61,21 @@ export interface HookRuntime {
   readonly signal: AbortSignal;
 }
 
+const HOOK_NAME_SET: ReadonlySet<string> = new Set(HOOK_NAMES);
+/** Each pipeline's declared hooks, found once: every run of it (each synchronous call) asks. */
+const hooksOf = new WeakMap<PipelineDecl, ReadonlyMap<HookName, Property>>();
+
+function declaredHooks(decl: PipelineDecl): ReadonlyMap<HookName, Property> {
+  let hooks = hooksOf.get(decl);
+  if (hooks === undefined) {
+    hooks = new Map(
+      decl.props.filter((p) => HOOK_NAME_SET.has(p.name)).map((p) => [p.name as HookName, p]),
+    );
+    hooksOf.set(decl, hooks);
+  }
+  return hooks;
+}
+
 export class PipelineHooks {
   readonly #props: ReadonlyMap<HookName, Property>;
   readonly #rt: HookRuntime;
@@ -69,10 +84,7 @@ export class PipelineHooks {
   #sessionEnded = false;
 
   constructor(decl: PipelineDecl, rt: HookRuntime) {
-    const names = new Set<string>(HOOK_NAMES);
-    this.#props = new Map(
-      decl.props.filter((p) => names.has(p.name)).map((p) => [p.name as HookName, p]),
-    );
+    this.#props = declaredHooks(decl);
     this.#rt = rt;
   }
 

@@ -8,6 +8,8 @@ export const APP_CSS = `
 @media (prefers-color-scheme: dark) { :root { --fg: #e6e6e6; --muted: #9aa0aa; --bg: #16181c;
   --card: #1f2227; --line: #33373e; --ok: #3fb950; --bad: #f85149; --warn: #d29922; --run: #58a6ff; } }
 * { box-sizing: border-box; }
+/* The hidden attribute wins over every display rule below (the token form is a flex box). */
+[hidden] { display: none !important; }
 body { margin: 0; font: 14px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg); }
 header.top { display: flex; gap: 1em; align-items: baseline; padding: 0.8em 1.2em;
   border-bottom: 1px solid var(--line); background: var(--card); }

@@ -177,7 +177,7 @@ describe('the live runs page in Chromium', () => {
     await page.locator('#token-form').waitFor();
     assert.ok(!(await page.content()).includes(aliceId), 'no run data before the token');
     const prompt = artifact('ui-token.png');
-    await page.screenshot({ path: prompt });
+    await page.screenshot({ path: prompt, clip: { x: 0, y: 0, width: 1100, height: 200 } });
     keep('ui-token.png', prompt);
 
     await page.fill('#token-input', 'wrong-token');

@@ -6,11 +6,13 @@
  * does not hold up.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'parse5';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { call, exchange, send, serverStarter } from '../helpers/http-server.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/ui');
@@ -32,13 +34,19 @@ function elements(node: Node, out: Node[] = []): Node[] {
   return out;
 }
 
+interface Event {
+  readonly name: string;
+  readonly data: string;
+}
+
 /** Reads a stream until `count` events arrived (or it ended); resolves to their names and data. */
 function events(
   port: number,
   path: string,
   headers: Record<string, string>,
-  count: number,
-): Promise<{ status: number; list: { name: string; data: string }[] }> {
+  count: number | ((event: Event) => boolean),
+  onEvent: (event: Event) => void = () => {},
+): Promise<{ status: number; list: Event[] }> {
   return new Promise((done, fail) => {
     const req = request({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
       let buffer = '';
@@ -50,14 +58,16 @@ function events(
       res.setEncoding('utf8').on('data', (chunk: string) => {
         buffer += chunk;
         let end = buffer.indexOf('\n\n');
-        while (end >= 0) {
+        for (; end >= 0; end = buffer.indexOf('\n\n')) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const name = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
           const data = /^data: (.*)$/m.exec(block)?.[1] ?? '';
-          if (!block.startsWith(':')) list.push({ name, data });
-          if (list.length >= count) return finish();
-          end = buffer.indexOf('\n\n');
+          if (block.startsWith(':')) continue;
+          const event = { name, data };
+          list.push(event);
+          onEvent(event);
+          if (typeof count === 'number' ? list.length >= count : count(event)) return finish();
         }
       });
       res.on('end', finish);
@@ -159,6 +169,72 @@ describe('the runs page routes', () => {
     assert.ok(ann.list[0]?.data.includes(runId));
     const bob = await events(port, '/ui/events', { ...auth, 'x-principal': 'bob' }, 1);
     assert.ok(!bob.list[0]?.data.includes(runId), 'another principal sees none of ann’s runs');
+  });
+
+  it('streams every log line exactly once, as it is logged', async () => {
+    const server = start();
+    const port = await server.ready;
+    const dir = tempDir();
+    assert.equal(spawnSync('mkfifo', [join(dir, 'gate')]).status, 0);
+    const lines = 5;
+    const runId = (
+      await call(port, 'run/start', {
+        name: 'Chatty',
+        arguments: { dir, lines, context: { cwd: REPO_ROOT } },
+      })
+    )['runId'] as string;
+    const fromHtml = (text: string) =>
+      text
+        .replaceAll('&lt;', '<')
+        .replaceAll('&gt;', '>')
+        .replaceAll('&quot;', '"')
+        .replaceAll('&#39;', "'")
+        .replaceAll('&amp;', '&');
+    const logOf = (html: string) =>
+      fromHtml(
+        /id="run-[0-9a-f]{32}"[\s\S]*?<pre class="log"[^>]*>([\s\S]*?)<\/pre>/.exec(html)?.[1] ??
+          '',
+      );
+    // What the page shows: a row replaces the log, a log event appends to it. The run logs a
+    // line only once the test wrote the one before to the gate, on seeing the last one arrive.
+    let shown = '';
+    let sent = 0;
+    // The next line goes once every line sent so far is shown (in a log event or a row).
+    const feed = () => {
+      const arrived = shown.match(/got line\d/g)?.length ?? 0;
+      if (arrived === sent && sent < lines) void writeFile(join(dir, 'gate'), `line${sent++}\n`);
+    };
+    const logEvents: string[] = [];
+    await events(
+      port,
+      '/ui/events',
+      {},
+      (event) => event.name === 'row' && event.data.includes('data-state=\\"completed\\"'),
+      (event) => {
+        const value = JSON.parse(event.data) as { html?: string; runId?: string; text?: string };
+        if (event.name === 'page') {
+          shown = logOf(value.html ?? '');
+          feed();
+        } else if (event.name === 'row') {
+          const next = logOf(value.html ?? '');
+          assert.ok(next.startsWith(shown), `a row continues what was shown: ${next} / ${shown}`);
+          shown = next;
+          feed();
+        } else if (event.name === 'log') {
+          assert.equal(value.runId, runId);
+          shown += value.text;
+          logEvents.push(value.text ?? '');
+          feed();
+        }
+      },
+    );
+    const full = (await call(port, 'run/logs', { runId }))['text'] as string;
+    assert.equal(shown, full);
+    assert.match(full, /got line4 <&> "q"\ndone\n$/);
+    // Between the first line and the last, nothing but the log changes: each of those lines
+    // arrives alone, once (the first and the last may share a row with a step change).
+    for (let i = 1; i < lines - 1; i++)
+      assert.ok(logEvents.includes(`got line${i} <&> "q"\n`), `line${i} in ${logEvents}`);
   });
 
   it('caps the live streams and ends them at shutdown', async () => {

@@ -19,6 +19,12 @@ import { type RenderedPage, renderPage, renderRun } from './rows.js';
 /** How long changes are gathered before they are sent (a burst of log lines is one event). */
 export const FLUSH_MS = 50;
 
+/**
+ * Shortest gap between two `page` events: a page is 50 rows with their log tails, so runs
+ * starting in a burst re-render it once a second, not once per flush.
+ */
+export const PAGE_MIN_MS = 1000;
+
 /** A comment line this often keeps idle proxies from closing a quiet stream. */
 const HEARTBEAT_MS = 25_000;
 
@@ -50,6 +56,8 @@ export class RunStream {
   /** A run of the caller the page has not seen: render the page again. */
   #fresh = false;
   #timer: NodeJS.Timeout | undefined;
+  /** When the last `page` event went out (the stream's clock). */
+  #pageAt = Number.NEGATIVE_INFINITY;
   #heartbeat: NodeJS.Timeout | undefined;
   #unsubscribe: () => void = () => {};
   #ended = false;
@@ -88,12 +96,12 @@ export class RunStream {
     this.#options.onEnd();
   }
 
-  #schedule(): void {
+  #schedule(delay = FLUSH_MS): void {
     if (this.#timer !== undefined || this.#ended) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#flush();
-    }, FLUSH_MS);
+    }, delay);
   }
 
   #flush(): void {
@@ -108,10 +116,15 @@ export class RunStream {
       return;
     }
     if (this.#fresh) {
-      this.#views.clear();
-      this.#logs.clear();
-      this.#sendPage();
-      return;
+      const wait = this.#pageAt + PAGE_MIN_MS - this.#options.now();
+      if (wait <= 0) {
+        this.#views.clear();
+        this.#logs.clear();
+        this.#sendPage();
+        return;
+      }
+      // Too soon for another page: the shown rows still go out now, the page once it is time.
+      this.#schedule(wait);
     }
     for (const runId of this.#views) this.#sendRow(runId);
     for (const runId of this.#logs) if (!this.#views.has(runId)) this.#sendLog(runId);
@@ -129,6 +142,7 @@ export class RunStream {
     );
     this.#rendered = rendered;
     this.#fresh = false;
+    this.#pageAt = now();
     this.#cursors.clear();
     for (const [runId, cursor] of rendered.shown) this.#cursors.set(runId, cursor);
     this.#event('page', {

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -63,6 +64,18 @@ async function live(page: Page): Promise<void> {
 
 async function text(page: Page, selector: string): Promise<string> {
   return (await page.locator(selector).textContent()) ?? '';
+}
+
+/** A port free now (bound on 0, then released), for a server restarted on the same one. */
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
 }
 
 function skipWithout(t: TestContext): boolean {
@@ -217,6 +230,24 @@ describe('the live runs page in Chromium', () => {
     await page.click('#forget-token');
     await page.locator('#token-form').waitFor();
     assert.equal(await page.evaluate("sessionStorage.getItem('mhl-ui-token')"), null);
+  });
+
+  it('reconnects to a restarted server and goes live again', async (t) => {
+    if (skipWithout(t)) return;
+    const port = await freePort();
+    const first = start(['--port', String(port)]);
+    assert.equal(await first.ready, port);
+    const context = await openBrowser(t);
+    const page = await context.newPage();
+    await page.goto(`http://127.0.0.1:${port}/ui`);
+    await live(page);
+    assert.equal(await first.stop('SIGTERM'), 0, 'an open page does not hold shutdown up');
+    await page.locator('#live[data-live="off"]').waitFor();
+    const second = start(['--port', String(port)]);
+    await second.ready;
+    const runId = await startRun(port, 'Breaks', {});
+    await live(page);
+    await rowIn(page, runId, 'failed');
   });
 
   it('pages through 1,000 runs', async (t) => {

@@ -20,7 +20,9 @@ import {
   ToolTable,
   toolMethods,
 } from '../surfaces/index.js';
+import { BodyBudget, type BodyLimits } from '../transport/body.js';
 import { Metrics } from '../transport/index.js';
+import type { Route } from '../transport/routes.js';
 import type { ServeConfig } from './config.js';
 import { PROFILE_TABLE } from './profiles.js';
 
@@ -41,6 +43,10 @@ export interface MhlServer {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly version: string;
+  /** The HTTP rows the surfaces add (the Agent Card, `/a2a`); served over HTTP only. */
+  readonly routes: readonly Route[];
+  /** The deadline and shared budget of every HTTP body; set when serving HTTP. */
+  readonly body: BodyLimits | undefined;
   /** Names of the served workflows, for the start-up log line. */
   readonly workflows: readonly string[];
   /** True while a request is in flight on a legacy session: it is neither swept nor evicted. */
@@ -92,6 +98,14 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     read: () => admission.active,
   });
   const tools = new ToolTable();
+  // One budget for every body the server reads, whichever route (MCP, A2A, ops) reads it.
+  const body: BodyLimits | undefined =
+    config.http === undefined
+      ? undefined
+      : {
+          timeoutMs: config.http.bodyTimeoutMs,
+          budget: new BodyBudget(config.http.bodyBufferBytes),
+        };
   // Made once the dispatcher is; runs report their changes from the start, so through this.
   let subscriptions: Subscriptions | undefined;
   const built = PROFILE_TABLE[config.profile]({
@@ -101,6 +115,8 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     admission,
     metrics,
     env: parts.env,
+    version: parts.version,
+    body,
     onRunChange: (runId) => subscriptions?.runChanged(runId),
   });
   if ('problem' in built) return { ok: false, problem: built.problem };
@@ -152,6 +168,8 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     logger,
     metrics,
     version: parts.version,
+    routes: surfaces.flatMap((s) => s.routes ?? []),
+    body,
     workflows: [...parts.catalog.workflows.keys()],
     sessionBusy: (session) => dispatcher.inFlightOn(session) > 0,
     // Without a principal, only the session reaches its runs and jobs: eviction spares it.

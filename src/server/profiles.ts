@@ -10,6 +10,7 @@ import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
 import { type Admission, JobRegistry } from '../runs/index.js';
 import { AgentLimiters, childEnvironment } from '../runtime/index.js';
+import { a2aSurface, RunWatch } from '../surfaces/a2a/index.js';
 import {
   jobTools,
   logJobEvents,
@@ -23,6 +24,7 @@ import {
   workflowTemplates,
   workflowTools,
 } from '../surfaces/index.js';
+import type { BodyLimits } from '../transport/body.js';
 import type { Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
 import { runsSurface } from './runs.js';
@@ -38,6 +40,10 @@ export interface ProfileParts {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Told each async run whose view or log changed (resource subscriptions). */
   readonly onRunChange: (runId: string) => void;
+  /** The running binary's version (the Agent Card's). */
+  readonly version: string;
+  /** The shared body deadline and budget; set when serving HTTP. */
+  readonly body: BodyLimits | undefined;
 }
 
 /** A profile's surfaces, or the start-up problem that stops it. */
@@ -94,6 +100,8 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
       return registry.drained();
     },
   };
+  // Blocking A2A sends and streams wait on their run's next change, not on a timer.
+  const watch = new RunWatch();
   const runs = runsSurface({
     stateDir: config.stateDir,
     terminalTtlMs: config.terminalRunTtlMs,
@@ -107,13 +115,33 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     pipelines,
     published: (name) => names.has(name),
     target: workflows.tools?.[0],
-    onChange: parts.onRunChange,
+    onChange: (runId) => {
+      parts.onRunChange(runId);
+      watch.notify(runId);
+    },
   });
   if ('problem' in runs) {
     workflows.close?.();
     return { problem: runs.problem };
   }
-  return { surfaces: [workflows, jobs, runs] };
+  const surfaces: Surface[] = [workflows, jobs, runs];
+  // A2A is HTTP: the card and `/a2a` beside `/mcp`, or alone on `mhl serve a2a`.
+  if (config.http !== undefined && parts.body !== undefined) {
+    surfaces.push(
+      a2aSurface({
+        catalog,
+        registry: runs.registry,
+        watch,
+        version: parts.version,
+        logger,
+        body: parts.body,
+        bearer: config.http.token !== undefined,
+        principalHeader: config.http.token === undefined ? undefined : config.http.principalHeader,
+        atRoot: config.serve === 'a2a',
+      }),
+    );
+  }
+  return { surfaces };
 }
 
 /** The profiles `--profile` selects, by name. */

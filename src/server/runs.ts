@@ -49,7 +49,9 @@ export interface RunsOptions {
  * The run surface; `stop` cancels what still runs, `close` removes temporary state. A
  * `--state-dir` that cannot be written is the start-up problem instead (see `stateDirProblem`).
  */
-export function runsSurface(options: RunsOptions): Surface | { readonly problem: string } {
+export function runsSurface(
+  options: RunsOptions,
+): (Surface & { readonly registry: RunRegistry }) | { readonly problem: string } {
   const { logger } = options;
   const problem = options.stateDir === undefined ? undefined : stateDirProblem(options.stateDir);
   if (problem?.fatal) return { problem: problem.text };
@@ -103,6 +105,7 @@ export function runsSurface(options: RunsOptions): Surface | { readonly problem:
   return {
     name: 'runs',
     ...surface,
+    registry,
     start: () => {
       sweeper = setInterval(() => {
         registry

@@ -117,6 +117,12 @@ export const ServeConfigSchema = z
       .positive()
       .optional()
       .describe('how long a finished run stays pollable'),
+    a2aWaitMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('how long a blocking A2A send waits for its task (MHL_SERVE_A2A_WAIT; 30 s)'),
     passEnv: z.array(z.string()).describe('extra variable names children inherit (MHL_PASS_ENV)'),
     logLevel: z.string().describe('pino level (MHL_LOG_LEVEL)'),
   })
@@ -245,6 +251,14 @@ function assemble(
   if (ttlText !== undefined && (terminalRunTtlMs === undefined || terminalRunTtlMs === 0)) {
     throw new Refused('MHL_SERVE_TERMINAL_RUN_TTL takes a duration such as 1h or 90s');
   }
+  const waitText = nonEmpty(env['MHL_SERVE_A2A_WAIT']);
+  const a2aWaitMs = waitText === undefined ? undefined : parseDuration(waitText);
+  if (
+    waitText !== undefined &&
+    (a2aWaitMs === undefined || a2aWaitMs === 0 || a2aWaitMs > MAX_DEADLINE_MS)
+  ) {
+    throw new Refused('MHL_SERVE_A2A_WAIT takes a duration from 1ms to 1h, such as 30s');
+  }
   const stateDir = nonEmpty(flags.stateDir) ?? nonEmpty(env['MHL_SERVE_STATE_DIR']);
   const profile = flags.profile ?? 'pipelines';
   if (!(PROFILES as readonly string[]).includes(profile)) {
@@ -288,6 +302,7 @@ function assemble(
     ...(stateDir !== undefined ? { stateDir: resolve(stateDir) } : {}),
     drainMs,
     ...(terminalRunTtlMs !== undefined ? { terminalRunTtlMs } : {}),
+    ...(a2aWaitMs !== undefined ? { a2aWaitMs } : {}),
     passEnv: (env['MHL_PASS_ENV'] ?? '').split(',').filter(Boolean),
     logLevel: nonEmpty(env['MHL_LOG_LEVEL']) ?? 'info',
   };

@@ -138,6 +138,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
         bearer: config.http.token !== undefined,
         principalHeader: config.http.token === undefined ? undefined : config.http.principalHeader,
         atRoot: config.serve === 'a2a',
+        ...(config.a2aWaitMs !== undefined ? { waitMs: config.a2aWaitMs } : {}),
       }),
     );
   }

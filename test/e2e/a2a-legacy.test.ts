@@ -122,6 +122,35 @@ describe('A2A 0.3 with a raw JSON-RPC client', () => {
     if (last['kind'] === 'status-update') assert.equal(last['final'], true);
   });
 
+  it('answers a blocking send still working once the wait bound passed (MHL_SERVE_A2A_WAIT)', async () => {
+    const server = start(RUNS, [], { MHL_SERVE_A2A_WAIT: '300ms' });
+    const port = await server.ready;
+    const dir = tempDir('a2a-wait-');
+    const began = Date.now();
+    const reply = await a2a(
+      port,
+      'SendMessage',
+      { message: messageV1([{ text: dir }], { skill: 'Blocker' }) },
+      { version: '1.0' },
+    );
+    const task = resultOf(reply, 'SendMessage')['task'] as Json;
+    assert.equal(stateOf(task), 'TASK_STATE_WORKING');
+    assert.ok(Date.now() - began >= 300, 'held for the bound');
+    const legacy = resultOf(
+      await a2a(port, 'message/send', {
+        message: messageV03([{ kind: 'text', text: tempDir('a2a-wait-') }], { skill: 'Blocker' }),
+        configuration: { blocking: true },
+      }),
+      'message/send',
+    );
+    assert.equal(stateOf(legacy), 'working');
+    const canceled = resultOf(
+      await a2a(port, 'CancelTask', { id: task['id'] }, { version: '1.0' }),
+      'CancelTask',
+    );
+    assert.equal(stateOf(canceled), 'TASK_STATE_CANCELED');
+  });
+
   it('on serve mcp --http, an A2A task is a run for run/status, and a run is a task for GetTask', async () => {
     const server = startMcp();
     const port = await server.ready;

@@ -16,10 +16,10 @@ export class A2aServer {
   readonly exited: Promise<number | null>;
   stderr = '';
 
-  constructor(folder: string, args: readonly string[] = []) {
+  constructor(folder: string, args: readonly string[] = [], env: Record<string, string> = {}) {
     this.child = spawn(process.execPath, [CLI, 'serve', 'a2a', folder, '--port', '0', ...args], {
       stdio: 'pipe',
-      env: { ...process.env, MHL_LOG_LEVEL: 'info' },
+      env: { ...process.env, MHL_LOG_LEVEL: 'info', ...env },
     });
     this.exited = new Promise((done) => this.child.on('close', done));
     this.ready = new Promise((done, fail) => {
@@ -40,13 +40,17 @@ export class A2aServer {
 }
 
 /** A `start(folder, args?)` whose servers stop when the file's tests end. */
-export function a2aStarter(): (folder: string, args?: readonly string[]) => A2aServer {
+export function a2aStarter(): (
+  folder: string,
+  args?: readonly string[],
+  env?: Record<string, string>,
+) => A2aServer {
   const servers: A2aServer[] = [];
   after(async () => {
     await Promise.all(servers.map((server) => server.stop()));
   });
-  return (folder, args = []) => {
-    const server = new A2aServer(folder, args);
+  return (folder, args = [], env = {}) => {
+    const server = new A2aServer(folder, args, env);
     servers.push(server);
     return server;
   };

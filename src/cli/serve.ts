@@ -66,7 +66,10 @@ export async function runServe(
     return 1;
   }
   const catalog = loaded.catalog;
-  const created = createServer(config, { catalog, version, env: process.env, logger });
+  // A2A is HTTP only: its surface loads only when serving HTTP.
+  const a2a =
+    config.http === undefined ? {} : { a2a: (await import('../surfaces/a2a/index.js')).a2aSurface };
+  const created = createServer(config, { catalog, version, env: process.env, logger, ...a2a });
   if (!created.ok) {
     io.err(`${name}: ${created.problem}`);
     return 1;

@@ -8,6 +8,7 @@ import type { Catalog } from '../catalog/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { Dispatcher, type Session } from '../protocol/index.js';
 import { Admission, ownerOf } from '../runs/index.js';
+import type { A2aSurfaceFactory } from '../surfaces/a2a/index.js';
 import {
   COMPLETIONS_CAPABILITY,
   completionMethods,
@@ -34,6 +35,8 @@ export interface ServerParts {
   /** The environment `env()` reads in workflows (the process's, less the pack key). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
+  /** Makes the A2A surface; pass it when serving HTTP (it is loaded only then). */
+  readonly a2a?: A2aSurfaceFactory;
 }
 
 /** An assembled server, not yet serving. */
@@ -117,6 +120,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     env: parts.env,
     version: parts.version,
     body,
+    a2a: parts.a2a,
     onRunChange: (runId) => subscriptions?.runChanged(runId),
   });
   if ('problem' in built) return { ok: false, problem: built.problem };

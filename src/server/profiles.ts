@@ -10,7 +10,7 @@ import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
 import { type Admission, JobRegistry } from '../runs/index.js';
 import { AgentLimiters, childEnvironment } from '../runtime/index.js';
-import { a2aSurface, RunWatch } from '../surfaces/a2a/index.js';
+import type { A2aSurface, A2aSurfaceFactory } from '../surfaces/a2a/index.js';
 import {
   jobTools,
   logJobEvents,
@@ -44,6 +44,8 @@ export interface ProfileParts {
   readonly version: string;
   /** The shared body deadline and budget; set when serving HTTP. */
   readonly body: BodyLimits | undefined;
+  /** Makes the A2A surface; given when serving HTTP (it is loaded only then). */
+  readonly a2a: A2aSurfaceFactory | undefined;
 }
 
 /** A profile's surfaces, or the start-up problem that stops it. */
@@ -100,8 +102,8 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
       return registry.drained();
     },
   };
-  // Blocking A2A sends and streams wait on their run's next change, not on a timer.
-  const watch = new RunWatch();
+  // Made once the registry is; told of every run change from the start, so through this.
+  let a2a: A2aSurface | undefined;
   const runs = runsSurface({
     stateDir: config.stateDir,
     terminalTtlMs: config.terminalRunTtlMs,
@@ -117,7 +119,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     target: workflows.tools?.[0],
     onChange: (runId) => {
       parts.onRunChange(runId);
-      watch.notify(runId);
+      a2a?.runChanged(runId);
     },
   });
   if ('problem' in runs) {
@@ -126,21 +128,19 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
   }
   const surfaces: Surface[] = [workflows, jobs, runs];
   // A2A is HTTP: the card and `/a2a` beside `/mcp`, or alone on `mhl serve a2a`.
-  if (config.http !== undefined && parts.body !== undefined) {
-    surfaces.push(
-      a2aSurface({
-        catalog,
-        registry: runs.registry,
-        watch,
-        version: parts.version,
-        logger,
-        body: parts.body,
-        bearer: config.http.token !== undefined,
-        principalHeader: config.http.token === undefined ? undefined : config.http.principalHeader,
-        atRoot: config.serve === 'a2a',
-        ...(config.a2aWaitMs !== undefined ? { waitMs: config.a2aWaitMs } : {}),
-      }),
-    );
+  if (config.http !== undefined && parts.body !== undefined && parts.a2a !== undefined) {
+    a2a = parts.a2a({
+      catalog,
+      registry: runs.registry,
+      version: parts.version,
+      logger,
+      body: parts.body,
+      bearer: config.http.token !== undefined,
+      principalHeader: config.http.token === undefined ? undefined : config.http.principalHeader,
+      atRoot: config.serve === 'a2a',
+      ...(config.a2aWaitMs !== undefined ? { waitMs: config.a2aWaitMs } : {}),
+    });
+    surfaces.push(a2a);
   }
   return { surfaces };
 }

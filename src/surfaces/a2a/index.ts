@@ -13,13 +13,11 @@ import { a2aRoutes } from './routes.js';
 import { A2aService, DEFAULT_WAIT_MS } from './service.js';
 import { RunWatch } from './watch.js';
 
-export { DEFAULT_WAIT_MS, RunWatch };
+export { DEFAULT_WAIT_MS };
 
 export interface A2aSurfaceOptions {
   readonly catalog: Catalog;
   readonly registry: RunRegistry;
-  /** Told every run change by the registry (`onChange`). */
-  readonly watch: RunWatch;
   readonly version: string;
   readonly logger: Logger;
   readonly body: BodyLimits;
@@ -32,12 +30,23 @@ export interface A2aSurfaceOptions {
   readonly waitMs?: number;
 }
 
+/** The A2A surface, which the run registry tells of every change of a run (`runChanged`). */
+export interface A2aSurface extends Surface {
+  /** Wakes the sends and streams waiting on the run; cheap, never throws. */
+  runChanged(runId: string): void;
+}
+
+/** How the server makes the A2A surface (loaded only when serving HTTP). */
+export type A2aSurfaceFactory = (options: A2aSurfaceOptions) => A2aSurface;
+
 /** The A2A surface: routes, nothing over MCP. */
-export function a2aSurface(options: A2aSurfaceOptions): Surface {
+export const a2aSurface: A2aSurfaceFactory = (options) => {
+  // Blocking sends and streams wait on their run's next change, not on a timer.
+  const watch = new RunWatch();
   const service = new A2aService({
     catalog: options.catalog,
     registry: options.registry,
-    watch: options.watch,
+    watch,
     ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
   });
   const card = cardMaker({
@@ -47,6 +56,7 @@ export function a2aSurface(options: A2aSurfaceOptions): Surface {
   });
   return {
     name: 'a2a',
+    runChanged: (runId) => watch.notify(runId),
     routes: a2aRoutes({
       service,
       card,
@@ -56,4 +66,4 @@ export function a2aSurface(options: A2aSurfaceOptions): Surface {
       atRoot: options.atRoot,
     }),
   };
-}
+};

@@ -87,53 +87,59 @@ function reply(res: ServerResponse, status: number, body: unknown, version?: str
   sendJson(res, status, body);
 }
 
-/** One request read and checked: its id, method and params; or the answer already sent. */
+/** A checked request: its id, method and params. */
+interface RpcRequest {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+}
+
+/** One request read and checked; undefined when a refusal has already been answered. */
 async function readRequest(
   req: IncomingMessage,
   res: ServerResponse,
   limits: BodyLimits,
-): Promise<{ id: RequestId; method: string; params: Record<string, unknown> } | undefined> {
-  const invalid = (message: string, id: RequestId | null = null) => {
-    reply(res, 400, errorResponse(id, new A2aError(A2A_ERROR_CODES.INVALID_REQUEST, message)));
-    return undefined;
-  };
+): Promise<RpcRequest | undefined> {
+  const text = await readJsonBody(req, res, limits);
+  if (text === undefined) return undefined;
+  const parsed = parseJson(text);
+  if (!parsed.ok) return void reply(res, 400, parsed.response);
+  return checkEnvelope(res, parsed.value);
+}
+
+/** The body's text, or undefined once its refusal (415, 413, 408, 503) is answered. */
+async function readJsonBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limits: BodyLimits,
+): Promise<string | undefined> {
   const type = req.headers['content-type'];
   if (!isJsonContentType(type) && type !== 'application/a2a+json') {
     const error = new A2aError(A2A_ERROR_CODES.INVALID_REQUEST, 'Content-Type must be JSON');
-    reply(res, 415, errorResponse(null, error));
-    return undefined;
+    return void reply(res, 415, errorResponse(null, error));
   }
   const body = await readBody(req, MAX_BODY_BYTES, limits);
-  if (!body.ok) {
-    if (body.reason === 'aborted') return void res.destroy();
-    if (body.reason === 'too-large') {
-      discardRest(req);
-      reply(res, 413, tooLargeResponse(MAX_BODY_BYTES));
-      return undefined;
-    }
-    // Busy, stalled or past the deadline: nothing more is read; the connection closes after.
-    res.setHeader('connection', 'close');
-    const status = body.reason === 'busy' ? 503 : 408;
-    const code =
-      body.reason === 'busy' ? A2A_ERROR_CODES.SERVER_UNAVAILABLE : A2A_ERROR_CODES.INVALID_REQUEST;
-    reply(
-      res,
-      status,
-      errorResponse(
-        null,
-        new A2aError(code, `request body ${body.reason}`, {
-          code: `BODY_${body.reason.toUpperCase()}`,
-        }),
-      ),
-    );
-    return undefined;
+  if (body.ok) return body.text;
+  if (body.reason === 'aborted') return void res.destroy();
+  if (body.reason === 'too-large') {
+    discardRest(req);
+    return void reply(res, 413, tooLargeResponse(MAX_BODY_BYTES));
   }
-  const parsed = parseJson(body.text);
-  if (!parsed.ok) {
-    reply(res, 400, parsed.response);
-    return undefined;
-  }
-  const message = parsed.value;
+  // Busy, stalled or past the deadline: nothing more is read; the connection closes after.
+  res.setHeader('connection', 'close');
+  const busy = body.reason === 'busy';
+  const error = new A2aError(
+    busy ? A2A_ERROR_CODES.SERVER_UNAVAILABLE : A2A_ERROR_CODES.INVALID_REQUEST,
+    `request body ${body.reason}`,
+    { code: `BODY_${body.reason.toUpperCase()}`, ...(busy ? { retryable: true } : {}) },
+  );
+  return void reply(res, busy ? 503 : 408, errorResponse(null, error));
+}
+
+/** One JSON-RPC request with an id, or undefined once its refusal is answered. */
+function checkEnvelope(res: ServerResponse, message: unknown): RpcRequest | undefined {
+  const invalid = (text: string, id: RequestId | null = null) =>
+    void reply(res, 400, errorResponse(id, new A2aError(A2A_ERROR_CODES.INVALID_REQUEST, text)));
   if (Array.isArray(message)) return invalid('batches are not supported: send one request');
   if (!isRecord(message)) return invalid('a request is a JSON-RPC object');
   if (exceedsDepth(message, MAX_NESTING_DEPTH)) return invalid('the request nests too deep');
@@ -148,8 +154,7 @@ async function readRequest(
     const error = new A2aError(A2A_ERROR_CODES.INVALID_PARAMS, 'params must be an object', {
       field: 'params',
     });
-    reply(res, 200, errorResponse(echo, error));
-    return undefined;
+    return void reply(res, 200, errorResponse(echo, error));
   }
   return { id: echo, method, params };
 }
@@ -179,14 +184,7 @@ async function handleRpc(
   let codec: Codec | undefined;
   try {
     codec = codecFor(headerOf(req, 'a2a-version'), CODECS);
-    const operation = codec.operation(method);
-    if (operation === undefined) {
-      throw new A2aError(
-        A2A_ERROR_CODES.METHOD_NOT_FOUND,
-        `method not found in A2A ${codec.version}` +
-          (codec === CODEC_V03 ? ' (for 1.0 method names send the header A2A-Version: 1.0)' : ''),
-      );
-    }
+    const operation = operationOf(codec, method);
     const caller = callerOf(req, options.principalHeader);
     if (operation === 'stream' || operation === 'subscribe') {
       const events =
@@ -198,11 +196,24 @@ async function handleRpc(
     const result = await answer(operation, params, caller, codec, options.service, left.signal);
     reply(res, 200, { jsonrpc: '2.0', id, result }, codec.version);
   } catch (error) {
-    if (res.headersSent) return void res.end();
-    reply(res, 200, errorResponse(id, errorOf(error, options.logger, method)), codec?.version);
+    const answer = errorResponse(id, errorOf(error, options.logger, method));
+    // A stream already under way ends with the error as its last event.
+    if (res.headersSent) return void res.end(`data: ${JSON.stringify(answer)}\n\n`);
+    reply(res, 200, answer, codec?.version);
   } finally {
     res.off('close', onClose);
   }
+}
+
+/** What `method` asks in the codec's version; -32601 for a method it does not have. */
+function operationOf(codec: Codec, method: string): Operation {
+  const operation = codec.operation(method);
+  if (operation !== undefined) return operation;
+  throw new A2aError(
+    A2A_ERROR_CODES.METHOD_NOT_FOUND,
+    `method not found in A2A ${codec.version}` +
+      (codec === CODEC_V03 ? ' (for 1.0 method names send the header A2A-Version: 1.0)' : ''),
+  );
 }
 
 async function answer(

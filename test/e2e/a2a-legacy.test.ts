@@ -122,6 +122,29 @@ describe('A2A 0.3 with a raw JSON-RPC client', () => {
     if (last['kind'] === 'status-update') assert.equal(last['final'], true);
   });
 
+  it('a paused workflow is input-required and a follow-up message/send completes it', async () => {
+    const server = start(RUNS);
+    const port = await server.ready;
+    const paused = resultOf(
+      await a2a(port, 'message/send', {
+        message: messageV03([], { skill: 'Approval' }),
+        configuration: { blocking: true },
+      }),
+      'message/send',
+    );
+    assert.equal(stateOf(paused), 'input-required');
+    const said = ((paused['status'] as Json)['message'] as Json)['parts'] as Json[];
+    assert.deepEqual(said, [{ kind: 'text', text: 'waiting for approval' }]);
+    const done = resultOf(
+      await a2a(port, 'message/send', {
+        message: messageV03([], { input: { approved: true } }, paused['id'] as string),
+        configuration: { blocking: true },
+      }),
+      'message/send',
+    );
+    assert.equal(stateOf(done), 'completed', JSON.stringify(done));
+  });
+
   it('answers a blocking send still working once the wait bound passed (MHL_SERVE_A2A_WAIT)', async () => {
     const server = start(RUNS, [], { MHL_SERVE_A2A_WAIT: '300ms' });
     const port = await server.ready;

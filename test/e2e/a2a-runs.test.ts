@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { TaskState } from '@a2a-js/sdk';
 import { a2a, a2aStarter, messageV1, sdkClient } from '../helpers/a2a.js';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
-import { call, resultOf, serverStarter } from '../helpers/http-server.js';
+import { call, modern, resultOf, serverStarter } from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
 import { readPid } from '../helpers/processes.js';
 
@@ -91,6 +91,27 @@ describe('A2A tasks as runs', () => {
         { what: `${String(id)} to complete once the slot freed` },
       );
     }
+  });
+
+  it('shows a principal’s A2A task to the same principal’s run/status, and to nobody else', async () => {
+    const token = 'mcp-a2a-token-0123456789';
+    const server = startMcp(['--token', token, '--principal-header', 'X-Principal']);
+    const port = await server.ready;
+    const headers = (who: string) => ({ authorization: `Bearer ${token}`, 'x-principal': who });
+    const task = taskOf(
+      await a2a(
+        port,
+        'SendMessage',
+        { message: messageV1([], { skill: 'Count' }) },
+        { ...V1, headers: headers('ann') },
+      ),
+      'SendMessage',
+    );
+    assert.equal(stateOf(task), 'TASK_STATE_COMPLETED');
+    const own = await call(port, 'run/status', { runId: task['id'] }, headers('ann'));
+    assert.equal(own['state'], 'completed');
+    const foreign = await modern(port, 'run/status', { runId: task['id'] }, headers('bob'));
+    assert.equal((foreign.json()['error'] as Json)['code'], -32602);
   });
 
   it('keeps a principal’s paused task across a restart with --state-dir', async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { a2a, a2aStarter, messageV1 } from '../helpers/a2a.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { send } from '../helpers/http-server.js';
 
 const SEVERAL = resolve(REPO_ROOT, 'test/fixtures/a2a/several');
@@ -271,6 +271,20 @@ describe('A2A input checks', () => {
     assert.equal((legacy['status'] as Json)['state'], 'completed', data.text);
     const missing = await a2a(port, 'SendMessage', { message: messageV1([]) }, V1);
     assert.equal(errorOf(missing.json())['code'], -32602);
+  });
+
+  it('refuses an unsafe or malformed setup before serving anything', async () => {
+    const spoofable = await runCli(['serve', 'a2a', SEVERAL, '--principal-header', 'X-Principal']);
+    assert.equal(spoofable.code, 1);
+    assert.match(spoofable.stderr, /^mhl serve a2a: --principal-header needs --token/m);
+    const port = await runCli(['serve', 'a2a', SEVERAL, '--port', '70000']);
+    assert.equal(port.code, 2);
+    assert.match(port.stderr, /--port takes a whole number/);
+    const stdio = await runCli(['serve', 'a2a', SEVERAL, '--transport', 'stdio']);
+    assert.equal(stdio.code, 2);
+    const wait = await runCli(['serve', 'a2a', SEVERAL], { env: { MHL_SERVE_A2A_WAIT: 'soon' } });
+    assert.equal(wait.code, 2);
+    assert.match(wait.stderr, /MHL_SERVE_A2A_WAIT takes a duration/);
   });
 
   it('refuses a cross-origin browser and wrong verbs, but serves the card to GET', async () => {

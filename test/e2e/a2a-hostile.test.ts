@@ -206,6 +206,7 @@ describe('A2A input checks', () => {
         200,
         -32003,
       ],
+      ['the extended card', () => a2a(port, 'GetExtendedAgentCard', {}, V1), 200, -32007],
       [
         'a subscription to an unknown task',
         () => a2a(port, 'SubscribeToTask', { id: 'b'.repeat(32) }, V1),

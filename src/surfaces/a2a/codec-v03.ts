@@ -21,6 +21,7 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
   'tasks/pushNotificationConfig/get': 'push',
   'tasks/pushNotificationConfig/list': 'push',
   'tasks/pushNotificationConfig/delete': 'push',
+  'agent/getAuthenticatedExtendedCard': 'extendedCard',
 };
 
 const STATES: ReadonlySet<string> = new Set([

@@ -22,6 +22,7 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
   GetTaskPushNotificationConfig: 'push',
   ListTaskPushNotificationConfigs: 'push',
   DeleteTaskPushNotificationConfig: 'push',
+  GetExtendedAgentCard: 'extendedCard',
 };
 
 const WIRE_STATE: Readonly<Record<TaskState, string>> = {

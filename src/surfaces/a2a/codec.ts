@@ -10,7 +10,15 @@ import { A2A_ERROR_CODES, A2aError } from './errors.js';
 import type { TaskSnapshot, TaskState } from './task.js';
 
 /** What a request asks, whatever its version calls it. */
-export type Operation = 'send' | 'stream' | 'get' | 'cancel' | 'list' | 'subscribe' | 'push';
+export type Operation =
+  | 'send'
+  | 'stream'
+  | 'get'
+  | 'cancel'
+  | 'list'
+  | 'subscribe'
+  | 'push'
+  | 'extendedCard';
 
 export type A2aVersion = '1.0' | '0.3';
 

@@ -241,6 +241,11 @@ async function answer(
         A2A_ERROR_CODES.PUSH_NOTIFICATION_NOT_SUPPORTED,
         'push notifications are not supported: poll GetTask or use SendStreamingMessage',
       );
+    case 'extendedCard':
+      throw new A2aError(
+        A2A_ERROR_CODES.EXTENDED_CARD_NOT_CONFIGURED,
+        'there is no extended card: the public one at /.well-known/agent-card.json is all of it',
+      );
   }
 }
 

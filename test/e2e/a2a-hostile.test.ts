@@ -156,6 +156,7 @@ describe('A2A input checks', () => {
           ),
         200,
         -32602,
+        'input.nope',
       ],
       [
         'a text for a skill with no single string input',

@@ -186,6 +186,43 @@ function buildProgram(): Command {
       process.exit(await runServe(dir, options, io, version()));
     });
 
+  serve
+    .command('a2a')
+    .description('serve every workflow under DIR as an A2A skill (HTTP, A2A 1.0 and 0.3)')
+    .argument('[dir]', 'the folder of .mh workflows', '.')
+    .option('--addr <host>', 'the address to bind (default 127.0.0.1)')
+    .option('--port <port>', 'the port to bind, 0 for any free one (default 8710)')
+    .option('--token <token>', 'require Authorization: Bearer <token> (env MHL_SERVE_TOKEN)')
+    .option(
+      '--principal-header <name>',
+      'read the caller identity from this header; needs a token (env MHL_SERVE_PRINCIPAL_HEADER)',
+    )
+    .option(
+      '--workflows-pack <file>',
+      'read every workflow file from this DMPK pack, not DIR (key in env MHL_SERVE_WORKFLOWS_KEY)',
+    )
+    .option('--cwd <dir>', 'working directory for tasks without context.cwd (default: here)')
+    .option('--require-cwd', 'refuse tasks whose input has no absolute context.cwd')
+    .option(
+      '--no-catalog-cache',
+      'check every workflow afresh rather than reuse the last start of an unchanged folder',
+    )
+    .option('--max-active <n>', 'execution slots shared by all tasks (default 32)')
+    .option('--max-runs-per-caller <n>', 'tasks one caller may hold, finished ones included')
+    .option('--max-queued-per-caller <n>', 'tasks of one caller that may wait for a slot')
+    .option('--state-dir <dir>', 'keep tasks here so a later process can serve them')
+    .option('--drain-timeout <duration>', 'on shutdown, let working tasks finish this long')
+    .option('--headers-timeout <duration>', "deadline for a request's headers (default 10s)")
+    .option('--body-timeout <duration>', "deadline for a request's body (default 10s)")
+    .option('--request-timeout <duration>', 'deadline for a whole request (default 30s)')
+    .option('--max-connections <n>', 'connections open at once (default 512)')
+    .option('--max-connections-per-address <n>', 'connections from one address (default 256)')
+    .option('--body-buffer-mib <n>', 'MiB of request bodies held at once (default 8)')
+    .action(async (dir: string, options: ServeOptions) => {
+      const { runServe } = await import('./serve.js');
+      process.exit(await runServe(dir, options, io, version(), 'a2a'));
+    });
+
   program
     .command('pack')
     .description('encrypt a folder of workflows into a DMPK pack for serve --workflows-pack')

@@ -8,6 +8,7 @@ import type { Catalog } from '../catalog/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { Dispatcher, type Session } from '../protocol/index.js';
 import { Admission, ownerOf, RunChangeFeed } from '../runs/index.js';
+import type { A2aSurfaceFactory } from '../surfaces/a2a/index.js';
 import {
   COMPLETIONS_CAPABILITY,
   completionMethods,
@@ -20,6 +21,7 @@ import {
   ToolTable,
   toolMethods,
 } from '../surfaces/index.js';
+import { BodyBudget, type BodyLimits } from '../transport/body.js';
 import { Metrics } from '../transport/index.js';
 import type { Route } from '../transport/routes.js';
 import type { ServeConfig } from './config.js';
@@ -33,6 +35,8 @@ export interface ServerParts {
   /** The environment `env()` reads in workflows (the process's, less the pack key). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
+  /** Makes the A2A surface; pass it when serving HTTP (it is loaded only then). */
+  readonly a2a?: A2aSurfaceFactory;
 }
 
 /** An assembled server, not yet serving. */
@@ -42,8 +46,10 @@ export interface MhlServer {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly version: string;
-  /** The HTTP rows the surfaces contribute (the runs page), beside the transport's own. */
+  /** The HTTP rows the surfaces add (the Agent Card, `/a2a`); served over HTTP only. */
   readonly routes: readonly Route[];
+  /** The deadline and shared budget of every HTTP body; set when serving HTTP. */
+  readonly body: BodyLimits | undefined;
   /** Names of the served workflows, for the start-up log line. */
   readonly workflows: readonly string[];
   /** True while a request is in flight on a legacy session: it is neither swept nor evicted. */
@@ -99,6 +105,14 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
   const runChanges = new RunChangeFeed((error) =>
     logger.error({ err: error }, 'run change listener threw'),
   );
+  // One budget for every body the server reads, whichever route (MCP, A2A, ops) reads it.
+  const body: BodyLimits | undefined =
+    config.http === undefined
+      ? undefined
+      : {
+          timeoutMs: config.http.bodyTimeoutMs,
+          budget: new BodyBudget(config.http.bodyBufferBytes),
+        };
   let subscriptions: Subscriptions | undefined;
   const built = PROFILE_TABLE[config.profile]({
     config,
@@ -109,6 +123,8 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     env: parts.env,
     version: parts.version,
     runChanges,
+    body,
+    a2a: parts.a2a,
   });
   if ('problem' in built) return { ok: false, problem: built.problem };
   const { surfaces } = built;
@@ -162,6 +178,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     metrics,
     version: parts.version,
     routes: surfaces.flatMap((s) => s.routes ?? []),
+    body,
     workflows: [...parts.catalog.workflows.keys()],
     sessionBusy: (session) => dispatcher.inFlightOn(session) > 0,
     // Without a principal, only the session reaches its runs and jobs: eviction spares it.

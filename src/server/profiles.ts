@@ -10,6 +10,7 @@ import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
 import { type Admission, JobRegistry, type RunChangeFeed } from '../runs/index.js';
 import { AgentLimiters, childEnvironment } from '../runtime/index.js';
+import type { A2aSurfaceFactory } from '../surfaces/a2a/index.js';
 import {
   jobTools,
   logJobEvents,
@@ -24,6 +25,7 @@ import {
   workflowTemplates,
   workflowTools,
 } from '../surfaces/index.js';
+import type { BodyLimits } from '../transport/body.js';
 import type { Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
 import { runsSurface } from './runs.js';
@@ -41,6 +43,10 @@ export interface ProfileParts {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Each change to an async run's view or log (resource subscriptions, the runs page). */
   readonly runChanges: RunChangeFeed;
+  /** The shared body deadline and budget; set when serving HTTP. */
+  readonly body: BodyLimits | undefined;
+  /** Makes the A2A surface; given when serving HTTP (it is loaded only then). */
+  readonly a2a: A2aSurfaceFactory | undefined;
 }
 
 /** A profile's surfaces, or the start-up problem that stops it. */
@@ -117,8 +123,9 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     return { problem: runs.problem };
   }
   const surfaces: Surface[] = [workflows, jobs, runs];
-  // The runs page lives on the HTTP server only: stdio has no browser to serve.
-  if (config.http !== undefined) {
+  // The runs page lives on the MCP HTTP server only: stdio has no browser to serve, and
+  // `mhl serve a2a` has no `/mcp` for its buttons.
+  if (config.http !== undefined && config.serve !== 'a2a') {
     surfaces.push(
       uiSurface({
         registry: runs.registry,
@@ -128,6 +135,25 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
         logger,
       }),
     );
+  }
+  // A2A is HTTP: the card and `/a2a` beside `/mcp`, or alone on `mhl serve a2a`.
+  if (config.http !== undefined && parts.body !== undefined && parts.a2a !== undefined) {
+    const a2a = parts.a2a({
+      catalog,
+      registry: runs.registry,
+      version: parts.version,
+      logger,
+      body: parts.body,
+      bearer: config.http.token !== undefined,
+      principalHeader: config.http.token === undefined ? undefined : config.http.principalHeader,
+      atRoot: config.serve === 'a2a',
+      ...(config.a2aWaitMs !== undefined ? { waitMs: config.a2aWaitMs } : {}),
+    });
+    surfaces.push(a2a);
+    // A blocking send waits on its run's state; log lines alone never end a wait.
+    parts.runChanges.subscribe((change) => {
+      if (change.kind === 'view') a2a.runChanged(change.runId);
+    });
   }
   return { surfaces };
 }

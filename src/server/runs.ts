@@ -110,8 +110,8 @@ export function runsSurface(
   let sweeper: NodeJS.Timeout | undefined;
   return {
     name: 'runs',
-    registry,
     ...surface,
+    registry,
     start: () => {
       sweeper = setInterval(() => {
         registry

@@ -61,12 +61,8 @@ export async function runService(
 ): Promise<number> {
   const name = `mhl service ${command}`;
   try {
-    if (process.platform !== 'linux') {
-      throw new ServiceError(
-        SERVICE_CODES.UNSUPPORTED_PLATFORM,
-        `mhl service supports Linux (systemd user units) only, not ${process.platform}; mhl serve mcp --http still works here`,
-      );
-    }
+    const refusal = platformRefusal(process.platform);
+    if (refusal !== undefined) throw refusal;
     const definition =
       command === 'install' ? readDefinitionFlags(dir, options, version, env) : undefined;
     const ctx = serviceContext(env, version);
@@ -92,6 +88,18 @@ export async function runService(
     );
     return 1;
   }
+}
+
+/**
+ * Why `platform` has no managed service (MCP_SERVICE_UNSUPPORTED_PLATFORM), or undefined on
+ * Linux, the one platform with an implementation (systemd user units).
+ */
+export function platformRefusal(platform: NodeJS.Platform): ServiceError | undefined {
+  if (platform === 'linux') return undefined;
+  return new ServiceError(
+    SERVICE_CODES.UNSUPPORTED_PLATFORM,
+    `mhl service has no implementation on ${platform} (Linux systemd user units only); mhl serve mcp --http still works here`,
+  );
 }
 
 /** A changing command under the lifecycle lock, its outcome recorded in lifecycle.json. */
@@ -246,7 +254,7 @@ function statusText(s: ServiceStatus): string {
         ? ` (last: ${s.lifecycle.last_command} ${s.lifecycle.last_action ?? s.lifecycle.last_diagnostic_code})`
         : ''
     }`,
-    `drift: ${s.drift.length === 0 ? 'none' : ''}`,
+    s.drift.length === 0 ? 'drift: none' : 'drift:',
     ...s.drift.map(
       (d) =>
         `  ${d.layer} ${d.property}: expected ${d.expected ?? '(none)'}, found ${d.actual ?? '(none)'}`,

@@ -6,7 +6,7 @@
  */
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { configurationId, readDefinition, readText, type ServiceDefinition } from './definition.js';
+import { readDefinition, readText, type ServiceDefinition } from './definition.js';
 import { SERVICE_CODES, ServiceError } from './errors.js';
 import type { ServicePaths } from './paths.js';
 import { type Current, CurrentSchema, readState } from './state.js';

@@ -4,7 +4,16 @@
  * shutdown are the real server's, over real sockets. Each test is its own isolated user.
  */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
@@ -171,5 +180,243 @@ describe('mhl service', () => {
     );
     assert.equal(existsSync(join(user.shimDir, 'loginctl.log')), false, 'linger never touched');
     assert.ok(!user.calls().some((c) => c.includes('kill')), 'no process was killed by name');
+  });
+
+  it('reports drift after the unit is edited, refuses to act on it, and install restores it', async () => {
+    const user = serviceUser();
+    const port = await freePort();
+    assert.equal(
+      (await user.service(['install', FOLDER, '--port', String(port), '--quiet'])).stdout,
+      '',
+    );
+    const unit = readFileSync(user.unitPath, 'utf8');
+    writeFileSync(
+      user.unitPath,
+      `${unit.replace('RestartSec=60', 'RestartSec=1')}\n[Service]\nNice=5\n`,
+    );
+    const status = await user.service(['status', '--json']);
+    assert.equal(status.code, 0, 'a drifted service is a valid status');
+    const drifted = json(status);
+    assert.deepEqual(
+      [drifted['state'], drifted['diagnostic_code']],
+      ['drifted', 'MCP_SERVICE_CONFIGURATION_DRIFT'],
+    );
+    assert.deepEqual(
+      (drifted['drift'] as { layer: string; property: string }[]).map(
+        (d) => `${d.layer} ${d.property}`,
+      ),
+      ['manager NeedDaemonReload', 'unit Service.Nice', 'unit Service.RestartSec'],
+    );
+    const text = await user.service(['status']);
+    assert.match(text.stdout, /unit Service\.RestartSec: expected 60, found 1/);
+    for (const verb of ['restart', 'start']) {
+      const refused = await user.service([verb, '--json']);
+      assert.equal(diagnostic(refused), 'MCP_SERVICE_CONFIGURATION_DRIFT', verb);
+    }
+    const repaired = json(
+      await user.service(['install', FOLDER, '--port', String(port), '--json']),
+    );
+    assert.deepEqual([repaired['action'], repaired['changed']], ['updated', true]);
+    assert.equal(readFileSync(user.unitPath, 'utf8'), unit);
+    assert.deepEqual(json(await user.service(['status', '--json']))['drift'], []);
+    assert.equal((await user.service(['uninstall', '--quiet'])).code, 0);
+  });
+
+  it('asks for a restart when installed with new flags while the old definition runs', async () => {
+    const user = serviceUser();
+    const port = String(await freePort());
+    const first = json(await user.service(['install', FOLDER, '--port', port, '--json']));
+    const changed = await user.service([
+      'install',
+      FOLDER,
+      '--port',
+      port,
+      '--max-active',
+      '4',
+      '--json',
+    ]);
+    assert.equal(changed.code, 1);
+    assert.equal(diagnostic(changed), 'MCP_SERVICE_RESTART_REQUIRED');
+    const status = json(await user.service(['status', '--json']));
+    assert.deepEqual(
+      [status['state'], status['diagnostic_code']],
+      ['restart_required', 'MCP_SERVICE_RESTART_REQUIRED'],
+    );
+    const restarted = json(await user.service(['restart', '--json']));
+    assert.notEqual(restarted['configuration_id'], first['configuration_id']);
+    const port_ = Number(port);
+    assert.equal((await readiness(port_))['configuration_id'], restarted['configuration_id']);
+    assert.equal(json(await user.service(['status', '--json']))['state'], 'ready');
+    // --no-start reconciles the registration and leaves the running process alone.
+    const back = json(
+      await user.service(['install', FOLDER, '--port', port, '--no-start', '--json']),
+    );
+    assert.deepEqual([back['action'], (back['runtime'] as Runtime).state], ['updated', 'running']);
+    assert.equal((back['runtime'] as Runtime).pid, (restarted['runtime'] as Runtime).pid);
+    assert.equal((await user.service(['uninstall'])).code, 0);
+  });
+
+  it('refuses bad flags with exit status 2 before touching anything', async () => {
+    const user = serviceUser();
+    const cases = [
+      ['install', FOLDER, '--port', '0'],
+      ['install', FOLDER, '--port', '65536'],
+      ['install', FOLDER, '--port', 'abc'],
+      ['install', FOLDER, '--port', '-1'],
+      ['install', FOLDER, '--max-active', '0'],
+      ['install', FOLDER, '--max-active', '1e3'],
+      ['install', FOLDER, '--default-timeout-ms', '99999999999999999999'],
+      ['install', join(FOLDER, 'missing')],
+      ['install', FOLDER, '--cwd', join(FOLDER, 'greet.mh')],
+      ['install', FOLDER, '--bogus'],
+      ['start', 'extra'],
+      ['status', '--port', '1'],
+    ];
+    for (const args of cases) {
+      const result = await user.service(args);
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+    }
+    const newline = tempDir('mhl-new\nline-');
+    assert.equal((await user.service(['install', newline])).code, 2);
+    assert.deepEqual(user.calls(), [], 'the manager was never asked anything');
+    assert.equal(existsSync(user.unitPath), false);
+  });
+
+  it('reports NOT_INSTALLED, BUSY, STATE_INVALID and conflicts with their codes', async () => {
+    const user = serviceUser();
+    for (const verb of ['start', 'stop', 'restart']) {
+      assert.equal(diagnostic(await user.service([verb, '--json'])), 'MCP_SERVICE_NOT_INSTALLED');
+    }
+    const none = json(await user.service(['status', '--json']));
+    assert.deepEqual([none['state'], none['configuration_id']], ['not_installed', null]);
+    const port = String(await freePort());
+    assert.equal((await user.service(['install', FOLDER, '--port', port, '--no-start'])).code, 0);
+
+    // A lock held by another command: every mutation is refused; status shows who holds it.
+    const { acquireLifecycleLock } = await import('../../src/service/index.js');
+    const lock = await acquireLifecycleLock(join(user.stateDir, 'lifecycle.lock'), 'restart');
+    try {
+      for (const verb of ['start', 'stop', 'restart', 'uninstall']) {
+        assert.equal(diagnostic(await user.service([verb, '--json'])), 'MCP_SERVICE_BUSY', verb);
+      }
+      const busy = json(await user.service(['status', '--json']));
+      assert.deepEqual(busy['lifecycle'], {
+        state: 'busy',
+        holder_pid: process.pid,
+        holder_command: 'restart',
+        last_command: 'install',
+        last_action: 'installed',
+        last_diagnostic_code: null,
+        at: (busy['lifecycle'] as { at: string }).at,
+      });
+    } finally {
+      await lock.release();
+    }
+
+    // Corrupt state: named, refused; install repairs the index it owns.
+    const current = join(user.stateDir, 'current.json');
+    const good = readFileSync(current, 'utf8');
+    for (const text of ['{', '{"schema_version":1}', `${good.slice(0, -3)}, "x": 1}`]) {
+      writeFileSync(current, text);
+      const start = await user.service(['start']);
+      assert.equal(diagnostic(start), 'MCP_SERVICE_STATE_INVALID');
+      assert.match(start.stderr, /current\.json/);
+      assert.doesNotMatch(start.stderr, /\n\s+at /, 'no stack trace');
+      assert.equal(diagnostic(await user.service(['status'])), 'MCP_SERVICE_STATE_INVALID');
+    }
+    assert.equal((await user.service(['install', FOLDER, '--port', port, '--no-start'])).code, 0);
+    const runtime = join(user.stateDir, 'runtime.json');
+    writeFileSync(runtime, '{"schema_version":1,"pid":"1; rm -rf /"}');
+    assert.equal(diagnostic(await user.service(['status'])), 'MCP_SERVICE_STATE_INVALID');
+    writeFileSync(runtime, '{"schema_version":1}');
+    assert.equal(diagnostic(await user.service(['uninstall'])), 'MCP_SERVICE_STATE_INVALID');
+    writeFileSync(runtime, '');
+    assert.equal(diagnostic(await user.service(['uninstall'])), 'MCP_SERVICE_STATE_INVALID');
+    writeFileSync(join(user.stateDir, 'lifecycle.lock'), 'not an anchor');
+    assert.equal(diagnostic(await user.service(['start'])), 'MCP_SERVICE_STATE_INVALID');
+  });
+
+  it('never overwrites a unit it does not own', async () => {
+    const user = serviceUser();
+    const port = String(await freePort());
+    mkdirSync(join(user.home, 'config/systemd/user'), { recursive: true });
+    const theirs = '[Service]\nExecStart=/bin/true\n';
+    writeFileSync(user.unitPath, theirs);
+    const result = await user.service(['install', FOLDER, '--port', port, '--json']);
+    assert.equal(diagnostic(result), 'MCP_SERVICE_TASK_CONFLICT');
+    assert.equal(readFileSync(user.unitPath, 'utf8'), theirs);
+    const status = json(await user.service(['status', '--json']));
+    assert.deepEqual(
+      [status['state'], status['diagnostic_code']],
+      ['conflict', 'MCP_SERVICE_TASK_CONFLICT'],
+    );
+    assert.equal(
+      json(await user.service(['uninstall', '--json']))['action'],
+      'already_uninstalled',
+    );
+    assert.equal(readFileSync(user.unitPath, 'utf8'), theirs);
+    const other = `[Unit]\nX-MhlManaged=mhl-managed-mcp.service@99999\n${theirs}`;
+    writeFileSync(user.unitPath, other);
+    const again = await user.service(['install', FOLDER, '--port', port]);
+    assert.equal(diagnostic(again), 'MCP_SERVICE_INSTALLATION_CONFLICT');
+    assert.equal(readFileSync(user.unitPath, 'utf8'), other);
+  });
+
+  it("reports the manager's own message when systemctl --user cannot reach it", async () => {
+    const user = serviceUser();
+    const port = String(await freePort());
+    const noManager = { XDG_RUNTIME_DIR: '' };
+    const install = await user.service(['install', FOLDER, '--port', port], noManager);
+    assert.equal(diagnostic(install), 'MCP_SERVICE_SCHEDULER_FAILED');
+    assert.match(install.stderr, /Failed to connect to bus/);
+    assert.equal(existsSync(user.unitPath), false, 'nothing written without a manager');
+    const status = await user.service(['status', '--json'], noManager);
+    assert.equal(status.code, 0);
+    const manager = json(status)['manager'] as { state: string; message: string };
+    assert.equal(manager.state, 'unreachable');
+    assert.match(manager.message, /Failed to connect to bus/);
+    // The real systemctl, where the machine has one, says so in its own words too.
+    if (existsSync('/usr/bin/systemctl')) {
+      const real = await user.service(['status', '--json'], {
+        ...noManager,
+        PATH: '/usr/bin:/bin',
+      });
+      const said = json(real)['manager'] as { state: string; message: string };
+      assert.equal(said.state, 'unreachable');
+      assert.match(said.message, /bus/i);
+    }
+    const refused = await user.service(['install', FOLDER, '--port', port], {
+      SHIM_FAIL_VERB: 'start',
+    });
+    assert.equal(diagnostic(refused), 'MCP_SERVICE_SCHEDULER_FAILED');
+    assert.match(refused.stderr, /Access denied/);
+  });
+
+  it('reports a unit that fails before readiness, and a worker that is gone', async () => {
+    const user = serviceUser();
+    const port = String(await freePort());
+    const broken = tempDir('mhl-broken-');
+    writeFileSync(join(broken, 'bad.mh'), 'pipeline Broken {\n  step (\n');
+    const failed = await user.service(['install', broken, '--port', port]);
+    assert.equal(diagnostic(failed), 'MCP_SERVICE_SCHEDULER_FAILED');
+    assert.match(failed.stderr, /failed before it was ready/);
+    const status = json(await user.service(['status', '--json']));
+    assert.equal((status['runtime'] as { state: string }).state, 'failed');
+    assert.equal((await user.service(['uninstall'])).code, 0);
+
+    // An mhl that was moved away after install: start says which executable is gone.
+    const copy = tempDir('mhl-copy-');
+    cpSync(join(REPO_ROOT, 'dist/bin'), join(copy, 'dist/bin'), { recursive: true });
+    cpSync(join(REPO_ROOT, 'package.json'), join(copy, 'package.json'));
+    const copied = join(copy, 'dist/bin/mhl.js');
+    const args = ['service', 'install', FOLDER, '--port', port, '--no-start'];
+    const viaCopy = spawnSync(process.execPath, [copied, ...args], {
+      env: { ...process.env, ...user.env },
+      encoding: 'utf8',
+    });
+    assert.equal(viaCopy.status, 0, viaCopy.stderr);
+    rmSync(copied);
+    const start = await user.service(['start']);
+    assert.equal(diagnostic(start), 'MCP_SERVICE_WORKER_MISSING');
   });
 });

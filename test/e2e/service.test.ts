@@ -419,4 +419,24 @@ describe('mhl service', () => {
     const start = await user.service(['start']);
     assert.equal(diagnostic(start), 'MCP_SERVICE_WORKER_MISSING');
   });
+
+  it('serve takes a well-formed --configuration-id over HTTP only', async () => {
+    const { runCli } = await import('../helpers/cli.js');
+    for (const id of ['xyz', 'ABCDEF0123456789ABCDEF0123456789', '0'.repeat(33), '']) {
+      const bad = await runCli([
+        'serve',
+        'mcp',
+        FOLDER,
+        '--http',
+        '--port',
+        '0',
+        '--configuration-id',
+        id,
+      ]);
+      assert.equal(bad.code, 2, id);
+      assert.match(bad.stderr, /--configuration-id/);
+    }
+    const stdio = await runCli(['serve', 'mcp', FOLDER, '--configuration-id', '0'.repeat(32)]);
+    assert.equal(stdio.code, 2);
+  });
 });

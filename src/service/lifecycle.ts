@@ -136,7 +136,7 @@ export async function stopExact(ctx: ServiceContext, installed: Installed): Prom
   if (!isRunning(props)) {
     // Between retries (auto-restart) no process runs: cancelling the queued start of this
     // exact unit stops nothing else.
-    const queued = props.activeState === 'activating' || props.subState === 'auto-restart';
+    const queued = isQueued(props);
     if (queued) await ctx.systemctl.stop(STOP_TOTAL_MS);
     await removeState(ctx.paths.runtime);
     return { action: queued ? 'stopped' : 'already_stopped', instance: null };
@@ -157,19 +157,28 @@ export async function stopExact(ctx: ServiceContext, installed: Installed): Prom
     );
   }
   if (await waitStopped(ctx.systemctl, start + GRACEFUL_MS)) {
+    // A server whose shutdown overran its budget exits 1, which the manager would retry in a
+    // minute: that queued, process-free start of this unit is cancelled.
+    if (isQueued(await ctx.systemctl.show())) await ctx.systemctl.stop(STOP_TOTAL_MS);
     await removeState(ctx.paths.runtime);
     return { action: 'stopped', instance };
   }
-  // Forced: only the exact unit, and only while it is still the one the definition renders.
-  await checkRegistration(ctx.paths, ctx.serviceId, installed, await ctx.systemctl.show()).catch(
-    (error: unknown) => {
-      throw new ServiceError(
-        SERVICE_CODES.STOP_UNSAFE,
-        'the server did not stop within 5 s and its unit has changed; it was not forced',
-        { cause: error },
-      );
-    },
-  );
+  // Forced: only the exact unit, only while its main process is still the one proven above,
+  // and only while the unit is still the one the definition renders.
+  const now = await ctx.systemctl.show();
+  if (now.mainPid !== instance.pid) {
+    throw new ServiceError(
+      SERVICE_CODES.STOP_UNSAFE,
+      `the unit's process changed (pid ${instance.pid} became ${now.mainPid}) while it stopped; it was not forced`,
+    );
+  }
+  await checkRegistration(ctx.paths, ctx.serviceId, installed, now).catch((error: unknown) => {
+    throw new ServiceError(
+      SERVICE_CODES.STOP_UNSAFE,
+      'the server did not stop within 5 s and its unit has changed; it was not forced',
+      { cause: error },
+    );
+  });
   const remaining = start + STOP_TOTAL_MS - Date.now();
   await ctx.systemctl.stop(Math.max(remaining, 1000)).catch(() => undefined);
   if (!(await waitStopped(ctx.systemctl, start + STOP_TOTAL_MS))) {
@@ -180,6 +189,13 @@ export async function stopExact(ctx: ServiceContext, installed: Installed): Prom
   }
   await removeState(ctx.paths.runtime);
   return { action: 'forced_stopped', instance };
+}
+
+/** True when the unit has a start queued (a retry) but no process. */
+function isQueued(props: UnitProperties): boolean {
+  return (
+    !isRunning(props) && (props.activeState === 'activating' || props.subState === 'auto-restart')
+  );
 }
 
 /** `mhl service restart`: stop, revalidate, start, and wait for a new instance. */

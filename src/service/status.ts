@@ -42,7 +42,6 @@ export interface ServiceStatus {
     readonly main_pid: number | null;
     readonly unit_file_state: string | null;
     readonly exec_main_status: number | null;
-    readonly n_restarts: number | null;
   };
   readonly runtime: {
     readonly state: 'stopped' | 'starting' | 'running' | 'restart_backoff' | 'failed';
@@ -137,7 +136,6 @@ export async function serviceStatus(ctx: ServiceContext): Promise<ServiceStatus>
       unit_file_state:
         props === undefined || props.unitFileState === '' ? null : props.unitFileState,
       exec_main_status: props?.execMainStatus ?? null,
-      n_restarts: props?.nRestarts ?? null,
     },
     runtime,
     readiness: {

@@ -29,7 +29,6 @@ export interface UnitProperties {
   readonly needDaemonReload: boolean;
   readonly fragmentPath: string;
   readonly execMainStatus: number | null;
-  readonly nRestarts: number | null;
 }
 
 const PROPERTIES = [
@@ -41,7 +40,6 @@ const PROPERTIES = [
   'NeedDaemonReload',
   'FragmentPath',
   'ExecMainStatus',
-  'NRestarts',
 ];
 
 /** Longest any one call may take; `stop` waits for the unit's own stop timeout. */
@@ -151,6 +149,5 @@ export function parseShow(text: string): UnitProperties {
     needDaemonReload: map.get('NeedDaemonReload') === 'yes',
     fragmentPath: map.get('FragmentPath') ?? '',
     execMainStatus: number('ExecMainStatus'),
-    nRestarts: number('NRestarts'),
   };
 }

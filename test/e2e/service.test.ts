@@ -439,4 +439,70 @@ describe('mhl service', () => {
     const stdio = await runCli(['serve', 'mcp', FOLDER, '--configuration-id', '0'.repeat(32)]);
     assert.equal(stdio.code, 2);
   });
+
+  it('stops nothing it cannot prove, and leaves a failed restart or uninstall retryable', async () => {
+    const user = serviceUser();
+    const port = String(await freePort());
+    const installed = json(await user.service(['install', FOLDER, '--port', port, '--json']));
+    const pid = (installed['runtime'] as Runtime).pid as number;
+    // A hung server answers no readiness: its identity is unproven, so it is not stopped.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const unsafe = await user.service(['stop', '--json']);
+      assert.equal(diagnostic(unsafe), 'MCP_SERVICE_STOP_UNSAFE');
+      assert.ok(!user.calls().some((c) => c[1] === 'stop'), 'the manager was not asked to stop it');
+      assert.equal(alive(pid), true);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const failed = await user.service(['restart', '--json'], { SHIM_FAIL_VERB: 'start' });
+    assert.equal(diagnostic(failed), 'MCP_SERVICE_RESTART_FAILED');
+    assert.match(failed.stderr, /MCP_SERVICE_SCHEDULER_FAILED/);
+    assert.equal(alive(pid), false, 'stopped, and not resurrected');
+    const after = json(await user.service(['status', '--json']));
+    assert.deepEqual(
+      [after['state'], (after['registration'] as { state: string }).state],
+      ['stopped', 'installed'],
+    );
+    assert.equal(
+      (after['lifecycle'] as { last_diagnostic_code: string }).last_diagnostic_code,
+      'MCP_SERVICE_RESTART_FAILED',
+    );
+    assert.equal(json(await user.service(['start', '--json']))['action'], 'started');
+    const partial = await user.service(['uninstall', '--json'], { SHIM_FAIL_VERB: 'disable' });
+    assert.equal(diagnostic(partial), 'MCP_SERVICE_UNINSTALL_INCOMPLETE');
+    assert.ok(existsSync(user.unitPath));
+    assert.equal(json(await user.service(['uninstall', '--json']))['action'], 'uninstalled');
+    assert.equal(existsSync(user.unitPath), false);
+  });
+
+  it('times out a start whose process never answers readiness, and will not stop it', async () => {
+    const user = serviceUser();
+    const port = String(await freePort());
+    const copy = tempDir('mhl-hung-');
+    cpSync(join(REPO_ROOT, 'dist/bin'), join(copy, 'dist/bin'), { recursive: true });
+    cpSync(join(REPO_ROOT, 'package.json'), join(copy, 'package.json'));
+    const copied = join(copy, 'dist/bin/mhl.js');
+    const args = ['service', 'install', FOLDER, '--port', port, '--no-start'];
+    const install = spawnSync(process.execPath, [copied, ...args], {
+      env: { ...process.env, ...user.env },
+      encoding: 'utf8',
+    });
+    assert.equal(install.status, 0, install.stderr);
+    // The mhl the unit runs now hangs without ever listening.
+    writeFileSync(copied, 'setInterval(() => {}, 60_000);\n');
+    const began = Date.now();
+    const start = await user.service(['start', '--json']);
+    const took = Date.now() - began;
+    assert.equal(diagnostic(start), 'MCP_SERVICE_START_TIMEOUT');
+    assert.ok(took >= 15_000 && took < 20_000, `gave up after ${took} ms`);
+    const status = json(await user.service(['status', '--json']));
+    assert.equal((status['runtime'] as Runtime).state, 'starting');
+    assert.equal(diagnostic(await user.service(['stop', '--json'])), 'MCP_SERVICE_STOP_UNSAFE');
+    assert.equal(
+      diagnostic(await user.service(['uninstall', '--json'])),
+      'MCP_SERVICE_STOP_UNSAFE',
+    );
+    assert.ok(existsSync(user.unitPath), 'nothing removed while its process runs unproven');
+  });
 });

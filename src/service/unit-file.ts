@@ -14,13 +14,17 @@ export const CONFIGURATION_KEY = 'Unit.X-MhlConfigurationId';
 /** Variables the unit keeps out of the server even if the user manager has them. */
 const UNSET = ['MHL_SERVE_TOKEN', 'MHL_SERVE_PRINCIPAL_HEADER', 'MHL_SERVE_WORKFLOWS_KEY'];
 
-/** One argument of a command line, quoted as systemd.service(5) reads it. */
+/** One argument of a command line, quoted as systemd.service(5) reads it (`$` expands there). */
 export function quoteArg(arg: string): string {
-  const escaped = arg
-    .replace(/\\/g, '\\\\')
-    .replace(/"/g, '\\"')
-    .replace(/%/g, '%%')
-    .replace(/\$/g, '$$$$');
+  return quoteValue(arg).replace(/\$/g, '$$$$');
+}
+
+/**
+ * A quoted setting value (`Environment=`): C escapes for `\` and `"`, `%%` for a literal `%`
+ * (specifiers expand in every setting); `$` means nothing here, so it stays as is.
+ */
+export function quoteValue(value: string): string {
+  const escaped = value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/%/g, '%%');
   return `"${escaped}"`;
 }
 
@@ -65,7 +69,7 @@ export function renderUnit(definition: ServiceDefinition): string {
     '[Service]',
     'Type=exec',
     `ExecStart=${serveArgv(definition).map(quoteArg).join(' ')}`,
-    `Environment=${quoteArg(`XDG_CONFIG_HOME=${definition.config_home}`)}`,
+    `Environment=${quoteValue(`XDG_CONFIG_HOME=${definition.config_home}`)}`,
     `UnsetEnvironment=${UNSET.join(' ')}`,
     // A clean control shutdown exits 0 and stays stopped; a crash is retried.
     'Restart=on-failure',

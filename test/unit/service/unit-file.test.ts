@@ -33,12 +33,15 @@ function definition(over: Partial<ServiceDefinition> = {}): ServiceDefinition {
   };
 }
 
-/** The words of an ExecStart= value, as systemd.service(5) reads them (quotes, \\, %%, $$). */
-function execWords(line: string): string[] {
+/** The words of a setting, as systemd reads them (quotes, \\, %%; $$ on command lines only). */
+function execWords(line: string, command = true): string[] {
   const out: string[] = [];
   for (const m of line.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)) {
-    const raw = m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? '');
-    out.push(raw.replace(/%%/g, '%').replace(/\$\$/g, '$'));
+    const raw = (m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? '')).replace(
+      /%%/g,
+      '%',
+    );
+    out.push(command ? raw.replace(/\$\$/g, '$') : raw);
   }
   return out;
 }
@@ -93,6 +96,9 @@ describe('service unit file', () => {
     });
     const exec = parseUnit(renderUnit(hostile)).get('Service.ExecStart') ?? '';
     assert.deepEqual(execWords(exec), serveArgv(hostile));
+    const env = definition({ config_home: '/home/a $b %c "d" \\e' });
+    const line = parseUnit(renderUnit(env)).get('Service.Environment') ?? '';
+    assert.deepEqual(execWords(line, false), [`XDG_CONFIG_HOME=${env.config_home}`]);
     assert.equal(quoteArg('%'), '"%%"');
     assert.equal(quoteArg('$'), '"$$"');
   });

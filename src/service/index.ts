@@ -13,7 +13,7 @@ export {
   ServiceDefinitionSchema,
 } from './definition.js';
 export { SERVICE_CODES, type ServiceCode, ServiceError } from './errors.js';
-export { installService, uninstallService } from './install.js';
+export { installService } from './install.js';
 export { restartService, startService, stopService } from './lifecycle.js';
 export { acquireLifecycleLock, type LifecycleLock, lockHolder } from './lock.js';
 export { type Mutation, mutationText } from './output.js';
@@ -21,4 +21,5 @@ export { type ServicePaths, servicePaths, UNIT_NAME } from './paths.js';
 export { probeReadiness, type Readiness, readinessOf } from './readiness.js';
 export { LifecycleSchema, now, writeState } from './state.js';
 export { type ServiceStatus, serviceStatus } from './status.js';
+export { uninstallService } from './uninstall.js';
 export { parseUnit, quoteArg, renderUnit, serveArgv, unitDrift } from './unit-file.js';

@@ -1,48 +1,19 @@
 /**
- * install and uninstall. install writes the immutable definition, reconciles the unit (written
- * only when its bytes differ, never over a unit without our marker), reloads and enables it
- * (wanted by default.target), repoints `current.json`, then starts unless `--no-start`; an
- * equal repeated install changes nothing. uninstall stops the exact instance, then removes only
- * what it owns: our unit and its link, and our state files, never the lock anchor, the user's
- * workflows or files it does not know. Callers hold the lifecycle lock.
+ * install: writes the immutable definition, reconciles the unit (written only when its bytes
+ * differ, never over a unit without our marker), reloads and enables it (wanted by
+ * default.target), repoints `current.json`, then starts unless `--no-start`; an equal repeated
+ * install changes nothing. Callers hold the lifecycle lock.
  */
-import { readdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
 import { writeFileAtomic } from '../store/index.js';
 import type { ServiceContext } from './context.js';
-import {
-  configurationId,
-  endpointOf,
-  parseDefinition,
-  readText,
-  type ServiceDefinition,
-  writeDefinition,
-} from './definition.js';
+import { endpointOf, readText, type ServiceDefinition, writeDefinition } from './definition.js';
 import { SERVICE_CODES, ServiceError } from './errors.js';
-import { ensureStarted, stopExact } from './lifecycle.js';
+import { ensureStarted } from './lifecycle.js';
 import { installedView, type Mutation, mutation, type RuntimeView, STOPPED } from './output.js';
-import { UNIT_NAME } from './paths.js';
-import { probeReadiness, requestShutdown } from './readiness.js';
-import {
-  assertOwned,
-  checkWorker,
-  type Installed,
-  loadInstalled,
-  unitOwner,
-} from './registration.js';
-import { waitPortFree } from './runtime.js';
-import {
-  type Current,
-  CurrentSchema,
-  now,
-  RuntimeSchema,
-  readState,
-  removeState,
-  writeState,
-} from './state.js';
+import { probeReadiness } from './readiness.js';
+import { assertOwned, checkWorker, type Installed } from './registration.js';
+import { type Current, CurrentSchema, now, readState, writeState } from './state.js';
 import { renderUnit } from './unit-file.js';
-
-const ORPHAN_STOP_MS = 5_000;
 
 /** `mhl service install`. */
 export async function installService(
@@ -51,7 +22,37 @@ export async function installService(
   options: { readonly noStart: boolean },
 ): Promise<Mutation> {
   await checkWorker(definition);
-  // The manager must answer before anything is written.
+  const { installed, changed, action } = await reconcile(ctx, definition);
+  let runtime: RuntimeView;
+  let started = false;
+  if (options.noStart) {
+    runtime = await observedRuntime(ctx, definition.port);
+  } else {
+    const run = await ensureStarted(ctx, installed, await ctx.systemctl.show());
+    started = run.started;
+    const { pid, instanceId, version } = run.instance;
+    runtime = { state: 'ready', pid, instance_id: instanceId, version };
+  }
+  return mutation({
+    command: 'install',
+    changed: changed || started,
+    action,
+    service_id: ctx.serviceId,
+    configuration_id: installed.configurationId,
+    task_path: ctx.paths.unitPath,
+    endpoint: endpointOf(definition),
+    registration: installedView(changed),
+    runtime,
+  });
+}
+
+/**
+ * Makes the registration match `definition`, touching only what differs: the definition file,
+ * the unit, the manager's loaded copy, the `default.target.wants` link, `current.json`.
+ * @throws ServiceError MCP_SERVICE_SCHEDULER_FAILED (before anything is written when the
+ *   manager cannot be reached), MCP_SERVICE_TASK_CONFLICT, MCP_SERVICE_INSTALLATION_CONFLICT.
+ */
+async function reconcile(ctx: ServiceContext, definition: ServiceDefinition) {
   const before = await ctx.systemctl.show();
   const unitText = await readText(ctx.paths.unitPath);
   if (unitText !== undefined) assertOwned(unitText, ctx.serviceId);
@@ -65,49 +66,18 @@ export async function installService(
   const after = reloaded ? await ctx.systemctl.show() : before;
   const enabled = after.unitFileState !== 'enabled';
   if (enabled) await ctx.systemctl.enable();
-  const currentChanged = previous?.configuration_id !== id;
-  if (currentChanged) {
-    const current: Current = {
-      schema_version: 1,
-      service_id: ctx.serviceId,
-      configuration_id: id,
-      updated_at: now(),
-    };
-    await writeState(ctx.paths.current, current);
-  }
-  const changed = unitChanged || reloaded || enabled || currentChanged;
-  const installed: Installed = {
-    current: { schema_version: 1, service_id: ctx.serviceId, configuration_id: id, updated_at: '' },
-    definition,
-    configurationId: id,
-  };
-  let runtime: RuntimeView = STOPPED;
-  let started = false;
-  if (!options.noStart) {
-    const run = await ensureStarted(ctx, installed, await ctx.systemctl.show());
-    started = run.started;
-    const { pid, instanceId, version } = run.instance;
-    runtime = { state: 'ready', pid, instance_id: instanceId, version };
-  } else {
-    runtime = await observedRuntime(ctx, definition.port);
-  }
-  const action =
-    previous === undefined && unitText === undefined
-      ? 'installed'
-      : changed
-        ? 'updated'
-        : 'unchanged';
-  return mutation({
-    command: 'install',
-    changed: changed || started,
-    action,
+  const current: Current = {
+    schema_version: 1,
     service_id: ctx.serviceId,
     configuration_id: id,
-    task_path: ctx.paths.unitPath,
-    endpoint: endpointOf(definition),
-    registration: installedView(changed),
-    runtime,
-  });
+    updated_at: now(),
+  };
+  const currentChanged = previous?.configuration_id !== id;
+  if (currentChanged) await writeState(ctx.paths.current, current);
+  const changed = unitChanged || reloaded || enabled || currentChanged;
+  const fresh = previous === undefined && unitText === undefined;
+  const installed: Installed = { current, definition, configurationId: id };
+  return { installed, changed, action: fresh ? 'installed' : changed ? 'updated' : 'unchanged' };
 }
 
 /** `current.json`, or undefined when missing or corrupt: install repairs the index. */
@@ -136,119 +106,4 @@ async function observedRuntime(ctx: ServiceContext, port: number): Promise<Runti
     };
   }
   return { state: 'starting', pid: props.mainPid, instance_id: null, version: null };
-}
-
-/** `mhl service uninstall`. */
-export async function uninstallService(ctx: ServiceContext): Promise<Mutation> {
-  const unitText = await readText(ctx.paths.unitPath);
-  const owned = unitText !== undefined && unitOwner(unitText) === ctx.serviceId;
-  const current = await readState(ctx.paths.current, CurrentSchema);
-  const runtime = await readState(ctx.paths.runtime, RuntimeSchema);
-  const installed =
-    current === undefined ? undefined : await loadInstalled(ctx.paths, ctx.serviceId);
-  const base = {
-    command: 'uninstall' as const,
-    service_id: current?.service_id ?? (owned ? ctx.serviceId : null),
-    configuration_id: current?.configuration_id ?? null,
-    task_path: ctx.paths.unitPath,
-    endpoint:
-      installed === undefined ? (runtime?.endpoint ?? null) : endpointOf(installed.definition),
-  };
-  if (!owned && current === undefined && runtime === undefined) {
-    return mutation({
-      ...base,
-      changed: false,
-      action: 'already_uninstalled',
-      registration: { state: 'not_installed', unit: UNIT_NAME, enabled: false, changed: false },
-      runtime: STOPPED,
-    });
-  }
-  if (owned && installed !== undefined) await stopExact(ctx, installed);
-  else if (owned && (await ctx.systemctl.show()).mainPid > 0) {
-    // Without its definition the running process cannot be proven ours: it is not stopped.
-    throw new ServiceError(
-      SERVICE_CODES.STOP_UNSAFE,
-      'the unit runs but current.json is missing, so its process cannot be proven; stop it with systemctl --user stop mhl-managed-mcp.service',
-    );
-  } else if (runtime !== undefined) await stopOrphan(runtime);
-  try {
-    if (owned) await removeUnit(ctx, unitText);
-    await removeState(ctx.paths.runtime);
-    await removeDefinitions(ctx);
-    await removeState(ctx.paths.current);
-    await removeState(ctx.paths.lifecycle);
-  } catch (error) {
-    if (error instanceof ServiceError && error.code === SERVICE_CODES.UNINSTALL_INCOMPLETE)
-      throw error;
-    throw new ServiceError(
-      SERVICE_CODES.UNINSTALL_INCOMPLETE,
-      `uninstall stopped part way (${error instanceof Error ? error.message : String(error)}); run it again`,
-      { cause: error },
-    );
-  }
-  return mutation({
-    ...base,
-    changed: true,
-    action: 'uninstalled',
-    registration: { state: 'not_installed', unit: UNIT_NAME, enabled: false, changed: true },
-    runtime: STOPPED,
-  });
-}
-
-/**
- * With no unit left, the last proven instance may still run: it is stopped through control
- * shutdown only if readiness still names exactly that pid and instance; never through the
- * manager.
- */
-async function stopOrphan(runtime: { pid: number; instance_id: string; endpoint: string }) {
-  const port = Number(new URL(runtime.endpoint).port);
-  const ready = await probeReadiness(port);
-  if (
-    ready.kind !== 'ready' ||
-    ready.pid !== runtime.pid ||
-    ready.instanceId !== runtime.instance_id
-  ) {
-    return;
-  }
-  if (await requestShutdown(port, runtime.instance_id)) {
-    await waitPortFree(port, Date.now() + ORPHAN_STOP_MS);
-  }
-}
-
-/** Disables and removes our unit, only while it still holds the bytes read at the start. */
-async function removeUnit(ctx: ServiceContext, read: string | undefined): Promise<void> {
-  await ctx.systemctl.disable();
-  if ((await readText(ctx.paths.unitPath)) !== read) {
-    throw new ServiceError(
-      SERVICE_CODES.UNINSTALL_INCOMPLETE,
-      'the unit changed during uninstall; it was left in place',
-    );
-  }
-  await unlink(ctx.paths.unitPath).catch(() => undefined);
-  await ctx.systemctl.daemonReload();
-}
-
-/** Removes the definitions of this service; files that are not one are left alone. */
-async function removeDefinitions(ctx: ServiceContext): Promise<void> {
-  let names: string[];
-  try {
-    names = await readdir(ctx.paths.definitions);
-  } catch {
-    // No definitions folder: nothing to remove.
-    return;
-  }
-  for (const name of names) {
-    if (!/^[0-9a-f]{32}\.json$/.test(name)) continue;
-    const path = join(ctx.paths.definitions, name);
-    let definition: ServiceDefinition;
-    try {
-      definition = parseDefinition((await readText(path)) ?? '', name);
-    } catch {
-      // Not a definition this command wrote: an unexpected file stays.
-      continue;
-    }
-    if (definition.service_id !== ctx.serviceId) continue;
-    if (`${configurationId(definition)}.json` !== name) continue;
-    await removeState(path);
-  }
 }

@@ -9,11 +9,18 @@
 import type { ServiceContext } from './context.js';
 import { endpointOf, readText, type ServiceDefinition } from './definition.js';
 import { SERVICE_CODES, ServiceError } from './errors.js';
-import { lockHolder } from './lock.js';
+import { type LockHolder, lockHolder } from './lock.js';
 import { UNIT_NAME } from './paths.js';
 import { probeReadiness, type Readiness } from './readiness.js';
 import { type Drift, driftOf, loadInstalled, sortDrift, unitOwner } from './registration.js';
-import { CurrentSchema, LifecycleSchema, type Runtime, RuntimeSchema, readState } from './state.js';
+import {
+  CurrentSchema,
+  type Lifecycle,
+  LifecycleSchema,
+  type Runtime,
+  RuntimeSchema,
+  readState,
+} from './state.js';
 import type { UnitProperties } from './systemctl.js';
 
 /** The status document, schema version 1. */
@@ -98,11 +105,13 @@ export async function serviceStatus(ctx: ServiceContext): Promise<ServiceStatus>
   const drift =
     definition === undefined ? [] : driftOf(definition, ctx.paths.unitPath, unitText, props);
   const owned = ownedReadiness(ready, props, current?.configuration_id, definition);
+  // The unit's own process, answering as another definition: it needs a restart.
   if (owned === false && ready?.kind === 'ready' && props && ready.pid === props.mainPid) {
+    const expected = current?.configuration_id ?? null;
     drift.push({
       layer: 'runtime',
       property: 'configuration_id',
-      expected: current?.configuration_id ?? null,
+      expected,
       actual: ready.configurationId,
     });
     sortDrift(drift);
@@ -126,36 +135,57 @@ export async function serviceStatus(ctx: ServiceContext): Promise<ServiceStatus>
     task_path: ctx.paths.unitPath,
     endpoint: definition === undefined ? (runtimeFile?.endpoint ?? null) : endpointOf(definition),
     registration,
-    manager: {
-      state: props === undefined ? 'unreachable' : 'reachable',
-      message: managerMessage,
-      load_state: props?.loadState ?? null,
-      active_state: props?.activeState ?? null,
-      sub_state: props?.subState ?? null,
-      main_pid: props === undefined ? null : props.mainPid,
-      unit_file_state:
-        props === undefined || props.unitFileState === '' ? null : props.unitFileState,
-      exec_main_status: props?.execMainStatus ?? null,
-    },
+    manager: managerView(props, managerMessage),
     runtime,
-    readiness: {
-      state: ready === undefined ? 'not_checked' : ready.kind,
-      owned,
-      version: ready?.kind === 'ready' ? ready.version : null,
-      pid: ready?.kind === 'ready' ? ready.pid : null,
-      instance_id: ready?.kind === 'ready' ? ready.instanceId : null,
-      configuration_id: ready?.kind === 'ready' ? ready.configurationId : null,
-    },
-    lifecycle: {
-      state: holder === null ? 'idle' : 'busy',
-      holder_pid: holder?.pid ?? null,
-      holder_command: holder?.command ?? null,
-      last_command: last?.command ?? null,
-      last_action: last?.action ?? null,
-      last_diagnostic_code: last?.diagnostic_code ?? null,
-      at: last?.at ?? null,
-    },
+    readiness: readinessView(ready, owned),
+    lifecycle: lifecycleView(holder, last),
     drift,
+  };
+}
+
+function managerView(
+  props: UnitProperties | undefined,
+  message: string | null,
+): ServiceStatus['manager'] {
+  return {
+    state: props === undefined ? 'unreachable' : 'reachable',
+    message,
+    load_state: props?.loadState ?? null,
+    active_state: props?.activeState ?? null,
+    sub_state: props?.subState ?? null,
+    main_pid: props === undefined ? null : props.mainPid,
+    unit_file_state: props === undefined || props.unitFileState === '' ? null : props.unitFileState,
+    exec_main_status: props?.execMainStatus ?? null,
+  };
+}
+
+function readinessView(
+  ready: Readiness | undefined,
+  owned: boolean | null,
+): ServiceStatus['readiness'] {
+  const answer = ready?.kind === 'ready' ? ready : undefined;
+  return {
+    state: ready === undefined ? 'not_checked' : ready.kind,
+    owned,
+    version: answer?.version ?? null,
+    pid: answer?.pid ?? null,
+    instance_id: answer?.instanceId ?? null,
+    configuration_id: answer?.configurationId ?? null,
+  };
+}
+
+function lifecycleView(
+  holder: LockHolder | null,
+  last: Lifecycle | undefined,
+): ServiceStatus['lifecycle'] {
+  return {
+    state: holder === null ? 'idle' : 'busy',
+    holder_pid: holder?.pid ?? null,
+    holder_command: holder?.command ?? null,
+    last_command: last?.command ?? null,
+    last_action: last?.action ?? null,
+    last_diagnostic_code: last?.diagnostic_code ?? null,
+    at: last?.at ?? null,
   };
 }
 

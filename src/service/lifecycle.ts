@@ -6,7 +6,7 @@
  * all, asks the manager to stop that exact unit. Callers hold the lifecycle lock.
  */
 import type { ServiceContext } from './context.js';
-import { endpointOf } from './definition.js';
+import { endpointOf, readText } from './definition.js';
 import { SERVICE_CODES, ServiceError } from './errors.js';
 import { installedView, type Mutation, mutation, STOPPED } from './output.js';
 import { probeReadiness, requestShutdown } from './readiness.js';
@@ -210,15 +210,15 @@ export async function restartService(ctx: ServiceContext): Promise<Mutation> {
   const stopped = await stopExact(ctx, installed);
   let instance: ProvenInstance;
   try {
-    const unitNow = await checkRegistration(
-      ctx.paths,
-      ctx.serviceId,
-      installed,
-      await ctx.systemctl.show(),
-    );
-    if (unitNow !== unitBefore) {
-      throw new ServiceError(SERVICE_CODES.TASK_CHANGED, 'the unit changed while it stopped');
+    // Revalidated before the start is submitted: a unit edited while the old process stopped
+    // is not started, however it reads now.
+    if ((await readText(ctx.paths.unitPath)) !== unitBefore) {
+      throw new ServiceError(
+        SERVICE_CODES.TASK_CHANGED,
+        'the unit changed while the service stopped; it was not started (mhl service install restores it)',
+      );
     }
+    await checkRegistration(ctx.paths, ctx.serviceId, installed, await ctx.systemctl.show());
     instance = await submitStart(
       ctx,
       installed,

@@ -261,4 +261,50 @@ describe('mhl service faults', () => {
     );
     assert.ok(existsSync(user.unitPath), 'nothing removed while its process runs unproven');
   });
+
+  it('forces only a proven unit that ignores shutdown, and starts no unit edited mid-restart', async () => {
+    const user = serviceUser();
+    const port = String(await freePort());
+    stubbornInstall(user, port);
+    const ignore = { STUBBORN_MODE: 'ignore-shutdown' };
+    const start = await user.service(['start', '--json'], ignore);
+    assert.equal(start.code, 0, start.stderr);
+    const began = Date.now();
+    const stop = await user.service(['stop', '--json']);
+    const took = Date.now() - began;
+    assert.equal(stop.code, 0, stop.stderr);
+    assert.equal(json(stop)['action'], 'forced_stopped');
+    assert.ok(took >= 5_000 && took < 15_000, `stopped after ${took} ms`);
+    const stops = user.calls().filter((c) => c[1] === 'stop');
+    assert.deepEqual(stops, [['--user', 'stop', 'mhl-managed-mcp.service']]);
+
+    // A unit edited while the old process stopped is not started.
+    const edit = { STUBBORN_MODE: 'edit-unit', STUBBORN_UNIT: user.unitPath };
+    assert.equal((await user.service(['start'], edit)).code, 0);
+    const restart = await user.service(['restart', '--json'], edit);
+    assert.equal(diagnostic(restart), 'MCP_SERVICE_TASK_CHANGED');
+    const status = json(await user.service(['status', '--json']));
+    assert.deepEqual(
+      [status['state'], (status['runtime'] as Runtime).state],
+      ['drifted', 'stopped'],
+    );
+  });
 });
+
+/**
+ * Installs (without starting) from a copy of the built CLI, then puts the stubborn server
+ * fixture in place of the copy's mhl.js: every later start of the unit runs it.
+ */
+function stubbornInstall(user: ReturnType<typeof serviceUser>, port: string): void {
+  const copy = tempDir('mhl-stubborn-');
+  cpSync(join(REPO_ROOT, 'dist/bin'), join(copy, 'dist/bin'), { recursive: true });
+  cpSync(join(REPO_ROOT, 'package.json'), join(copy, 'package.json'));
+  const mhl = join(copy, 'dist/bin/mhl.js');
+  const args = ['service', 'install', FOLDER, '--port', port, '--no-start'];
+  const install = spawnSync(process.execPath, [mhl, ...args], {
+    env: { ...process.env, ...user.env },
+    encoding: 'utf8',
+  });
+  assert.equal(install.status, 0, install.stderr);
+  cpSync(join(REPO_ROOT, 'test/fixtures/service/stubborn-server.cjs'), mhl);
+}

@@ -7,7 +7,7 @@
 import type { Catalog } from '../catalog/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { Dispatcher, type Session } from '../protocol/index.js';
-import { Admission, ownerOf } from '../runs/index.js';
+import { Admission, ownerOf, RunChangeFeed } from '../runs/index.js';
 import {
   COMPLETIONS_CAPABILITY,
   completionMethods,
@@ -21,6 +21,7 @@ import {
   toolMethods,
 } from '../surfaces/index.js';
 import { Metrics } from '../transport/index.js';
+import type { Route } from '../transport/routes.js';
 import type { ServeConfig } from './config.js';
 import { PROFILE_TABLE } from './profiles.js';
 
@@ -41,6 +42,8 @@ export interface MhlServer {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly version: string;
+  /** The HTTP rows the surfaces contribute (the runs page), beside the transport's own. */
+  readonly routes: readonly Route[];
   /** Names of the served workflows, for the start-up log line. */
   readonly workflows: readonly string[];
   /** True while a request is in flight on a legacy session: it is neither swept nor evicted. */
@@ -92,7 +95,10 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     read: () => admission.active,
   });
   const tools = new ToolTable();
-  // Made once the dispatcher is; runs report their changes from the start, so through this.
+  // Runs publish their changes from the start; subscriptions subscribe once the dispatcher is made.
+  const runChanges = new RunChangeFeed((error) =>
+    logger.error({ err: error }, 'run change listener threw'),
+  );
   let subscriptions: Subscriptions | undefined;
   const built = PROFILE_TABLE[config.profile]({
     config,
@@ -101,7 +107,8 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     admission,
     metrics,
     env: parts.env,
-    onRunChange: (runId) => subscriptions?.runChanged(runId),
+    version: parts.version,
+    runChanges,
   });
   if ('problem' in built) return { ok: false, problem: built.problem };
   const { surfaces } = built;
@@ -124,6 +131,8 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
   });
   const providers = surfaces.flatMap((s) => s.resources ?? []);
   subscriptions = new Subscriptions(dispatcher, providers);
+  const resources = subscriptions;
+  const unsubscribe = runChanges.subscribe(({ runId }) => resources.runChanged(runId));
   dispatcher.onSessionClose((session) => {
     for (const surface of surfaces) surface.sessionEnded?.(session);
   });
@@ -152,6 +161,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     logger,
     metrics,
     version: parts.version,
+    routes: surfaces.flatMap((s) => s.routes ?? []),
     workflows: [...parts.catalog.workflows.keys()],
     sessionBusy: (session) => dispatcher.inFlightOn(session) > 0,
     // Without a principal, only the session reaches its runs and jobs: eviction spares it.
@@ -169,6 +179,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     },
     stop: async () => {
       dispatcher.closeAll('shutting down');
+      unsubscribe();
       subscriptions?.close();
       await Promise.all(surfaces.map((s) => s.stop?.()));
     },

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
-import { type Admission, JobRegistry } from '../runs/index.js';
+import { type Admission, JobRegistry, type RunChangeFeed } from '../runs/index.js';
 import { AgentLimiters, childEnvironment } from '../runtime/index.js';
 import {
   jobTools,
@@ -19,6 +19,7 @@ import {
   reservedNameProblem,
   type Surface,
   ToolTable,
+  uiSurface,
   workflowResources,
   workflowTemplates,
   workflowTools,
@@ -29,6 +30,8 @@ import { runsSurface } from './runs.js';
 
 /** What every profile is built from. */
 export interface ProfileParts {
+  /** The running binary's version (the runs page shows it). */
+  readonly version: string;
   readonly config: ServeConfig;
   readonly catalog: Catalog;
   readonly logger: Logger;
@@ -36,8 +39,8 @@ export interface ProfileParts {
   readonly metrics: Metrics;
   /** The environment `env()` reads (the process's, less the pack key). */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Told each async run whose view or log changed (resource subscriptions). */
-  readonly onRunChange: (runId: string) => void;
+  /** Each change to an async run's view or log (resource subscriptions, the runs page). */
+  readonly runChanges: RunChangeFeed;
 }
 
 /** A profile's surfaces, or the start-up problem that stops it. */
@@ -107,13 +110,26 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     pipelines,
     published: (name) => names.has(name),
     target: workflows.tools?.[0],
-    onChange: parts.onRunChange,
+    changes: parts.runChanges,
   });
   if ('problem' in runs) {
     workflows.close?.();
     return { problem: runs.problem };
   }
-  return { surfaces: [workflows, jobs, runs] };
+  const surfaces: Surface[] = [workflows, jobs, runs];
+  // The runs page lives on the HTTP server only: stdio has no browser to serve.
+  if (config.http !== undefined) {
+    surfaces.push(
+      uiSurface({
+        registry: runs.registry,
+        tokenRequired: config.http.token !== undefined,
+        principalHeader: config.http.principalHeader,
+        version: parts.version,
+        logger,
+      }),
+    );
+  }
+  return { surfaces };
 }
 
 /** The profiles `--profile` selects, by name. */

@@ -45,6 +45,9 @@ const UPWARD_EXCEPTIONS: Readonly<Record<string, string>> = {
     'RequestContext. The dispatcher reaches surfaces only through that registration (protocol ' +
     'imports nothing of surfaces), so calls flow protocol -> surfaces while the types point up; ' +
     'turning it round needs a Surface interface owned below protocol (createServer, src/server).',
+  'surfaces -> transport':
+    'a surface may contribute HTTP rows (Surface.routes: the runs page), typed by the route ' +
+    "table's Route; the imports are type-only, and the transport still owns every socket and guard.",
 };
 
 /**

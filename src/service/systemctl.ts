@@ -42,6 +42,9 @@ const PROPERTIES = [
   'ExecMainStatus',
 ];
 
+/** Secrets of the calling shell that systemctl never needs, so it never inherits them. */
+const WITHHELD = ['MHL_SERVE_TOKEN', 'MHL_SERVE_WORKFLOWS_KEY'];
+
 /** Longest any one call may take; `stop` waits for the unit's own stop timeout. */
 const DEFAULT_CALL_MS = 15_000;
 
@@ -50,7 +53,9 @@ export class Systemctl {
   readonly #env: Env;
 
   constructor(env: Env) {
-    this.#env = env;
+    const kept = { ...env };
+    for (const name of WITHHELD) delete kept[name];
+    this.#env = kept;
   }
 
   /**

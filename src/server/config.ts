@@ -50,6 +50,9 @@ const DEFAULT_BODY_BUFFER_MIB = 8;
 const MIN_BODY_BUFFER_MIB = 2;
 const MAX_BODY_BUFFER_MIB = 4096;
 
+/** A managed-service configuration identity: 32 lowercase hex digits (docs/service.md). */
+const CONFIGURATION_ID = /^[0-9a-f]{32}$/;
+
 /** The HTTP listener and its guards. */
 export const HttpConfigSchema = z
   .object({
@@ -79,6 +82,11 @@ export const HttpConfigSchema = z
     maxConnections: z.number().int().positive().describe('open connections at once'),
     maxConnectionsPerAddress: z.number().int().positive().describe('the same, per remote address'),
     bodyBufferBytes: z.number().int().positive().describe('bytes of bodies held at once'),
+    configurationId: z
+      .string()
+      .regex(CONFIGURATION_ID)
+      .optional()
+      .describe('the managed-service configuration identity readiness reports'),
   })
   .strict();
 
@@ -159,6 +167,8 @@ export interface ServeFlags {
   readonly maxConnections?: string;
   readonly maxConnectionsPerAddress?: string;
   readonly bodyBufferMib?: string;
+  /** Set by `mhl service` in the unit it writes; readiness reports it. */
+  readonly configurationId?: string;
 }
 
 /** A refused configuration: what to print and the exit status (2 usage, 1 invalid setup). */
@@ -187,6 +197,7 @@ const HTTP_ONLY_FLAGS = [
   'maxConnections',
   'maxConnectionsPerAddress',
   'bodyBufferMib',
+  'configurationId',
 ] as const;
 
 /**
@@ -337,9 +348,13 @@ function readHttp(flags: ServeFlags, env: Env, defaultPort: number): HttpConfig 
     );
   }
   const host = (nonEmpty(flags.addr) ?? DEFAULT_HTTP_HOST).replace(/^\[(.*)\]$/, '$1');
+  if (flags.configurationId !== undefined && !CONFIGURATION_ID.test(flags.configurationId)) {
+    throw new Refused('--configuration-id takes 32 lowercase hex digits');
+  }
   return {
     host,
     port,
+    ...(flags.configurationId !== undefined ? { configurationId: flags.configurationId } : {}),
     ...(token !== undefined ? { token } : {}),
     ...(principalHeader !== undefined ? { principalHeader } : {}),
     ...readSessionLimits(flags, env),

@@ -65,6 +65,7 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
         version: server.version,
         pid: process.pid,
         instanceId: randomUUID(),
+        configurationId: http.configurationId ?? null,
         shuttingDown: () => stopping,
         requestShutdown: () => requestStop(),
         metrics: () => server.metrics.render(mcp.sessionsActive),

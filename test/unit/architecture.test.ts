@@ -19,6 +19,8 @@ const SRC = join(ROOT, 'src');
  */
 const ORDER = [
   'cli',
+  // The managed per-user service (mhl service): talks to a server only over loopback HTTP.
+  'service',
   // The language server: editor features over lang, used only by `mhl lsp`.
   'lsp',
   'server',

@@ -167,7 +167,8 @@ function sendRequest(what: string, args: CallArgs) {
   try {
     return a2aTypes().SendMessageRequest.fromJSON({
       message: { messageId: randomUUID(), role: 'ROLE_USER', parts, metadata, ...ids },
-      configuration: { returnImmediately: false },
+      // Polled, not held open: poll_interval, poll_timeout and the step's deadline apply between polls.
+      configuration: { returnImmediately: true },
     } as never);
   } catch (e) {
     throw extensionError(

@@ -33,8 +33,10 @@ export function checkExtension(decl: DeclOf<'Extension'>, report: Report): void 
 function checkMcp(decl: DeclOf<'Extension'>, owner: string, report: Report): void {
   const prop = (name: string) => decl.props.find((p) => p.name === name);
   const transportProp = prop('transport');
+  // A transport read from env() is known only at run time: then any transport's properties go.
+  const dynamic = transportProp !== undefined && isSecretRead(transportProp.value);
   let transport = transportProp ? stringLiteral(transportProp.value) : undefined;
-  if (transportProp && (transport === undefined || !(transport in MCP_TRANSPORTS))) {
+  if (transportProp && !dynamic && (transport === undefined || !(transport in MCP_TRANSPORTS))) {
     report(
       DIAGNOSTIC_CODES.EXTENSION_CONFIG,
       `${owner}: transport is "stdio" or "http"`,
@@ -42,24 +44,33 @@ function checkMcp(decl: DeclOf<'Extension'>, owner: string, report: Report): voi
     );
     return;
   }
-  // Without `transport`, the runtime goes by what is there (as it does for legacy mcp_server).
-  transport ??= prop('url') && !prop('command') ? 'http' : 'stdio';
-  const known = MCP_TRANSPORTS[transport] ?? [];
-  unknownProperties(decl.props, known, `${owner} (transport "${transport}")`, report);
-  const needed = transport === 'stdio' ? 'command' : 'url';
-  if (!prop(needed))
-    report(
-      DIAGNOSTIC_CODES.EXTENSION_CONFIG,
-      `${owner} over ${transport} needs ${needed}: ${transport === 'stdio' ? '"<server command>"' : '"https://…/mcp"'}`,
-      decl.nameSpan,
-    );
+  if (dynamic) {
+    const all = [...new Set(Object.values(MCP_TRANSPORTS).flat())];
+    unknownProperties(decl.props, all, owner, report);
+  } else {
+    // Without `transport`, the runtime goes by what is there (as it does for legacy mcp_server).
+    transport ??= prop('url') && !prop('command') ? 'http' : 'stdio';
+    const known = MCP_TRANSPORTS[transport] ?? [];
+    unknownProperties(decl.props, known, `${owner} (transport "${transport}")`, report);
+    const needed = transport === 'stdio' ? 'command' : 'url';
+    if (!prop(needed))
+      report(
+        DIAGNOSTIC_CODES.EXTENSION_CONFIG,
+        `${owner} over ${transport} needs ${needed}: ${transport === 'stdio' ? '"<server command>"' : '"https://…/mcp"'}`,
+        decl.nameSpan,
+      );
+  }
   expectString(prop('command'), owner, report);
   expectString(prop('url'), owner, report);
   expectStrings(prop('args'), owner, report);
   expectObject(prop('headers'), owner, report);
   const protocol = prop('protocol');
   const text = protocol ? stringLiteral(protocol.value) : undefined;
-  if (protocol && !(MCP_PROTOCOLS as readonly (string | undefined)[]).includes(text))
+  if (
+    protocol &&
+    !isSecretRead(protocol.value) &&
+    !(MCP_PROTOCOLS as readonly (string | undefined)[]).includes(text)
+  )
     report(
       DIAGNOSTIC_CODES.EXTENSION_CONFIG,
       `${owner}: protocol is one of ${MCP_PROTOCOLS.map((p) => `"${p}"`).join(', ')}`,

@@ -65,7 +65,7 @@ describe('extension mcp calling mhl serve mcp over stdio', () => {
       assert.equal(exit, 0, JSON.stringify(result));
       assert.deepEqual(result.vars?.['greeting'], { greeting: 'hello ann', length: 9 });
       assert.equal(result.vars?.['protocol'], negotiated);
-      assert.ok((result.vars?.['tools'] as string[]).includes('Greet'));
+      assert.ok((result.vars?.['tools'] as string[] | undefined)?.includes('Greet'));
     });
   }
 

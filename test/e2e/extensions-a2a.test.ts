@@ -159,7 +159,8 @@ for (const [label, args, version] of [
       const task = await startHangingTask(url);
       const { exit, result } = await run('Cancel', url, { inputs: { task } });
       assert.equal(exit, 0, JSON.stringify(result));
-      assert.equal((result.vars?.['canceled'] as Record<string, unknown>)['id'], task);
+      const canceled = result.vars?.['canceled'] as Record<string, unknown> | undefined;
+      assert.equal(canceled?.['id'], task);
       assert.equal(result.vars?.['state'], 'canceled');
     });
 

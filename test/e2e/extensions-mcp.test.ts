@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runCli, tempDir } from '../helpers/cli.js';
@@ -130,6 +131,31 @@ describe('extension mcp calling mhl serve mcp over HTTP', () => {
     );
     assert.equal(result.code, 'EXTENSION');
     assert.ok(!(result.error ?? '').includes('not-the-token'));
+  });
+});
+
+describe('extension mcp servers that cannot be reached', () => {
+  it('reports a stdio command that does not exist', async () => {
+    const { exit, result } = await run('CallMissing', { MCP_PROTOCOL: 'auto' });
+    assert.equal(exit, 1);
+    assert.equal(result.code, 'EXTENSION');
+    assert.match(result.error ?? '', /command not found/);
+  });
+
+  it('reports a refused HTTP connection', async () => {
+    const port = await new Promise<number>((done) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as AddressInfo;
+        s.close(() => done(port));
+      });
+    });
+    const { result } = await run(
+      'CallServed',
+      { MCP_PROTOCOL: 'auto', MCP_URL: `http://127.0.0.1:${port}/mcp`, MCP_BEARER: TOKEN },
+      { via: 'http' },
+    );
+    assert.equal(result.code, 'EXTENSION');
+    assert.match(result.error ?? '', /ECONNREFUSED/);
   });
 });
 

@@ -8,7 +8,7 @@
 import type { Client } from '@a2a-js/sdk/client';
 import { LangError } from '../../lang/index.js';
 import type { A2aConfig } from './a2a-config.js';
-import { extensionError } from './extension-settings.js';
+import { extensionError, failureMessage } from './extension-settings.js';
 import { a2aSdk } from './sdk-modules.js';
 
 /**
@@ -41,7 +41,7 @@ export async function withA2aClient<T>(
   } catch (e) {
     signal.throwIfAborted();
     if (e instanceof LangError) throw e;
-    throw extensionError(what, remoteMessage(e), e);
+    throw extensionError(what, failureMessage(e), e);
   }
 }
 
@@ -53,14 +53,4 @@ function withHeaders(headers: Readonly<Record<string, string>>, signal: AbortSig
     const signals = init?.signal ? AbortSignal.any([init.signal, signal]) : signal;
     return fetch(input, { ...init, headers: merged, signal: signals });
   };
-}
-
-/** The message of a remote or network failure, with the network cause when fetch hides it. */
-function remoteMessage(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
-  const cause = e.cause instanceof Error ? e.cause : undefined;
-  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-  if (e.message === 'fetch failed' && cause)
-    return `cannot reach the agent: ${code ?? cause.message}`;
-  return e.message;
 }

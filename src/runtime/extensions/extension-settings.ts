@@ -18,6 +18,22 @@ export function extensionError(what: string, message: string, cause?: unknown): 
   return new LangError(EXTENSION_ERROR, `${what}: ${message}`, undefined, { cause });
 }
 
+/**
+ * The message of a remote or network failure. `fetch` says only "fetch failed": the reason (a
+ * refused connection, an unknown host) is an errno code down its `cause` chain, added here.
+ */
+export function failureMessage(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  if (!/fetch failed/.test(e.message)) return e.message;
+  let reason: string | undefined;
+  for (let c: unknown = e.cause, depth = 0; c instanceof Error && depth < 4; c = c.cause, depth++) {
+    const code = (c as NodeJS.ErrnoException).code;
+    reason = typeof code === 'string' && /^E[A-Z]+$/.test(code) ? code : c.message;
+    if (reason === code) break;
+  }
+  return reason ? `${e.message}: cannot reach the server (${reason})` : e.message;
+}
+
 /** What binding needs from the run. */
 export interface SettingsHost {
   readonly env: Readonly<Record<string, string | undefined>>;

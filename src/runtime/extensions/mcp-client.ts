@@ -14,7 +14,7 @@ import type {
   Transport,
 } from '@modelcontextprotocol/client';
 import { LangError } from '../../lang/index.js';
-import { extensionError } from './extension-settings.js';
+import { extensionError, failureMessage } from './extension-settings.js';
 import type { McpConfig, McpProtocol } from './mcp-config.js';
 import { ProcessGroupStdioTransport } from './mcp-stdio-transport.js';
 import { mcpSdk } from './sdk-modules.js';
@@ -103,7 +103,7 @@ async function closeQuietly(client: Client, transport: Transport): Promise<void>
 /** An `EXTENSION` error for a failed session: the remote message, or what went wrong locally. */
 function failure(config: McpConfig, op: string, e: unknown, transport: Transport): Error {
   const what = `${config.what}.${op}`;
-  const message = e instanceof Error ? e.message : String(e);
+  const message = failureMessage(e);
   if (transport instanceof ProcessGroupStdioTransport) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT')

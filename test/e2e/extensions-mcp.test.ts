@@ -7,12 +7,14 @@
  * timeout, that the server's whole process group is gone.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { HttpServer } from '../helpers/http-server.js';
+import { until } from '../helpers/poll.js';
 
 const FILE = 'test/fixtures/extensions/mcp-calls.mh';
 const SERVED = 'test/fixtures/extensions/served';
@@ -205,7 +207,40 @@ describe('extension mcp calling the MCP SDK v2 reference server', () => {
     assert.deepEqual(liveGroupMembers(pids.server), []);
     assert.ok(!isLive(pids.grandchild));
   });
+
+  it("kills the server's whole process group when the run is cancelled", async () => {
+    const pidFile = join(tempDir('mhl-ext-cancel-'), 'pids.json');
+    const args = [CLI, 'run', FILE, '--pipeline', 'HangUntilCancelled', '--format', 'json'];
+    const child = spawn(
+      process.execPath,
+      [...args, '--state-dir', STATE, '--input', `pid_file=${pidFile}`],
+      { cwd: REPO_ROOT, env: { ...process.env, MCP_PROTOCOL: 'auto' } },
+    );
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    const exited = new Promise<number | null>((done) => child.on('close', done));
+    const pids = await until(() => readPids(pidFile), {
+      what: 'the hang tool to start',
+      timeoutMs: 20_000,
+    });
+    child.kill('SIGINT');
+    assert.equal(await exited, 1);
+    assert.equal((JSON.parse(stdout) as RunResult).kind, 'canceled');
+    assert.deepEqual(liveGroupMembers(pids.server), []);
+    assert.ok(!isLive(pids.grandchild));
+  });
 });
+
+/** The pids the reference server's `hang` tool wrote, once it has. */
+function readPids(file: string): { server: number; grandchild: number } | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as { server: number; grandchild: number };
+  } catch {
+    return undefined; // not written (or not completely) yet
+  }
+}
 
 /** `/proc/<pid>/stat`'s state and process group; undefined once the process is gone. */
 function procStat(pid: number | string): { state: string; pgrp: number } | undefined {

@@ -136,7 +136,17 @@ describe('extension mcp calling mhl serve mcp over HTTP', () => {
   });
 });
 
-describe('extension mcp servers that cannot be reached', () => {
+describe('extension mcp servers that cannot be reached or misbehave', () => {
+  for (const [pipeline, what] of [
+    ['CallFlood', 'floods stdout past the message cap'],
+    ['CallGarbage', 'prints what is not JSON-RPC and exits'],
+  ] as const)
+    it(`fails the call with EXTENSION when the server ${what}`, async () => {
+      const { exit, result } = await run(pipeline, { MCP_PROTOCOL: 'auto' });
+      assert.equal(exit, 1);
+      assert.equal(result.code, 'EXTENSION');
+    });
+
   it('reports a stdio command that does not exist', async () => {
     const { exit, result } = await run('CallMissing', { MCP_PROTOCOL: 'auto' });
     assert.equal(exit, 1);

@@ -90,10 +90,21 @@ export class ProcessGroupStdioTransport implements Transport {
   #read(chunk: Buffer): void {
     try {
       this.#buffer.append(chunk);
-      for (let m = this.#buffer.readMessage(); m !== null; m = this.#buffer.readMessage())
-        this.onmessage?.(m);
     } catch (e) {
+      // A message past the SDK's 10 MiB cap: the stream cannot be trusted any more.
       this.onerror?.(e instanceof Error ? e : new Error(String(e)));
+      this.#kill();
+      return;
+    }
+    for (;;) {
+      try {
+        const message = this.#buffer.readMessage();
+        if (message === null) return;
+        this.onmessage?.(message);
+      } catch (e) {
+        // A line that is JSON but not JSON-RPC: reported, skipped; the next may be fine.
+        this.onerror?.(e instanceof Error ? e : new Error(String(e)));
+      }
     }
   }
 

@@ -13,8 +13,6 @@ import type { McpHost } from './mcp-client.js';
 import { mcpConfig } from './mcp-config.js';
 import { MCP_METHODS, mcpMethod } from './mcp-methods.js';
 
-export { EXTENSION_ERROR } from './extension-settings.js';
-
 /** What calling an extension needs from its run. */
 export type ExtensionHost = SettingsHost & McpHost;
 

@@ -100,25 +100,26 @@ async function closeQuietly(client: Client, transport: Transport): Promise<void>
   }
 }
 
-/** An `EXTENSION` error for a failed session: the remote message, or what went wrong locally. */
+/**
+ * An `EXTENSION` error for a failed session: the remote message, or what went wrong locally; a
+ * stdio server that could not start or went away adds its last stderr lines.
+ */
 function failure(config: McpConfig, op: string, e: unknown, transport: Transport): Error {
   const what = `${config.what}.${op}`;
   const message = failureMessage(e);
-  if (transport instanceof ProcessGroupStdioTransport) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT')
-      return extensionError(
-        what,
-        `cannot start "${config.transport === 'stdio' ? config.command : ''}": command not found`,
-        e,
-      );
-    const tail = transport.stderrTail;
-    if (tail && /closed|exited/i.test(message))
-      return extensionError(
-        what,
-        `${message} (server stderr: ${tail.split('\n').slice(-3).join(' | ')})`,
-        e,
-      );
-  }
-  return extensionError(what, message, e);
+  if (config.transport !== 'stdio' || !(transport instanceof ProcessGroupStdioTransport))
+    return extensionError(what, message, e);
+  if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+    return extensionError(what, `cannot start "${config.command}": command not found`, e);
+  // What the server said, without stack frames (they name files and lines of its own code).
+  const tail = transport.stderrTail
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !/^\s+at\s|^Node\.js v\d|^\s*\^+\s*$/.test(line))
+    .slice(-2)
+    .join(' | ');
+  return extensionError(
+    what,
+    tail && /closed|exited/i.test(message) ? `${message} (server stderr: ${tail})` : message,
+    e,
+  );
 }

@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -194,6 +195,54 @@ for (const [label, args, version] of [
     });
   });
 }
+
+/** A loopback HTTP server answering every request with `answer`; stopped when the file ends. */
+async function hostile(
+  answer: (url: string, res: import('node:http').ServerResponse, base: string) => void,
+): Promise<string> {
+  const server = createHttpServer((req, res) => answer(req.url ?? '', res, base));
+  let base = '';
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  after(() => new Promise<void>((done) => server.close(() => done())));
+  return base;
+}
+
+describe('extension a2a against hostile agents', () => {
+  it('raises EXTENSION for a card that is not JSON', async () => {
+    const url = await hostile((_path, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('<html>not a card</html>');
+    });
+    const { exit, result } = await run('SendEcho', url);
+    assert.equal(exit, 1);
+    assert.equal(result.code, 'EXTENSION');
+  });
+
+  it('raises EXTENSION for an endpoint that answers HTML errors', async () => {
+    const url = await hostile((path, res, base) => {
+      if (path.startsWith('/.well-known/')) {
+        const card = {
+          name: 'hostile',
+          description: 'answers garbage',
+          version: '1',
+          supportedInterfaces: [
+            { url: `${base}/rpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+          ],
+          capabilities: {},
+          defaultInputModes: ['text/plain'],
+          defaultOutputModes: ['text/plain'],
+          skills: [],
+        };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card));
+      } else res.writeHead(500, { 'content-type': 'text/html' }).end('<h1>boom</h1>'.repeat(1000));
+    });
+    const { exit, result } = await run('SendEcho', url);
+    assert.equal(exit, 1);
+    assert.equal(result.code, 'EXTENSION');
+    // A 13 kB error page is cut to a readable message.
+    assert.ok((result.error ?? '').length < 2500, `${(result.error ?? '').length} characters`);
+  });
+});
 
 describe('extension a2a failures that never reach an agent', () => {
   it('fails closed on an unset bearer variable', async () => {

@@ -13,9 +13,19 @@ import type { Redactor } from '../services/redact.js';
 /** The stable code of every extension failure (configuration, transport, remote). */
 export const EXTENSION_ERROR = 'EXTENSION';
 
-/** A catchable MHL error from an extension call, `"<what>: <message>"`, with no span. */
+/** The most of a remote message an error keeps: a server may answer with a whole HTML page. */
+const MAX_MESSAGE_CHARS = 2000;
+
+/**
+ * A catchable MHL error from an extension call, `"<what>: <message>"`, with no span; a message
+ * longer than 2000 characters is cut, saying how much was left out.
+ */
 export function extensionError(what: string, message: string, cause?: unknown): LangError {
-  return new LangError(EXTENSION_ERROR, `${what}: ${message}`, undefined, { cause });
+  const text =
+    message.length > MAX_MESSAGE_CHARS
+      ? `${message.slice(0, MAX_MESSAGE_CHARS)}… (${message.length - MAX_MESSAGE_CHARS} more characters)`
+      : message;
+  return new LangError(EXTENSION_ERROR, `${what}: ${text}`, undefined, { cause });
 }
 
 /**

@@ -59,6 +59,9 @@ class FixtureAgent {
   async seen(): Promise<string[]> {
     return (await (await fetch(`${await this.url}/_seen`)).json()) as string[];
   }
+  async canceled(): Promise<string[]> {
+    return (await (await fetch(`${await this.url}/_canceled`)).json()) as string[];
+  }
   stop(): Promise<void> {
     return new Promise((done) => {
       if (this.child.exitCode !== null) return done();
@@ -182,10 +185,12 @@ for (const [label, args, version] of [
       assert.match(result.error ?? '', /not found/i);
     });
 
-    it("stops polling at the step's deadline", async () => {
+    it("stops polling at the step's deadline and cancels the task it leaves", async () => {
+      const before = await agent.canceled();
       const { exit, result } = await run('SendTimeout', url);
       assert.equal(exit, 1);
       assert.equal(result.code, 'STEP_TIMEOUT');
+      assert.equal((await agent.canceled()).length, before.length + 1);
     });
 
     it('raises a rejected token as EXTENSION without echoing it', async () => {

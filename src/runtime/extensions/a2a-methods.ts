@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SendMessageResult } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
 import {
   type CallArgs,
   fromJson,
@@ -18,6 +19,7 @@ import {
   type Value,
 } from '../interpreter/values.js';
 import { formatDuration } from '../natives/args.js';
+import { deadline } from '../services/deadline.js';
 import { withA2aClient } from './a2a-client.js';
 import type { A2aConfig } from './a2a-config.js';
 import { type Normalized, normalizeResult } from './a2a-result.js';
@@ -88,15 +90,12 @@ const send: Impl = (config, args, signal) => {
   const request = sendRequest(what, args);
   return withA2aClient(config, what, signal, async (client) => {
     let result = resultValue(await client.sendMessage(request, { signal }));
-    const deadline = Date.now() + config.pollTimeoutMs;
-    while (result.kind === 'task' && !SETTLED.has(result.state ?? '')) {
-      if (Date.now() >= deadline)
-        throw extensionError(
-          what,
-          `task ${result.id} is still ${result.state} after ${formatDuration(config.pollTimeoutMs)} (poll_timeout)`,
-        );
-      await sleep(config.pollIntervalMs, undefined, { signal });
-      result = taskValue(await client.getTask({ tenant: '', id: result.id }, { signal }));
+    try {
+      result = await pollToEnd(client, result, config, what, signal);
+    } catch (e) {
+      // A step that timed out or was cancelled does not leave its task running remotely.
+      if (signal.aborted) await cancelQuietly(config, result.id);
+      throw e;
     }
     if (result.kind === 'task' && FAILED.has(result.state ?? ''))
       throw extensionError(
@@ -106,6 +105,45 @@ const send: Impl = (config, args, signal) => {
     return result.value;
   });
 };
+
+/** Reads a task every poll_interval until it settles; raises `EXTENSION` past poll_timeout. */
+async function pollToEnd(
+  client: Client,
+  first: Normalized,
+  config: A2aConfig,
+  what: string,
+  signal: AbortSignal,
+): Promise<Normalized> {
+  let result = first;
+  const until = Date.now() + config.pollTimeoutMs;
+  while (result.kind === 'task' && !SETTLED.has(result.state ?? '')) {
+    if (Date.now() >= until)
+      throw extensionError(
+        what,
+        `task ${result.id} is still ${result.state} after ${formatDuration(config.pollTimeoutMs)} (poll_timeout)`,
+      );
+    await sleep(config.pollIntervalMs, undefined, { signal });
+    result = taskValue(await client.getTask({ tenant: '', id: result.id }, { signal }));
+  }
+  return result;
+}
+
+/** How long a best-effort cancel of an abandoned task may take. */
+const CANCEL_GRACE_MS = 2000;
+
+/** Asks the agent to cancel task `id`, within a short grace; any failure is ignored. */
+async function cancelQuietly(config: A2aConfig, id: string): Promise<void> {
+  const grace = deadline(new AbortController().signal, CANCEL_GRACE_MS, 'cancel');
+  try {
+    await withA2aClient(config, `${config.what}.cancel`, grace.signal, (client) =>
+      client.cancelTask({ tenant: '', id, metadata: undefined }, { signal: grace.signal }),
+    );
+  } catch {
+    // Best effort: the step has already failed for its own reason, which is what it reports.
+  } finally {
+    grace.dispose();
+  }
+}
 
 function resultValue(r: SendMessageResult): Normalized {
   const types = a2aTypes();

@@ -3,8 +3,8 @@
  * a small A2A agent built with @a2a-js/sdk's server side (test/fixtures/extensions/
  * a2a-server.mjs), once speaking A2A 1.0 (its card lists 1.0 and 0.3) and once a 0.3-only agent
  * with a 0.3 card, both behind a bearer token. Asserts on the run's JSON result and on the
- * A2A-Version the agent saw. With MHL_TEST_A2A_URL set (e.g. to `mhl serve a2a
- * test/fixtures/extensions/served`), the last suite calls that server's Greet workflow too.
+ * A2A-Version the agent saw. The last suite calls
+ * `mhl serve a2a test/fixtures/extensions/served` itself: mhl on both ends.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
@@ -17,6 +17,7 @@ import {
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
 } from '@a2a-js/sdk/client';
+import { a2aStarter } from '../helpers/a2a.js';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 
 const FILE = 'test/fixtures/extensions/a2a-calls.mh';
@@ -262,19 +263,25 @@ describe('extension a2a failures that never reach an agent', () => {
   });
 });
 
-// After `mhl serve a2a` exists: MHL_TEST_A2A_URL=http://127.0.0.1:8710 (serving
-// test/fixtures/extensions/served), MHL_TEST_A2A_TOKEN if it runs with --token.
-describe('extension a2a calling another A2A server', () => {
-  const url = process.env['MHL_TEST_A2A_URL'];
-  it('calls its Greet workflow', {
-    skip: url ? false : 'MHL_TEST_A2A_URL is not set',
-  }, async () => {
-    const { exit, result } = await run('SendGreet', url as string, {
-      bearer: process.env['MHL_TEST_A2A_TOKEN'] || 'unused',
-    });
+// mhl calling mhl: a workflow's `extension a2a` against `mhl serve a2a` serving
+// test/fixtures/extensions/served behind a token, both real processes.
+describe('extension a2a calling mhl serve a2a', () => {
+  const start = a2aStarter();
+  it('calls its Greet workflow and decodes the artifact', async () => {
+    const server = start('test/fixtures/extensions/served', ['--token', TOKEN]);
+    const port = await server.ready;
+    const { exit, result } = await run('SendGreet', `http://127.0.0.1:${port}`, { bearer: TOKEN });
     assert.equal(exit, 0, JSON.stringify(result));
     const reply = result.vars?.['reply'] as Record<string, unknown>;
     assert.equal(reply['state'], 'completed');
     assert.deepEqual(reply['data'], { greeting: 'hello ann', length: 9 });
+  });
+
+  it('surfaces the server refusing a wrong token as EXTENSION', async () => {
+    const server = start('test/fixtures/extensions/served', ['--token', TOKEN]);
+    const port = await server.ready;
+    const { result } = await run('SendGreet', `http://127.0.0.1:${port}`, { bearer: 'wrong' });
+    assert.equal(result.ok, false);
+    assert.equal(result.code, 'EXTENSION');
   });
 });

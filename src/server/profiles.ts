@@ -145,6 +145,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
       logger,
       body: parts.body,
       bearer: config.http.token !== undefined,
+      requireCwd: config.requireCwd,
       principalHeader: config.http.token === undefined ? undefined : config.http.principalHeader,
       atRoot: config.serve === 'a2a',
       ...(config.a2aWaitMs !== undefined ? { waitMs: config.a2aWaitMs } : {}),

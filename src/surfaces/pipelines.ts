@@ -20,47 +20,12 @@ import {
 } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
 import type { RequestContext } from '../protocol/index.js';
-import { ABSOLUTE_PATH_PATTERN, checkWorkflowCall } from '../runs/index.js';
+import { checkWorkflowCall } from '../runs/index.js';
 import type { AgentLimiters } from '../runtime/index.js';
+import { listedSchema } from './input-schema.js';
 import type { ResourceProvider } from './resources.js';
 import { runCall } from './sync-call.js';
 import type { PreparedCall, ToolDefinition } from './tools.js';
-
-/**
- * The reserved per-call `context` argument every workflow tool accepts (seed 002), exactly as
- * `parseCallContext` checks it. `limit` is not offered: nothing in the runtime caps by it.
- */
-const CONTEXT_SCHEMA = {
-  type: 'object',
-  description: 'Per-call execution context: working directory and time limit',
-  properties: {
-    cwd: {
-      type: 'string',
-      pattern: ABSOLUTE_PATH_PATTERN,
-      description: "Absolute working directory for the run (default: the server's --cwd)",
-    },
-    timeout_ms: {
-      type: 'integer',
-      minimum: 1,
-      description:
-        'Bounds the run, in milliseconds (a synchronous call never runs past --default-timeout-ms)',
-    },
-  },
-  additionalProperties: false,
-} as const;
-
-/** With `--require-cwd`: the same, its `cwd` required. */
-const REQUIRED_CWD_CONTEXT_SCHEMA = {
-  ...CONTEXT_SCHEMA,
-  properties: {
-    ...CONTEXT_SCHEMA.properties,
-    cwd: {
-      ...CONTEXT_SCHEMA.properties.cwd,
-      description: 'Absolute working directory for the run (this server requires it)',
-    },
-  },
-  required: ['cwd'],
-} as const;
 
 export interface PipelineSurfaceOptions {
   readonly catalog: Catalog;
@@ -106,19 +71,6 @@ export function workflowTools(options: PipelineSurfaceOptions): ToolDefinition[]
       prepare: (args, ctx) => prepareCall(workflow, args, ctx, options),
     };
   });
-}
-
-/** A workflow's `tools/list` inputSchema: its projected schema with `context`. */
-function listedSchema(workflow: Workflow, requireCwd: boolean): Readonly<Record<string, unknown>> {
-  const projected = workflow.inputSchema as { properties?: Record<string, unknown> };
-  // With --require-cwd the schema says what the server enforces: context and its cwd required.
-  const context = requireCwd ? REQUIRED_CWD_CONTEXT_SCHEMA : CONTEXT_SCHEMA;
-  const required = (workflow.inputSchema as { required?: string[] }).required ?? [];
-  return {
-    ...workflow.inputSchema,
-    properties: { ...projected.properties, context },
-    ...(requireCwd ? { required: [...required, 'context'] } : {}),
-  };
 }
 
 /** A workflow's `tools/list` entry: `inputSchema` (from `listedSchema`), and its risk. */

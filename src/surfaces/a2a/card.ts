@@ -9,6 +9,7 @@
  * @see https://a2a-protocol.org/latest/specification/ ("Agent Discovery: The Agent Card")
  */
 import type { Catalog, JsonObject } from '../../catalog/index.js';
+import { listedSchema } from '../input-schema.js';
 
 const MODES = ['application/json', 'text/plain'];
 
@@ -19,6 +20,8 @@ export interface CardOptions {
   readonly version: string;
   /** Whether `--token` guards the JSON-RPC endpoint. */
   readonly bearer: boolean;
+  /** `--require-cwd`: each skill's schema then requires `context.cwd`, as the run layer does. */
+  readonly requireCwd: boolean;
 }
 
 /** Makes the card for a base URL (`http://host:port`) and the JSON-RPC path. */
@@ -31,8 +34,9 @@ export function cardMaker(options: CardOptions): (base: string, rpcPath: string)
     inputModes: MODES,
     outputModes: MODES,
     // Not an A2A 1.0 skill member: the Go server's 0.2 card carried it here, and clients that
-    // build calls from it read it here.
-    metadata: { inputSchema: workflow.inputSchema },
+    // build calls from it read it here. The `tools/list` schema, `context` included: a send's
+    // input is checked exactly as a tool call's arguments.
+    metadata: { inputSchema: listedSchema(workflow, options.requireCwd) as JsonObject },
   }));
   const security = options.bearer
     ? {

@@ -24,6 +24,8 @@ export interface A2aSurfaceOptions {
   /** Whether `--token` guards the JSON-RPC endpoint (the card then names the bearer scheme). */
   readonly bearer: boolean;
   readonly principalHeader: string | undefined;
+  /** `--require-cwd`: the card's schemas require `context.cwd`. */
+  readonly requireCwd: boolean;
   /** `mhl serve a2a`: JSON-RPC at `/` as well as `/a2a`. */
   readonly atRoot: boolean;
   /** How long a blocking send waits for its task to settle. */
@@ -53,6 +55,7 @@ export const a2aSurface: A2aSurfaceFactory = (options) => {
     catalog: options.catalog,
     version: options.version,
     bearer: options.bearer,
+    requireCwd: options.requireCwd,
   });
   return {
     name: 'a2a',

@@ -152,3 +152,37 @@ function withoutContext(input: Json): Json {
   const { context: _context, ...rest } = input;
   return rest;
 }
+
+describe("each skill's inputModes agree with what a text part does", () => {
+  for (const folder of ['examples', 'test/fixtures/schemas']) {
+    it(`for ${folder}`, async () => {
+      const server = start([], { MHL_LOG_LEVEL: 'warn' }, resolve(REPO_ROOT, folder));
+      const port = await server.ready;
+      const card = (
+        await send(port, { method: 'GET', path: '/.well-known/agent-card.json' })
+      ).json();
+      const skills = card['skills'] as { id: string; inputModes: string[] }[];
+      for (const skill of skills) {
+        assert.ok(skill.inputModes.includes('application/json'), skill.id);
+        const reply = await a2a(
+          port,
+          'SendMessage',
+          {
+            message: messageV1([{ text: '.' }], { skill: skill.id }),
+            configuration: { returnImmediately: true },
+          },
+          { version: '1.0' },
+        );
+        const error = reply.json()['error'] as { code: number; data?: Json } | undefined;
+        const refused = error?.code === -32602 && error.data?.['field'] === 'message.parts';
+        assert.equal(
+          skill.inputModes.includes('text/plain'),
+          !refused,
+          `${skill.id}: ${reply.text}`,
+        );
+      }
+      const everyText = skills.every((skill) => skill.inputModes.includes('text/plain'));
+      assert.equal((card['defaultInputModes'] as string[]).includes('text/plain'), everyText);
+    });
+  }
+});

@@ -10,8 +10,11 @@
  */
 import type { Catalog, JsonObject } from '../../catalog/index.js';
 import { listedSchema } from '../input-schema.js';
+import { takesText } from './inputs.js';
 
 const MODES = ['application/json', 'text/plain'];
+/** What every skill takes: a data part, or the input as `metadata.input`. */
+const JSON_ONLY = ['application/json'];
 
 /** What the card is made from; the skills are built once, the URLs per request. */
 export interface CardOptions {
@@ -26,12 +29,14 @@ export interface CardOptions {
 
 /** Makes the card for a base URL (`http://host:port`) and the JSON-RPC path. */
 export function cardMaker(options: CardOptions): (base: string, rpcPath: string) => JsonObject {
-  const skills = [...options.catalog.workflows.values()].map((workflow) => ({
+  const workflows = [...options.catalog.workflows.values()];
+  const skills = workflows.map((workflow) => ({
     id: workflow.name,
     name: workflow.name,
     description: `${sentence(workflow.description)} Pass inputs as message.metadata.input (with metadata.skill), or as a data part.`,
     tags: ['mhl', workflow.kind],
-    inputModes: MODES,
+    // A text part is refused unless it can be the skill's one string input.
+    inputModes: takesText(workflow) ? MODES : JSON_ONLY,
     outputModes: MODES,
     // Not an A2A 1.0 skill member: the Go server's 0.2 card carried it here, and clients that
     // build calls from it read it here. The `tools/list` schema, `context` included: a send's
@@ -59,7 +64,8 @@ export function cardMaker(options: CardOptions): (base: string, rpcPath: string)
       url,
       preferredTransport: 'JSONRPC',
       capabilities: { streaming: true, pushNotifications: false },
-      defaultInputModes: MODES,
+      // For clients that read no skill's own modes: text only if every skill takes it.
+      defaultInputModes: workflows.every(takesText) ? MODES : JSON_ONLY,
       defaultOutputModes: MODES,
       skills,
       ...security,

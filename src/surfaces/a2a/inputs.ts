@@ -44,9 +44,8 @@ export function inputsOf(workflow: Workflow, message: IncomingMessage): Record<s
   if (texts.length === 0) return {};
   const inputs = inputNames(workflow);
   const strings = inputs.filter((input) => input.type === 'string');
-  if (strings.length === 1 && strings[0] !== undefined) {
-    return { [strings[0].name]: texts.join('\n') };
-  }
+  const [only] = strings;
+  if (strings.length === 1 && only !== undefined) return { [only.name]: texts.join('\n') };
   const listed = inputs.map((input) => `${input.name}: ${input.type}`).join(', ') || 'none';
   throw invalidParams(
     'message.parts',
@@ -55,6 +54,11 @@ export function inputsOf(workflow: Workflow, message: IncomingMessage): Record<s
       `with its inputs (${listed})`,
     { skill: workflow.name, inputs: inputs.map((input) => input.name) },
   );
+}
+
+/** Whether a text part is an input `workflow` takes: it has exactly one string input. */
+export function takesText(workflow: Workflow): boolean {
+  return inputNames(workflow).filter((input) => input.type === 'string').length === 1;
 }
 
 /** The declared inputs and their JSON types, from the input schema. */

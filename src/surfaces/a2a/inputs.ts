@@ -1,7 +1,7 @@
 /**
  * Which workflow a message runs and with what inputs. The skill is `metadata.skill`, or the
  * only workflow when exactly one is served. The inputs are `metadata.input`, else the first
- * `data` part holding an object, else a lone text for the skill's single string input; a text
+ * `data` part (an object: a part with any other data is refused when read), else a lone text for the skill's single string input; a text
  * the skill cannot take is a -32602 that lists its inputs, so the caller can correct itself.
  * Inputs are then checked by the run layer as every run's are.
  */
@@ -38,7 +38,7 @@ export function skillOf(catalog: Catalog, message: IncomingMessage): Workflow {
 export function inputsOf(workflow: Workflow, message: IncomingMessage): Record<string, unknown> {
   if (message.input !== undefined) return { ...message.input };
   for (const part of message.parts) {
-    if (part.kind === 'data' && isRecord(part.data)) return { ...part.data };
+    if (part.kind === 'data') return { ...part.data };
   }
   const texts = message.parts.flatMap((part) => (part.kind === 'text' ? [part.text] : []));
   if (texts.length === 0) return {};

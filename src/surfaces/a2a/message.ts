@@ -15,7 +15,7 @@ const MAX_PARTS = 64;
 /** One content part of a message. */
 export type MessagePart =
   | { readonly kind: 'text'; readonly text: string }
-  | { readonly kind: 'data'; readonly data: unknown };
+  | { readonly kind: 'data'; readonly data: Readonly<Record<string, unknown>> };
 
 /** What a send carries, read and checked. */
 export interface IncomingMessage {
@@ -71,7 +71,14 @@ function readParts(value: unknown): MessagePart[] {
 function readPart(part: unknown, field: string): MessagePart {
   if (!isRecord(part)) throw invalidParams(field, `${field} must be an object`);
   if (typeof part['text'] === 'string') return { kind: 'text', text: part['text'] };
-  if (Object.hasOwn(part, 'data')) return { kind: 'data', data: part['data'] };
+  if (Object.hasOwn(part, 'data')) {
+    const data = part['data'];
+    // Inputs are named: a list or a scalar has no name to bind to, and ignoring it would run
+    // the task on its defaults, which the caller never asked for.
+    if (!isRecord(data))
+      throw invalidParams(`${field}.data`, `${field}.data must be an object of the skill inputs`);
+    return { kind: 'data', data };
+  }
   if (Object.hasOwn(part, 'file') || Object.hasOwn(part, 'url') || Object.hasOwn(part, 'raw')) {
     throw new A2aError(
       A2A_ERROR_CODES.CONTENT_TYPE_NOT_SUPPORTED,

@@ -150,4 +150,16 @@ describe('readMessage', () => {
       );
     });
   }
+  for (const data of [[1, 2], 'x', 3, null, true]) {
+    it(`refuses a data part holding ${JSON.stringify(data)}, naming it`, () => {
+      const parts = [{ text: 'a' }, { kind: 'data', data }];
+      assert.throws(
+        () => readMessage({ message: { parts } }),
+        (error: unknown) =>
+          error instanceof A2aError &&
+          error.code === -32602 &&
+          (error.data as { field?: string }).field === 'message.parts[1].data',
+      );
+    });
+  }
 });

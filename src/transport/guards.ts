@@ -1,11 +1,12 @@
 /**
- * Request guards shared by every HTTP endpoint: the DNS-rebinding `Host` check, the loopback-only
- * `Origin` check and the bearer-token check. Pure functions over header values; they never write
+ * Request guards shared by every HTTP endpoint: the DNS-rebinding `Host` check, the `Origin`
+ * check (loopback, or the server's own origin) and the bearer-token check. Pure functions over header values; they never write
  * a response (the HTTP transport maps a refusal to its status).
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning
  */
 import { timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
 
 const LOOPBACK_NAMES = new Set(['localhost', '::1', '[::1]']);
 const WILDCARD_BINDS = new Set(['0.0.0.0', '::', '[::]']);
@@ -44,13 +45,44 @@ export function hostAllowed(host: string | undefined, bind: string): boolean {
   return bare(name) === bare(bind);
 }
 
-/** True when there is no `Origin` header or it names a loopback host. */
-export function originAllowed(origin: string | undefined): boolean {
+/**
+ * True when there is no `Origin` header, it names a loopback host, or it is the server's own
+ * origin: its host and port are the request's `Host`, and that `Host` cannot be a rebound name.
+ * The `Host` guard has passed before this runs. A rebinding page's requests carry the page's
+ * own DNS name in both headers, so same-origin alone proves nothing where any `Host` is taken
+ * (a wildcard bind): there, a same-origin request is allowed only when its `Host` is an IP
+ * address (no DNS name, so nothing to rebind) or one of `names` (the `--public-url` host, a
+ * name the operator vouched for). On a specific bind the `Host` guard already pinned the name.
+ */
+export function originAllowed(
+  origin: string | undefined,
+  host: string | undefined = undefined,
+  bind = '',
+  names: readonly string[] = [],
+): boolean {
   if (origin === undefined) return true;
+  let url: URL;
   try {
-    return isLoopback(new URL(origin).hostname);
+    url = new URL(origin);
   } catch {
-    // Not a URL (e.g. the opaque origin "null"): not a loopback origin.
+    // Not a URL (e.g. the opaque origin "null"): neither loopback nor ours.
+    return false;
+  }
+  if (isLoopback(url.hostname)) return true;
+  if (host === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) return false;
+  if (!sameHost(url, host)) return false;
+  if (!WILDCARD_BINDS.has(bind)) return bind !== '';
+  const name = bare(hostnameOf(host));
+  return isIP(name) !== 0 || names.some((known) => bare(known) === name);
+}
+
+/** Whether `Host` is `origin`'s host and port (a default port written or not). */
+function sameHost(origin: URL, host: string): boolean {
+  try {
+    // Parsed with the origin's scheme, so `h:443` and `https://h` compare equal.
+    const named = new URL(`${origin.protocol}//${host.trim()}`);
+    return named.host === origin.host && named.username === '' && named.pathname === '/';
+  } catch {
     return false;
   }
 }

@@ -160,7 +160,8 @@ export class HttpTransport {
     if (hostLines(req.rawHeaders) > 1) return refuseIn(route, res, 400, 'two Host headers');
     if (!hostAllowed(req.headers.host, this.#options.host))
       return refuseIn(route, res, 403, 'bad Host');
-    if (!originAllowed(req.headers.origin)) return refuseIn(route, res, 403, 'Origin not allowed');
+    if (!originAllowed(req.headers.origin, req.headers.host, this.#options.host))
+      return refuseIn(route, res, 403, 'Origin not allowed');
     if (this.#options.shuttingDown()) res.setHeader('connection', 'close');
     if (route === undefined) return plain(res, 404, 'not found');
     const verb = req.method ?? '';

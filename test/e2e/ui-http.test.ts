@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'parse5';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
-import { call, exchange, send, serverStarter } from '../helpers/http-server.js';
+import { call, exchange, modern, send, serverStarter } from '../helpers/http-server.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/ui');
 const TOKEN = 'ui-http-token-0b7e';
@@ -141,6 +141,28 @@ describe('the runs page routes', () => {
     assert.equal((await get(port, '/ui', { origin: 'https://evil.example' })).status, 403);
     assert.equal((await get(port, '/ui/events', { origin: 'null' })).status, 403);
     assert.equal((await get(port, '/ui/nothing')).status, 404);
+  });
+
+  it("on a wildcard bind, takes the page's own same-origin POST, never a rebound name's", async () => {
+    const server = start(['--addr', '0.0.0.0']);
+    const port = await server.ready;
+    // What the page's Cancel sends when it was loaded from http://10.1.2.3:PORT/ui.
+    const cancel = (host: string, origin: string) =>
+      modern(port, 'run/cancel', { runId: 'f'.repeat(32) }, { host, origin });
+    const own = await cancel(`10.1.2.3:${port}`, `http://10.1.2.3:${port}`);
+    // Past the guards: answered as an unknown run (-32602), not refused (403).
+    assert.notEqual(own.status, 403, own.text);
+    assert.equal((own.json()['error'] as { code?: number } | undefined)?.code, -32602, own.text);
+    const page = await get(port, '/ui', {
+      host: `10.1.2.3:${port}`,
+      origin: `http://10.1.2.3:${port}`,
+    });
+    assert.equal(page.status, 200);
+    // DNS rebinding: the attacker's name is both the Host and the Origin.
+    const rebound = await cancel(`evil.example:${port}`, `http://evil.example:${port}`);
+    assert.equal(rebound.status, 403);
+    assert.equal((await cancel(`10.1.2.3:${port}`, `http://10.1.2.4:${port}`)).status, 403);
+    assert.equal((await cancel(`10.1.2.3:${port}`, 'http://10.1.2.3:1')).status, 403);
   });
 
   it('with --token, the page holds no run data and the stream needs the token', async () => {

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { type Message, type Part, Role, type Task, TaskState } from '@a2a-js/sdk';
+import { AgentCard, type Message, type Part, Role, type Task, TaskState } from '@a2a-js/sdk';
+import { parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
 import { a2aStarter, sdkClient } from '../helpers/a2a.js';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { send } from '../helpers/http-server.js';
@@ -225,7 +226,22 @@ describe('A2A 1.0 through the official SDK client', () => {
     assert.equal(card.status, 200);
     assert.ok(!card.text.includes(token));
     assert.ok(!card.text.includes(REPO_ROOT), 'no server path in the card');
-    assert.ok('securitySchemes' in card.json());
+    // The bearer scheme as each version's SDK reads it: 1.0 (ProtoJSON) and the 0.3-compat path.
+    const bearerScheme = { $case: 'httpAuthSecurityScheme', value: { scheme: 'Bearer' } };
+    const v1 = AgentCard.fromJSON(card.json());
+    assert.deepEqual(v1.securitySchemes['bearer']?.scheme, {
+      ...bearerScheme,
+      value: { description: '', scheme: 'Bearer', bearerFormat: '' },
+    });
+    assert.deepEqual(v1.securityRequirements, [{ schemes: { bearer: { list: [] } } }]);
+    const v03 = parseLegacyAgentCard(
+      card.json() as unknown as Parameters<typeof parseLegacyAgentCard>[0],
+    );
+    const http = v03.securitySchemes['bearer']?.scheme;
+    assert.equal(http?.$case, 'httpAuthSecurityScheme');
+    const scheme = (http?.value as { scheme?: string } | undefined)?.scheme;
+    assert.equal(String(scheme).toLowerCase(), 'bearer');
+    assert.deepEqual(v03.securityRequirements, [{ schemes: { bearer: { list: [] } } }]);
     const legacy = await send(port, { method: 'GET', path: '/.well-known/agent.json' });
     assert.equal(legacy.text, card.text);
     const anonymous = await send(port, {

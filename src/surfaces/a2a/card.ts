@@ -43,10 +43,17 @@ export function cardMaker(options: CardOptions): (base: string, rpcPath: string)
     // input is checked exactly as a tool call's arguments.
     metadata: { inputSchema: listedSchema(workflow, options.requireCwd) as JsonObject },
   }));
+  // Both versions name the schemes `securitySchemes`: one entry carries both shapes, 1.0's
+  // oneof member (`httpAuthSecurityScheme`) and 0.3's flat `type`/`scheme`; each version's
+  // parser ignores the other's members. The requirement is 1.0's `securityRequirements` and
+  // 0.3's `security`.
   const security = options.bearer
     ? {
-        securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } },
+        securitySchemes: {
+          bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' }, type: 'http', scheme: 'bearer' },
+        },
         securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+        security: [{ bearer: [] }],
       }
     : {};
   return (base, rpcPath) => {

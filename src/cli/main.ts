@@ -118,6 +118,10 @@ function buildProgram(): Command {
       'HTTP: read the caller identity from this header; needs a token (env MHL_SERVE_PRINCIPAL_HEADER)',
     )
     .option(
+      '--public-url <url>',
+      'HTTP: the base URL clients reach the server at, for the Agent Card (env MHL_SERVE_PUBLIC_URL)',
+    )
+    .option(
       '--workflows-pack <file>',
       'HTTP: read every workflow file from this DMPK pack, not DIR (key in env MHL_SERVE_WORKFLOWS_KEY)',
     )
@@ -199,6 +203,10 @@ function buildProgram(): Command {
     .option(
       '--principal-header <name>',
       'read the caller identity from this header; needs a token (env MHL_SERVE_PRINCIPAL_HEADER)',
+    )
+    .option(
+      '--public-url <url>',
+      'the base URL clients reach the server at, for the Agent Card (env MHL_SERVE_PUBLIC_URL)',
     )
     .option(
       '--workflows-pack <file>',

@@ -64,6 +64,15 @@ export const HttpConfigSchema = z
       .min(1)
       .optional()
       .describe('header carrying the caller identity; honoured only with a token'),
+    publicUrl: z
+      .string()
+      .url()
+      .optional()
+      .describe(
+        'the base URL clients reach the server at (http or https, no query or fragment, no ' +
+          'trailing slash); the Agent Card is built from it, and its host counts as the ' +
+          "server's own origin",
+      ),
     maxSessions: z.number().int().min(1).describe('legacy sessions held at once'),
     maxSessionsPerClient: z
       .number()
@@ -147,6 +156,7 @@ export interface ServeFlags {
   readonly port?: string;
   readonly token?: string;
   readonly principalHeader?: string;
+  readonly publicUrl?: string;
   readonly workflowsPack?: string;
   readonly json?: boolean;
   readonly cwd?: string;
@@ -188,6 +198,7 @@ const HTTP_ONLY_FLAGS = [
   'port',
   'token',
   'principalHeader',
+  'publicUrl',
   'workflowsPack',
   'maxSessions',
   'maxSessionsPerClient',
@@ -348,6 +359,9 @@ function readHttp(flags: ServeFlags, env: Env, defaultPort: number): HttpConfig 
     );
   }
   const host = (nonEmpty(flags.addr) ?? DEFAULT_HTTP_HOST).replace(/^\[(.*)\]$/, '$1');
+  const publicUrl = readPublicUrl(
+    nonEmpty(flags.publicUrl) ?? nonEmpty(env['MHL_SERVE_PUBLIC_URL']),
+  );
   if (flags.configurationId !== undefined && !CONFIGURATION_ID.test(flags.configurationId)) {
     throw new Refused('--configuration-id takes 32 lowercase hex digits');
   }
@@ -357,9 +371,32 @@ function readHttp(flags: ServeFlags, env: Env, defaultPort: number): HttpConfig 
     ...(flags.configurationId !== undefined ? { configurationId: flags.configurationId } : {}),
     ...(token !== undefined ? { token } : {}),
     ...(principalHeader !== undefined ? { principalHeader } : {}),
+    ...(publicUrl !== undefined ? { publicUrl } : {}),
     ...readSessionLimits(flags, env),
     ...readSlowClientLimits(flags),
   };
+}
+
+/**
+ * `--public-url` (or `MHL_SERVE_PUBLIC_URL`): an absolute http(s) URL with no credentials, query
+ * or fragment, returned without its trailing slash so paths append to it. A path is kept (a
+ * proxy may serve the server under one).
+ */
+function readPublicUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const refuse = (why: string): never => {
+    throw new Refused(`--public-url (or MHL_SERVE_PUBLIC_URL) ${why}`);
+  };
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return refuse('must be an absolute URL such as https://agents.example.org');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') refuse('must be http or https');
+  if (value.includes('?') || value.includes('#')) refuse('takes no query or fragment');
+  if (url.username !== '' || url.password !== '') refuse('takes no user name or password');
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /** `--max-sessions`, `--max-sessions-per-client` (at most the former) and the idle TTL. */

@@ -146,6 +146,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
       body: parts.body,
       bearer: config.http.token !== undefined,
       requireCwd: config.requireCwd,
+      ...(config.http.publicUrl !== undefined ? { publicUrl: config.http.publicUrl } : {}),
       principalHeader: config.http.token === undefined ? undefined : config.http.principalHeader,
       atRoot: config.serve === 'a2a',
       ...(config.a2aWaitMs !== undefined ? { waitMs: config.a2aWaitMs } : {}),

@@ -56,6 +56,7 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
   const transport = new HttpTransport({
     host: http.host,
     port: http.port,
+    ...(http.publicUrl !== undefined ? { ownNames: [new URL(http.publicUrl).hostname] } : {}),
     token: http.token,
     limits: http,
     routes: httpRoutes({

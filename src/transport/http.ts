@@ -41,6 +41,11 @@ export interface HttpTransportOptions {
   readonly host: string;
   /** The port to bind; 0 picks a free one. */
   readonly port: number;
+  /**
+   * Host names vouched for as the server's own (`--public-url`'s): on a wildcard bind, a
+   * same-origin request by one of these names passes the Origin guard.
+   */
+  readonly ownNames?: readonly string[];
   readonly routes: readonly Route[];
   /** Bearer token `bearer` rows require, if set. */
   readonly token?: string | undefined;
@@ -160,7 +165,8 @@ export class HttpTransport {
     if (hostLines(req.rawHeaders) > 1) return refuseIn(route, res, 400, 'two Host headers');
     if (!hostAllowed(req.headers.host, this.#options.host))
       return refuseIn(route, res, 403, 'bad Host');
-    if (!originAllowed(req.headers.origin, req.headers.host, this.#options.host))
+    const { host, ownNames } = this.#options;
+    if (!originAllowed(req.headers.origin, req.headers.host, host, ownNames))
       return refuseIn(route, res, 403, 'Origin not allowed');
     if (this.#options.shuttingDown()) res.setHeader('connection', 'close');
     if (route === undefined) return plain(res, 404, 'not found');

@@ -24,6 +24,8 @@ export interface A2aSurfaceOptions {
   /** Whether `--token` guards the JSON-RPC endpoint (the card then names the bearer scheme). */
   readonly bearer: boolean;
   readonly principalHeader: string | undefined;
+  /** `--public-url`: the base of the card's URLs, instead of the request's `Host`. */
+  readonly publicUrl?: string;
   /** `--require-cwd`: the card's schemas require `context.cwd`. */
   readonly requireCwd: boolean;
   /** `mhl serve a2a`: JSON-RPC at `/` as well as `/a2a`. */
@@ -67,6 +69,7 @@ export const a2aSurface: A2aSurfaceFactory = (options) => {
       body: options.body,
       principalHeader: options.principalHeader,
       atRoot: options.atRoot,
+      ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
     }),
   };
 };

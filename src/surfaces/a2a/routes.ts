@@ -51,15 +51,21 @@ export interface A2aRoutesOptions {
   readonly principalHeader: string | undefined;
   /** `mhl serve a2a`: JSON-RPC at `/` too, and the card points there. */
   readonly atRoot: boolean;
+  /** `--public-url`: the base of the card's URLs; without it, `http://` and the `Host`. */
+  readonly publicUrl?: string;
 }
 
 /** The card rows and the JSON-RPC rows. */
 export function a2aRoutes(options: A2aRoutesOptions): Route[] {
   const rpcPath = options.atRoot ? '/' : '/a2a';
   const card = (req: IncomingMessage, res: ServerResponse) => {
-    // The Host header already passed the transport's guard: it names this server.
-    const base = `http://${req.headers.host ?? 'localhost'}`;
-    sendJson(res, 200, options.card(base, rpcPath));
+    const { publicUrl } = options;
+    if (publicUrl !== undefined) return sendJson(res, 200, options.card(publicUrl, rpcPath));
+    // The Host header already passed the transport's guard: it names this server. The card
+    // differs per Host, so no cache may keep one and hand it to a client asking by another.
+    res.setHeader('cache-control', 'no-store');
+    res.setHeader('vary', 'Host');
+    sendJson(res, 200, options.card(`http://${req.headers.host ?? 'localhost'}`, rpcPath));
   };
   const rpc = (path: string): Route => ({
     path,

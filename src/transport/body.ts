@@ -253,12 +253,19 @@ function readArriving(
   });
 }
 
+/**
+ * The media type of a `Content-Type` value (RFC 9110 §8.3.1: `type/subtype` then parameters),
+ * lower-cased, without its parameters; undefined when absent or not of that form.
+ */
+export function mediaTypeOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const media = value.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  return /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/.test(media) ? media : undefined;
+}
+
 /** True when the `Content-Type` media type is `application/json` (parameters such as charset ok). */
 export function isJsonContentType(value: string | undefined): boolean {
-  if (value === undefined) return false;
-  if (value === 'application/json') return true;
-  const media = value.split(';', 1)[0]?.trim().toLowerCase();
-  return media === 'application/json';
+  return mediaTypeOf(value) === 'application/json';
 }
 
 /** Throws away the rest of a refused body without keeping it; drops the connection past a bound. */

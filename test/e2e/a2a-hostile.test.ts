@@ -275,6 +275,38 @@ describe('A2A input checks', () => {
     assert.equal(errorOf(missing.json())['code'], -32602);
   });
 
+  it('reads the Content-Type as a media type: parameters and case do not matter', async () => {
+    const server = start(SEVERAL);
+    const port = await server.ready;
+    const body = { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } };
+    const post = (type: string) =>
+      send(port, { path: '/a2a', headers: { 'content-type': type, 'a2a-version': '1.0' }, body });
+    for (const type of [
+      'application/a2a+json',
+      'application/a2a+json; charset=utf-8',
+      'Application/A2A+JSON;charset="UTF-8"',
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON ; charset=utf-8',
+    ]) {
+      const reply = await post(type);
+      assert.equal(reply.status, 200, `${type}: ${reply.text}`);
+      assert.equal(errorOf(reply.json())['code'], -32001, type);
+    }
+    for (const type of [
+      'application/a2a+jsonx',
+      'application/a2a',
+      'text/json',
+      'application/json-seq',
+      'application/json, text/plain',
+      'application/a2a+json charset=utf-8',
+      ';application/json',
+    ]) {
+      const reply = await post(type);
+      assert.equal(reply.status, 415, type);
+      assert.equal(errorOf(reply.json())['code'], -32600, type);
+    }
+  });
+
   it('refuses an unsafe or malformed setup before serving anything', async () => {
     const spoofable = await runCli(['serve', 'a2a', SEVERAL, '--principal-header', 'X-Principal']);
     assert.equal(spoofable.code, 1);

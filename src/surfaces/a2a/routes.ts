@@ -23,8 +23,8 @@ import { type Caller, ownerOf, quotaKeyOf } from '../../runs/index.js';
 import {
   type BodyLimits,
   discardRest,
-  isJsonContentType,
   MAX_BODY_BYTES,
+  mediaTypeOf,
   readBody,
 } from '../../transport/body.js';
 import { socketClientKey } from '../../transport/client-key.js';
@@ -119,8 +119,9 @@ async function readJsonBody(
   res: ServerResponse,
   limits: BodyLimits,
 ): Promise<string | undefined> {
-  const type = req.headers['content-type'];
-  if (!isJsonContentType(type) && type !== 'application/a2a+json') {
+  // Either JSON type, with any parameters (`charset=utf-8`), in any case.
+  const type = mediaTypeOf(req.headers['content-type']);
+  if (type !== 'application/json' && type !== 'application/a2a+json') {
     const error = new A2aError(A2A_ERROR_CODES.INVALID_REQUEST, 'Content-Type must be JSON');
     return void reply(res, 415, errorResponse(null, error));
   }

@@ -307,6 +307,48 @@ describe('A2A input checks', () => {
     }
   });
 
+  it('names the version in every refusal, before the body is read or after', async () => {
+    const token = 'hostile-token-0123456789';
+    const server = start(SEVERAL, ['--token', token]);
+    const port = await server.ready;
+    const bearer = { authorization: `Bearer ${token}` };
+    const refusals: [string, Record<string, string>, string | Buffer, number][] = [
+      ['no token', {}, '{}', 401],
+      ['a foreign origin', { ...bearer, origin: 'https://evil.example' }, '{}', 403],
+      ['a foreign host', { ...bearer, host: 'evil.example' }, '{}', 403],
+      ['not JSON content', { ...bearer, 'content-type': 'text/plain' }, '{}', 415],
+      ['over 1 MiB', bearer, Buffer.alloc(1024 * 1024 + 10, 'a'), 413],
+      ['not JSON', bearer, '{"jsonrpc":', 400],
+      ['a batch', bearer, '[]', 400],
+    ];
+    for (const [header, spoken] of [
+      ['1.0', '1.0'],
+      [undefined, '0.3'],
+      ['0.2', '0.3'],
+    ] as const) {
+      for (const [what, headers, body, status] of refusals) {
+        const reply = await send(port, {
+          path: '/a2a',
+          headers: { ...headers, ...(header !== undefined ? { 'a2a-version': header } : {}) },
+          body,
+        });
+        assert.equal(reply.status, status, `${what}: ${reply.text}`);
+        assert.equal(reply.headers['a2a-version'], spoken, `${what} under ${header}`);
+        assert.equal(
+          errorOf(reply.json())['code'],
+          status === 400 && what === 'not JSON' ? -32700 : -32600,
+        );
+      }
+    }
+    const unknown = await send(port, {
+      path: '/a2a',
+      headers: { 'a2a-version': '9.9' },
+      body: '{}',
+    });
+    assert.equal(unknown.status, 401);
+    assert.equal(unknown.headers['a2a-version'], undefined, 'no version it does not speak');
+  });
+
   it('refuses an unsafe or malformed setup before serving anything', async () => {
     const spoofable = await runCli(['serve', 'a2a', SEVERAL, '--principal-header', 'X-Principal']);
     assert.equal(spoofable.code, 1);

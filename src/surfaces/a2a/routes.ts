@@ -72,7 +72,12 @@ export function a2aRoutes(options: A2aRoutesOptions): Route[] {
     methods: ['POST'],
     auth: 'bearer',
     refuse: (res, status, text) =>
-      reply(res, status, errorResponse(null, new A2aError(A2A_ERROR_CODES.INVALID_REQUEST, text))),
+      reply(
+        res,
+        status,
+        errorResponse(null, new A2aError(A2A_ERROR_CODES.INVALID_REQUEST, text)),
+        spokenVersion(res.req),
+      ),
     handle: (req, res) => handleRpc(req, res, options),
   });
   return [
@@ -181,6 +186,9 @@ async function handleRpc(
   res: ServerResponse,
   options: A2aRoutesOptions,
 ): Promise<void> {
+  // Every answer names its version, a refusal of the body or envelope too.
+  const spoken = spokenVersion(req);
+  if (spoken !== undefined) res.setHeader('a2a-version', spoken);
   const request = await readRequest(req, res, options.body);
   if (request === undefined) return;
   const { id, method, params } = request;
@@ -284,6 +292,19 @@ async function streamEvents(
   }
   if (!res.headersSent) res.writeHead(200, { ...STREAM_HEADERS, 'a2a-version': codec.version });
   res.end();
+}
+
+/**
+ * The version a request is answered in, read from its `A2A-Version` before anything else is:
+ * undefined for one this server does not speak (its answer is VersionNotSupported, in none).
+ */
+function spokenVersion(req: IncomingMessage): string | undefined {
+  try {
+    return codecFor(headerOf(req, 'a2a-version'), CODECS).version;
+  } catch {
+    // An unsupported version: nothing to name.
+    return undefined;
+  }
 }
 
 function headerOf(req: IncomingMessage, name: string): string | undefined {

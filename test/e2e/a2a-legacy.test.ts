@@ -47,11 +47,11 @@ describe('A2A 0.3 with a raw JSON-RPC client', () => {
       const parts = ((task['artifacts'] as Json[])[0] as Json)['parts'] as Json[];
       assert.deepEqual(
         parts.map((p) => p['kind']),
-        ['data', 'text'],
+        ['text', 'data'],
       );
       assert.deepEqual(
-        JSON.parse((parts[1] as Json)['text'] as string),
-        (parts[0] as Json)['data'],
+        JSON.parse((parts[0] as Json)['text'] as string),
+        (parts[1] as Json)['data'],
       );
       ids.push(task['id'] as string);
       // Without blocking the answer comes at once; tasks/get follows it (0.2 header too).

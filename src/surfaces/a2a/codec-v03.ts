@@ -52,13 +52,14 @@ function status(task: TaskSnapshot): Record<string, unknown> {
   };
 }
 
+/** The result artifact: text first, since 0.2-era clients read only `parts[0].text`. */
 function artifact(result: Readonly<Record<string, unknown>>): Record<string, unknown> {
   return {
     artifactId: 'result',
     name: 'result',
     parts: [
-      { kind: 'data', data: result },
       { kind: 'text', text: resultText(result) },
+      { kind: 'data', data: result },
     ],
   };
 }

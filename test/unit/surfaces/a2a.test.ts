@@ -79,7 +79,7 @@ describe('runs as tasks', () => {
     assert.equal(taskOf(view('paused', { vars: { a: 1 } })).result, undefined);
   });
 
-  it('spells a completed task per version: ProtoJSON in 1.0, kinds and lowercase in 0.3', () => {
+  it('spells a completed task per version: ProtoJSON in 1.0, kinds, lowercase and text first in 0.3', () => {
     const task = taskOf(view('completed', { vars: { a: 1 } }));
     const v1 = CODEC_V1.sent(task) as { task: Record<string, unknown> };
     assert.equal((v1.task['status'] as Record<string, unknown>)['state'], 'TASK_STATE_COMPLETED');
@@ -95,9 +95,10 @@ describe('runs as tasks', () => {
     assert.equal((v03['status'] as Record<string, unknown>)['state'], 'completed');
     assert.deepEqual(
       ((v03['artifacts'] as Record<string, unknown>[])[0] as { parts: unknown[] }).parts,
+      // Text first in 0.3: legacy clients read parts[0].text.
       [
-        { kind: 'data', data: { a: 1 } },
         { kind: 'text', text: '{\n  "a": 1\n}' },
+        { kind: 'data', data: { a: 1 } },
       ],
     );
   });

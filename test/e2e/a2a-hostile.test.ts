@@ -180,6 +180,22 @@ describe('A2A input checks', () => {
         -32001,
       ],
       ['id not a string', () => a2a(port, 'CancelTask', { id: 5 }, V1), 200, -32602, 'id'],
+      ...['yesterday', '2026-13-45T00:00:00Z', '2026-01-02', '1700000000'].map(
+        (since): (typeof cases)[number] => [
+          `statusTimestampAfter ${since}`,
+          () => a2a(port, 'ListTasks', { statusTimestampAfter: since }, V1),
+          200,
+          -32602,
+          'statusTimestampAfter',
+        ],
+      ),
+      ...[-1, 1.5, 'ten'].map((length): (typeof cases)[number] => [
+        `historyLength ${length}`,
+        () => a2a(port, 'ListTasks', { historyLength: length }, V1),
+        200,
+        -32602,
+        'historyLength',
+      ]),
       [
         'a forged page token',
         () => a2a(port, 'ListTasks', { pageToken: 'Li4vZXRj' }, V1),

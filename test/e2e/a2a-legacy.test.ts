@@ -73,10 +73,14 @@ describe('A2A 0.3 with a raw JSON-RPC client', () => {
       );
     }
     const listed = resultOf(await a2a(port, 'tasks/list', { status: 'completed' }), 'tasks/list');
-    assert.deepEqual(
-      (listed['tasks'] as Json[]).map((t) => t['id']),
-      [...ids].sort(),
+    // Newest status first, ties by id.
+    const tasks = listed['tasks'] as Json[];
+    const at = (t: Json) => Date.parse((t['status'] as Json)['timestamp'] as string);
+    const newestFirst = [...tasks].sort(
+      (a, b) => at(b) - at(a) || ((a['id'] as string) < (b['id'] as string) ? -1 : 1),
     );
+    assert.deepEqual(tasks, newestFirst);
+    assert.deepEqual(tasks.map((t) => t['id']).sort(), [...ids].sort());
     assert.equal(listed['totalSize'], 4);
     // Finished tasks cannot be canceled: -32002.
     const late = await a2a(port, 'tasks/cancel', { id: ids[0] });

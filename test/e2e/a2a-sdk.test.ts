@@ -122,24 +122,40 @@ describe('A2A 1.0 through the official SDK client', () => {
     const todo = resultData(await client.getTask({ tenant: '', id: ids[2] as string }));
     assert.equal(todo['count'], 1);
 
-    // Pages of one, in id order, until the token runs out.
-    const seen: string[] = [];
-    let pageToken = '';
-    for (let page = 0; page < 10; page++) {
-      const listed = await client.listTasks({
+    // Pages of one, newest status first (ties by id), until the token runs out.
+    const list = (pageToken: string, statusTimestampAfter?: string) =>
+      client.listTasks({
         tenant: '',
         contextId: '',
         status: TaskState.TASK_STATE_UNSPECIFIED,
         pageSize: 1,
         pageToken,
-        statusTimestampAfter: undefined,
+        statusTimestampAfter,
       });
+    const seen: Task[] = [];
+    let pageToken = '';
+    for (let page = 0; page < 10; page++) {
+      const listed = await list(pageToken);
       assert.equal(listed.totalSize, 4);
-      seen.push(...listed.tasks.map((t) => t.id));
+      seen.push(...listed.tasks);
       pageToken = listed.nextPageToken;
       if (pageToken === '') break;
     }
-    assert.deepEqual(seen, [...ids].sort());
+    const at = (task: Task) => Date.parse(task.status?.timestamp ?? '');
+    const newestFirst = [...seen].sort((a, b) => at(b) - at(a) || (a.id < b.id ? -1 : 1));
+    assert.deepEqual(
+      seen.map((t) => t.id),
+      newestFirst.map((t) => t.id),
+    );
+    assert.deepEqual(seen.map((t) => t.id).sort(), [...ids].sort());
+    // statusTimestampAfter keeps the tasks whose status is at least that recent.
+    const cut = seen[1]?.status?.timestamp as string;
+    const recent = await list('', cut);
+    const expected = seen.filter((t) => at(t) >= Date.parse(cut));
+    assert.equal(recent.totalSize, expected.length);
+    assert.ok(expected.length >= 2, 'the two newest at least');
+    const future = await list('', new Date(Date.now() + 3_600_000).toISOString());
+    assert.equal(future.totalSize, 0);
   });
 
   it('cancels a long task, whose command dies, and refuses a second cancel with TaskNotCancelable', async () => {

@@ -20,6 +20,8 @@ export const DEFAULT_WAIT_MS = 30_000;
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 100;
 const RUN_ID = /^[0-9a-f]{32}$/;
+/** RFC 3339 date-time: a date, a time (fraction optional) and a zone. */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 
 export interface A2aServiceOptions {
   readonly catalog: Catalog;
@@ -42,6 +44,8 @@ export interface TaskQuery {
   readonly contextId?: string;
   readonly pageSize?: number;
   readonly pageToken?: string;
+  /** `statusTimestampAfter`, in epoch milliseconds: only tasks whose status is this recent. */
+  readonly since?: number;
 }
 
 export class A2aService {
@@ -126,28 +130,43 @@ export class A2aService {
     return after;
   }
 
-  /** The caller's tasks, by id, a page at a time (the token is the last id of the page before). */
+  /**
+   * The caller's tasks, a page at a time, newest status first (A2A 1.0 §3.1.4: sorted by status
+   * timestamp, descending), ties by id; the token is the last task's timestamp and id.
+   */
   list(query: TaskQuery, caller: Caller): TaskPage {
     const pageSize = query.pageSize ?? DEFAULT_PAGE_SIZE;
     if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE)
       throw invalidParams('pageSize', `pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
-    const after = query.pageToken ? afterOf(query.pageToken) : undefined;
+    const after = query.pageToken ? cursorOf(query.pageToken) : undefined;
+    const { since } = query;
     const matching = this.#options.registry
       .list(caller)
-      .map(taskOf)
+      .map((view) => ({ task: taskOf(view), at: Date.parse(view.updatedAt) }))
       .filter(
-        (task) =>
+        ({ task, at }) =>
           (query.state === undefined || task.state === query.state) &&
-          (query.contextId === undefined || task.id === query.contextId),
-      );
-    const start = after === undefined ? 0 : matching.findIndex((task) => task.id > after);
+          (query.contextId === undefined || task.id === query.contextId) &&
+          // Greater than or equal, as ListTasksRequest defines it.
+          (since === undefined || at >= since),
+      )
+      .sort((a, b) => b.at - a.at || (a.task.id < b.task.id ? -1 : 1));
+    const start =
+      after === undefined
+        ? 0
+        : matching.findIndex(
+            ({ task, at }) => at < after.at || (at === after.at && task.id > after.id),
+          );
     const from = start === -1 ? matching.length : start;
-    const tasks = matching.slice(from, from + pageSize);
+    const page = matching.slice(from, from + pageSize);
     const more = from + pageSize < matching.length;
-    const last = tasks.at(-1);
+    const last = page.at(-1);
     return {
-      tasks,
-      nextPageToken: more && last !== undefined ? Buffer.from(last.id).toString('base64url') : '',
+      tasks: page.map(({ task }) => task),
+      nextPageToken:
+        more && last !== undefined
+          ? Buffer.from(`${last.at}.${last.task.id}`).toString('base64url')
+          : '',
       pageSize,
       totalSize: matching.length,
     };
@@ -224,11 +243,12 @@ function idOf(params: Record<string, unknown>): string {
   return id;
 }
 
-function afterOf(token: string): string {
-  const id = Buffer.from(token, 'base64url').toString('utf8');
-  if (!RUN_ID.test(id))
+/** A page token's position: the last listed task's status time (epoch ms) and id. */
+function cursorOf(token: string): { at: number; id: string } {
+  const found = /^(\d{1,16})\.([0-9a-f]{32})$/.exec(Buffer.from(token, 'base64url').toString());
+  if (found?.[1] === undefined || found[2] === undefined)
     throw invalidParams('pageToken', 'pageToken must be a nextPageToken this server gave');
-  return id;
+  return { at: Number(found[1]), id: found[2] };
 }
 
 /** Reads a ListTasks query's common members (the state is the codec's to read). */
@@ -258,6 +278,24 @@ export function readQuery(
       throw invalidParams('pageToken', 'pageToken must be a string');
     query.pageToken = pageToken;
   }
+  const since = params['statusTimestampAfter'];
+  if (since !== undefined && since !== null && since !== '') {
+    const at = typeof since === 'string' && TIMESTAMP.test(since) ? Date.parse(since) : Number.NaN;
+    if (Number.isNaN(at))
+      throw invalidParams(
+        'statusTimestampAfter',
+        'statusTimestampAfter must be an RFC 3339 timestamp such as 2026-01-02T03:04:05Z',
+      );
+    query.since = at;
+  }
+  // Tasks here carry no message history, so any length is met; only its form is checked.
+  const history = params['historyLength'];
+  if (
+    history !== undefined &&
+    history !== null &&
+    !(Number.isSafeInteger(history) && (history as number) >= 0)
+  )
+    throw invalidParams('historyLength', 'historyLength must be a whole number, 0 or more');
   return query;
 }
 

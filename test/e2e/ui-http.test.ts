@@ -14,6 +14,7 @@ import { describe, it } from 'node:test';
 import { parse } from 'parse5';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
 import { call, exchange, modern, send, serverStarter } from '../helpers/http-server.js';
+import { until } from '../helpers/poll.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/ui');
 const TOKEN = 'ui-http-token-0b7e';
@@ -21,6 +22,25 @@ const start = serverStarter(FOLDER);
 
 const get = (port: number, path: string, headers: Record<string, string> = {}) =>
   send(port, { method: 'GET', path, headers });
+
+/** One live stream from `localAddress`, open once its head arrived; `close` drops it. */
+function openStream(
+  port: number,
+  localAddress: string,
+): Promise<{ status: number; retryAfter: unknown; close(): void }> {
+  return new Promise((done, fail) => {
+    const req = request(
+      { host: '127.0.0.1', port, path: '/ui/events', localAddress, agent: false },
+      (res) => {
+        res.resume();
+        const retryAfter = res.headers['retry-after'];
+        done({ status: res.statusCode ?? 0, retryAfter, close: () => req.destroy() });
+      },
+    );
+    req.on('error', fail);
+    req.end();
+  });
+}
 
 /** Every element of a parsed document, depth first. */
 interface Node {
@@ -259,15 +279,49 @@ describe('the runs page routes', () => {
       assert.ok(logEvents.includes(`got line${i} <&> "q"\n`), `line${i} in ${logEvents}`);
   });
 
+  it('caps the live streams per client, inside the server-wide cap', async () => {
+    const server = start();
+    const port = await server.ready;
+    const mine = await Promise.all(Array.from({ length: 8 }, () => openStream(port, '127.0.0.1')));
+    assert.deepEqual(
+      mine.map((o) => o.status),
+      Array(8).fill(200),
+    );
+    const ninth = await openStream(port, '127.0.0.1');
+    ninth.close();
+    assert.equal(ninth.status, 503);
+    assert.equal(ninth.retryAfter, '5');
+    // Another client is not locked out by the first.
+    const other = await openStream(port, '127.0.0.2');
+    assert.equal(other.status, 200);
+    // A stream that ends gives its client's place back (once the server saw it close).
+    mine[0]?.close();
+    const again = await until(
+      async () => {
+        const o = await openStream(port, '127.0.0.1');
+        if (o.status === 200) return o;
+        o.close();
+        return undefined;
+      },
+      { what: 'the freed place' },
+    );
+    for (const o of [...mine, other, again]) o.close();
+  });
+
   it('caps the live streams and ends them at shutdown', async () => {
     const server = start();
     const port = await server.ready;
-    const open = Array.from({ length: 64 }, () =>
-      exchange(port, { method: 'GET', path: '/ui/events' }),
+    // Eight clients of eight streams each: the server-wide cap, not one client's.
+    const open = Array.from({ length: 64 }, (_, i) =>
+      exchange(port, { method: 'GET', path: '/ui/events', localAddress: `127.0.0.${1 + (i % 8)}` }),
     );
     const heads = await Promise.all(open.map((o) => o.head));
     assert.ok(heads.every((h) => h.status === 200));
-    const refused = await get(port, '/ui/events');
+    const refused = await send(port, {
+      method: 'GET',
+      path: '/ui/events',
+      localAddress: '127.0.0.9',
+    });
     assert.equal(refused.status, 503);
     assert.equal(refused.headers['retry-after'], '5');
     // SIGTERM with 64 streams open: the server ends them and exits 0, within its budget.

@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../log/index.js';
 import type { RunRegistry } from '../../runs/index.js';
+import { socketClientKey } from '../../transport/client-key.js';
 import type { Route } from '../../transport/routes.js';
 import { APP_SCRIPT } from './app-script.js';
 import { pageCaller } from './caller.js';
@@ -19,6 +20,13 @@ import { APP_CSS } from './styles.js';
 
 /** Live streams open at once, server-wide; one more is refused with 503. */
 export const MAX_STREAMS = 64;
+/**
+ * Live streams one client holds at once, inside `MAX_STREAMS`, so one caller cannot take every
+ * stream from the others. A client is its principal, else its address (as for
+ * `--max-sessions-per-client`): without principals every caller is the one anonymous owner,
+ * so the owner alone would make this a server-wide cap of eight.
+ */
+export const MAX_STREAMS_PER_CLIENT = 8;
 
 export interface UiRouteOptions {
   readonly registry: RunRegistry;
@@ -42,6 +50,8 @@ const SECURITY_HEADERS = {
 /** The rows, and `close` to end every open stream (shutdown). */
 export function uiRoutes(options: UiRouteOptions): { routes: Route[]; close: () => void } {
   const streams = new Set<RunStream>();
+  /** Open streams per client key; a key leaves the map with its last stream. */
+  const held = new Map<string, number>();
   const now = options.now ?? Date.now;
   const principalHeader = options.tokenRequired ? options.principalHeader : undefined;
   const file = (path: string, type: string, text: string): Route => ({
@@ -81,7 +91,10 @@ export function uiRoutes(options: UiRouteOptions): { routes: Route[]; close: () 
       handle: (req, res) => {
         const page = pageOf(req);
         if (page === undefined) return refuse(req, res);
-        if (streams.size >= MAX_STREAMS) {
+        const caller = pageCaller(req, principalHeader);
+        const client = socketClientKey(caller.principal, req.socket);
+        const mine = held.get(client) ?? 0;
+        if (streams.size >= MAX_STREAMS || mine >= MAX_STREAMS_PER_CLIENT) {
           res.writeHead(503, {
             ...SECURITY_HEADERS,
             'retry-after': '5',
@@ -93,12 +106,19 @@ export function uiRoutes(options: UiRouteOptions): { routes: Route[]; close: () 
           res,
           registry: options.registry,
           changes: options.registry.changes,
-          caller: pageCaller(req, principalHeader),
+          caller,
           page,
           now,
-          onEnd: () => streams.delete(stream),
+          onEnd: () => {
+            // onEnd may come more than once; only the first release counts.
+            if (!streams.delete(stream)) return;
+            const left = (held.get(client) ?? 1) - 1;
+            if (left > 0) held.set(client, left);
+            else held.delete(client);
+          },
         });
         streams.add(stream);
+        held.set(client, mine + 1);
         for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
         stream.open();
       },

@@ -9,14 +9,17 @@ import { join } from 'node:path';
 import {
   type CachedCatalogResult,
   type CacheFallback,
+  type Catalog,
   loadCatalog,
   loadCatalogCached,
 } from '../catalog/index.js';
 import { checkerVersions } from '../lang/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import {
+  type CreateServerResult,
   createServer,
   loadServedPack,
+  OWN_SOURCE_PROFILES,
   readServeConfig,
   type ServeFlags,
   serveStdio,
@@ -55,6 +58,20 @@ export async function runServe(
   }
   const { config } = read;
   const logger = createLogger(config.logLevel);
+  if (OWN_SOURCE_PROFILES.has(config.profile)) {
+    // The profile reads DIR itself (it is no MHL folder): it gets an empty catalog.
+    if (config.workflowsPack !== undefined) {
+      io.err(`mhl serve mcp: --workflows-pack does not apply to --profile ${config.profile}`);
+      return 2;
+    }
+    const catalog: Catalog = {
+      workflows: new Map(),
+      prompts: new Map(),
+      root: config.root,
+      source: 'dir',
+    };
+    return serveCreated(createServer(config, { catalog, version, env: process.env, logger }), io);
+  }
   const loaded =
     config.workflowsPack === undefined
       ? loadFolder(config.root, options, version, fallbackTo(logger, io))
@@ -64,12 +81,16 @@ export async function runServe(
     return 1;
   }
   const catalog = loaded.catalog;
-  const created = createServer(config, { catalog, version, env: process.env, logger });
+  return serveCreated(createServer(config, { catalog, version, env: process.env, logger }), io);
+}
+
+/** Serves an assembled server on the configured transport; resolves to the exit status. */
+async function serveCreated(created: CreateServerResult, io: Output): Promise<number> {
   if (!created.ok) {
     io.err(`mhl serve mcp: ${created.problem}`);
     return 1;
   }
-  if (config.http === undefined) return serveStdio(created.server);
+  if (created.server.config.http === undefined) return serveStdio(created.server);
   // The HTTP half loads only when serving HTTP.
   const { serveHttp } = await import('../server/serve-http.js');
   return serveHttp(created.server, io);

@@ -18,7 +18,7 @@ import {
 import { MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT } from '../transport/index.js';
 
 /** The profiles `--profile` accepts; a profile chooses the surfaces served. */
-export const PROFILES = ['pipelines'] as const;
+export const PROFILES = ['pipelines', 'sessions'] as const;
 
 const DEFAULT_HTTP_HOST = '127.0.0.1';
 const DEFAULT_HTTP_PORT = 8787;

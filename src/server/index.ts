@@ -20,4 +20,5 @@ export {
   type ServerParts,
 } from './create-server.js';
 export { loadServedPack, takeServeKey } from './pack.js';
+export { OWN_SOURCE_PROFILES } from './profiles.js';
 export { serveStdio } from './serve-stdio.js';

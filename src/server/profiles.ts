@@ -23,6 +23,7 @@ import {
   workflowTemplates,
   workflowTools,
 } from '../surfaces/index.js';
+import { sessionsSurface } from '../surfaces/sessions/index.js';
 import type { Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
 import { runsSurface } from './runs.js';
@@ -116,7 +117,28 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
   return { surfaces: [workflows, jobs, runs] };
 }
 
+/**
+ * The activity-session profile: the workflow-server folders under DIR (not an MHL catalog),
+ * served as its 18 tools. Planning folders live under the working directory (`--cwd`).
+ */
+export function sessionsProfile(parts: ProfileParts): ProfileResult {
+  const built = sessionsSurface({
+    root: parts.config.root,
+    workspace: parts.config.cwd,
+    env: parts.env,
+    logger: parts.logger,
+  });
+  return 'problem' in built ? built : { surfaces: [built.surface] };
+}
+
 /** The profiles `--profile` selects, by name. */
 export const PROFILE_TABLE: Readonly<Record<ServeConfig['profile'], Profile>> = {
   pipelines: pipelinesProfile,
+  sessions: sessionsProfile,
 };
+
+/**
+ * Profiles that load their own source from DIR: the server hands them an empty catalog and
+ * they read the folder themselves (it holds no `.mh` files to check).
+ */
+export const OWN_SOURCE_PROFILES: ReadonlySet<ServeConfig['profile']> = new Set(['sessions']);

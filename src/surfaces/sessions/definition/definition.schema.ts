@@ -90,7 +90,9 @@ export type Step =
   | {
       kind: 'technique';
       id?: string | undefined;
-      technique: string | { name: string; inputs?: Record<string, unknown>; outputs?: Record<string, string> };
+      technique:
+        | string
+        | { name: string; inputs?: Record<string, unknown>; outputs?: Record<string, string> };
       actions?: z.infer<typeof ActionSchema>[] | undefined;
       when?: string | undefined;
       condition?: Condition | undefined;
@@ -207,7 +209,10 @@ export const ActivitySchema = z
     name: z.string(),
     description: z.string().optional(),
     techniques: z.array(z.string()).optional(),
-    bundleTechniques: z.object({ maxChars: z.number().int().min(0) }).strict().optional(),
+    bundleTechniques: z
+      .object({ maxChars: z.number().int().min(0) })
+      .strict()
+      .optional(),
     steps: z.array(StepSchema).optional(),
     decisions: z.array(DecisionSchema).optional(),
     transitions: z.array(TransitionSchema).optional(),
@@ -277,7 +282,10 @@ export const ManifestSchema = z.object({
     })
     .optional(),
   initialActivity: z.string().optional(),
-  activities: z.array(z.union([z.string(), z.unknown()])).min(1).optional(),
+  activities: z
+    .array(z.union([z.string(), z.unknown()]))
+    .min(1)
+    .optional(),
 });
 
 export type Manifest = z.infer<typeof ManifestSchema>;

@@ -49,7 +49,10 @@ export function manifestPath(root: string, id: string): string | undefined {
 }
 
 /** The validated manifest of `id`. @throws WorkflowError */
-export function readManifest(root: string, id: string): { manifest: Manifest; raw: Record<string, unknown>; file: string } {
+export function readManifest(
+  root: string,
+  id: string,
+): { manifest: Manifest; raw: Record<string, unknown>; file: string } {
   if (!/^[A-Za-z0-9._-]+$/.test(id) || id.startsWith('.')) {
     throw new WorkflowError(DEFINITION_CODES.WORKFLOW_NOT_FOUND, `Workflow not found: ${id}`);
   }
@@ -66,7 +69,10 @@ export function readManifest(root: string, id: string): { manifest: Manifest; ra
   const { activitiesDir: _dir, ...rest } = raw;
   const parsed = ManifestSchema.safeParse(rest);
   if (!parsed.success) {
-    throw new WorkflowError(DEFINITION_CODES.WORKFLOW_INVALID, `${file}: ${issueText(parsed.error)}`);
+    throw new WorkflowError(
+      DEFINITION_CODES.WORKFLOW_INVALID,
+      `${file}: ${issueText(parsed.error)}`,
+    );
   }
   return { manifest: parsed.data, raw, file };
 }
@@ -82,7 +88,10 @@ export function loadWorkflow(root: string, id: string): Workflow {
     try {
       return spliceRules(root, id, own, entries);
     } catch (e) {
-      throw new WorkflowError(DEFINITION_CODES.WORKFLOW_INVALID, `${file}: ${(e as Error).message}`);
+      throw new WorkflowError(
+        DEFINITION_CODES.WORKFLOW_INVALID,
+        `${file}: ${(e as Error).message}`,
+      );
     }
   };
   const rules = {
@@ -96,7 +105,8 @@ export function loadWorkflow(root: string, id: string): Workflow {
   for (const name of listActivityFiles(join(root, id, dir))) {
     const loaded = loadActivityFile(root, id, `${id}/${dir}/${name}`, own);
     if ('error' in loaded) errors.push(loaded.error);
-    else if (!activities.has(loaded.activity.id)) activities.set(loaded.activity.id, loaded.activity);
+    else if (!activities.has(loaded.activity.id))
+      activities.set(loaded.activity.id, loaded.activity);
   }
   for (const entry of manifest.activities ?? []) {
     if (typeof entry !== 'string') continue;
@@ -105,7 +115,10 @@ export function loadWorkflow(root: string, id: string): Workflow {
     const sourceOwn = source === id ? own : undefined;
     const loaded = loadActivityFile(root, source, rel, sourceOwn);
     if ('error' in loaded) {
-      throw new WorkflowError(DEFINITION_CODES.WORKFLOW_INVALID, `${file}: activity ref '${entry}': ${loaded.error.error}`);
+      throw new WorkflowError(
+        DEFINITION_CODES.WORKFLOW_INVALID,
+        `${file}: activity ref '${entry}': ${loaded.error.error}`,
+      );
     }
     if (!activities.has(loaded.activity.id)) activities.set(loaded.activity.id, loaded.activity);
   }
@@ -151,7 +164,12 @@ function listActivityFiles(dir: string): string[] {
 type Loaded = { activity: Activity } | { error: ActivityLoadError };
 
 /** One activity file, validated, fragments spliced, step ids filled in. */
-function loadActivityFile(root: string, source: string, rel: string, own: Fragments | undefined): Loaded {
+function loadActivityFile(
+  root: string,
+  source: string,
+  rel: string,
+  own: Fragments | undefined,
+): Loaded {
   const base = rel.split('/').pop() as string;
   const match = ACTIVITY_FILE.exec(base);
   const stem = match?.[2] ?? base;
@@ -164,7 +182,8 @@ function loadActivityFile(root: string, source: string, rel: string, own: Fragme
   let value: Record<string, unknown>;
   try {
     value = structuredClone((read.value ?? {}) as Record<string, unknown>);
-    if (Array.isArray(value['steps'])) value['steps'] = spliceSteps(root, source, fragments, value['steps']);
+    if (Array.isArray(value['steps']))
+      value['steps'] = spliceSteps(root, source, fragments, value['steps']);
   } catch (e) {
     return fail((e as Error).message);
   }
@@ -174,14 +193,22 @@ function loadActivityFile(root: string, source: string, rel: string, own: Fragme
   const duplicate = duplicateId(steps);
   if (duplicate !== undefined) return fail(`duplicate step id '${duplicate}'`);
   return {
-    activity: { ...parsed.data, artifactPrefix: match[1] as string, sourceWorkflow: source, file: rel },
+    activity: {
+      ...parsed.data,
+      artifactPrefix: match[1] as string,
+      sourceWorkflow: source,
+      file: rel,
+    },
   };
 }
 
 function sourceFragments(root: string, source: string): Fragments {
   try {
     const { manifest } = readManifest(root, source);
-    return { rules: manifest.fragments?.rules ?? {}, checkpoints: manifest.fragments?.checkpoints ?? {} };
+    return {
+      rules: manifest.fragments?.rules ?? {},
+      checkpoints: manifest.fragments?.checkpoints ?? {},
+    };
   } catch {
     // The source workflow's manifest is broken: its refs are unresolved (reported per step).
     return { rules: {}, checkpoints: {} };

@@ -22,13 +22,16 @@ function frontmatter(text: string): { fields: Record<string, string>; body: stri
   const fields: Record<string, string> = {};
   for (const line of (m[1] as string).split('\n')) {
     const kv = /^\s*([A-Za-z_]+):\s*['"]?(.*?)['"]?\s*$/.exec(line);
-    if (kv && !(kv[1] as string in fields)) fields[kv[1] as string] = kv[2] as string;
+    if (kv && !((kv[1] as string) in fields)) fields[kv[1] as string] = kv[2] as string;
   }
   return { fields, body: text.slice(m[0].length) };
 }
 
 /** Splits `wf/id#section` (a trailing `.md` stripped) against the executing workflow. */
-export function parseResourceRef(ref: string, current: string): { wf: string; id: string; section?: string } {
+export function parseResourceRef(
+  ref: string,
+  current: string,
+): { wf: string; id: string; section?: string } {
   const [path, section] = ref.split('#', 2) as [string, string | undefined];
   const clean = path.replace(/\.md$/, '');
   const slash = clean.indexOf('/');

@@ -35,7 +35,8 @@ const ARTIFACT_NAME = /^(?:[A-Za-z0-9._-]|\{[A-Za-z0-9._$-]+\})+\.[A-Za-z0-9]+$/
 function splitFrontmatter(text: string): { version: string | undefined; body: string } {
   const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
   if (!m) return { version: undefined, body: text };
-  const version = /^\s+version:\s*['"]?([^'"\s]+)/m.exec(m[1] as string)?.[1] ??
+  const version =
+    /^\s+version:\s*['"]?([^'"\s]+)/m.exec(m[1] as string)?.[1] ??
     /^version:\s*['"]?([^'"\s]+)/m.exec(m[1] as string)?.[1];
   return { version, body: text.slice(m[0].length) };
 }
@@ -104,7 +105,9 @@ function parseProtocol(body: string): ProtocolBlock[] {
   const blocks = sections(body, 3);
   const toBlock = (text: string, title?: string): ProtocolBlock => {
     const steps = bullets(text);
-    const block: ProtocolBlock = { steps: steps.length > 0 ? steps : [text.trim()].filter(Boolean) };
+    const block: ProtocolBlock = {
+      steps: steps.length > 0 ? steps : [text.trim()].filter(Boolean),
+    };
     if (title !== undefined) block.title = title;
     return block;
   };
@@ -115,10 +118,14 @@ function parseProtocol(body: string): ProtocolBlock[] {
 /** Rewrites `../resources/x.md#a` → `x#a` and `../../wf/resources/x.md` → `wf/x`. */
 export function rewriteLinks(text: string): string {
   return text
-    .replace(/\]\((?:\.\.\/)+([A-Za-z0-9._-]+)\/resources\/([A-Za-z0-9._-]+)\.md(#[^)]*)?\)/g, (_m, wf, id, hash) =>
-      wf === undefined ? _m : `](${wf}/${id}${hash ?? ''})`,
+    .replace(
+      /\]\((?:\.\.\/)+([A-Za-z0-9._-]+)\/resources\/([A-Za-z0-9._-]+)\.md(#[^)]*)?\)/g,
+      (_m, wf, id, hash) => (wf === undefined ? _m : `](${wf}/${id}${hash ?? ''})`),
     )
-    .replace(/\]\(\.\.\/resources\/([A-Za-z0-9._-]+)\.md(#[^)]*)?\)/g, (_m, id, hash) => `](${id}${hash ?? ''})`);
+    .replace(
+      /\]\(\.\.\/resources\/([A-Za-z0-9._-]+)\.md(#[^)]*)?\)/g,
+      (_m, id, hash) => `](${id}${hash ?? ''})`,
+    );
 }
 
 /** The technique in `text` with identity `id`, or undefined when it breaks the format. */

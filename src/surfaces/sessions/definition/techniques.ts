@@ -7,7 +7,12 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseTechnique, type ProtocolBlock, type Technique, type TechniqueIo } from './technique-parse.js';
+import {
+  type ProtocolBlock,
+  parseTechnique,
+  type Technique,
+  type TechniqueIo,
+} from './technique-parse.js';
 import { readText } from './yaml-files.js';
 
 /** A technique file found for a ref: where it is, and its path of groups. */
@@ -33,7 +38,8 @@ export interface ComposedTechnique {
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 
 function locate(root: string, wf: string, path: readonly string[]): Located | undefined {
-  if (path.length === 0 || !path.every((p) => SEGMENT.test(p) && !p.startsWith('.'))) return undefined;
+  if (path.length === 0 || !path.every((p) => SEGMENT.test(p) && !p.startsWith('.')))
+    return undefined;
   const base = join(root, wf, 'techniques', ...path.slice(0, -1));
   const last = path[path.length - 1] as string;
   if (readText(join(base, `${last}.md`)) !== undefined) {
@@ -77,30 +83,43 @@ function load(root: string, at: Located, id: string): Technique | undefined {
 function ancestors(root: string, at: Located, executing: string): Technique[] {
   const out: Technique[] = [];
   const rootContract = readText(join(root, executing, 'techniques', 'TECHNIQUE.md'));
-  const isRootItself = at.workflow === executing && at.groups.length === 0 && at.file === 'TECHNIQUE.md';
+  const isRootItself =
+    at.workflow === executing && at.groups.length === 0 && at.file === 'TECHNIQUE.md';
   if (rootContract !== undefined && !isRootItself) {
     const t = parseTechnique(`${executing}::TECHNIQUE`, rootContract);
     if (t) out.push(t);
   }
   const depth = at.file === 'TECHNIQUE.md' ? at.groups.length - 1 : at.groups.length;
   for (let i = 1; i <= depth; i++) {
-    const text = readText(join(root, at.workflow, 'techniques', ...at.groups.slice(0, i), 'TECHNIQUE.md'));
-    const t = text === undefined ? undefined : parseTechnique(at.groups.slice(0, i).join('::'), text);
+    const text = readText(
+      join(root, at.workflow, 'techniques', ...at.groups.slice(0, i), 'TECHNIQUE.md'),
+    );
+    const t =
+      text === undefined ? undefined : parseTechnique(at.groups.slice(0, i).join('::'), text);
     if (t) out.push(t);
   }
   return out;
 }
 
-function mergeIo(own: TechniqueIo[] | undefined, layers: (TechniqueIo[] | undefined)[]): TechniqueIo[] {
+function mergeIo(
+  own: TechniqueIo[] | undefined,
+  layers: (TechniqueIo[] | undefined)[],
+): TechniqueIo[] {
   const mine = new Set((own ?? []).map((i) => i.id));
   const merged = new Map<string, TechniqueIo>();
-  for (const layer of layers) for (const io of layer ?? []) if (!mine.has(io.id)) merged.set(io.id, io);
+  for (const layer of layers)
+    for (const io of layer ?? []) if (!mine.has(io.id)) merged.set(io.id, io);
   return [...merged.values()];
 }
 
-function wrapProtocol(own: ProtocolBlock[] | undefined, outer: Technique[]): ProtocolBlock[] | undefined {
+function wrapProtocol(
+  own: ProtocolBlock[] | undefined,
+  outer: Technique[],
+): ProtocolBlock[] | undefined {
   const initial = outer.flatMap((t) => (t.protocol ?? []).filter((b) => b.title === 'Initial'));
-  const final = [...outer].reverse().flatMap((t) => (t.protocol ?? []).filter((b) => b.title === 'Final'));
+  const final = [...outer]
+    .reverse()
+    .flatMap((t) => (t.protocol ?? []).filter((b) => b.title === 'Final'));
   const blocks = [...initial, ...(own ?? []), ...final];
   return blocks.length > 0 ? blocks : undefined;
 }
@@ -117,7 +136,8 @@ export function resolveTechnique(
   activityId?: string,
 ): ComposedTechnique | undefined {
   const tries: string[] = [];
-  if (activityId !== undefined && !ref.includes('::') && !ref.includes('/')) tries.push(`${activityId}::${ref}`);
+  if (activityId !== undefined && !ref.includes('::') && !ref.includes('/'))
+    tries.push(`${activityId}::${ref}`);
   tries.push(ref);
   for (const id of tries) {
     const at = find(root, id, current);
@@ -129,7 +149,13 @@ export function resolveTechnique(
   return undefined;
 }
 
-function compose(root: string, at: Located, id: string, own: Technique, executing: string): ComposedTechnique {
+function compose(
+  root: string,
+  at: Located,
+  id: string,
+  own: Technique,
+  executing: string,
+): ComposedTechnique {
   const outer = ancestors(root, at, executing);
   const nearestFirst = [...outer].reverse();
   const ancestorRules: Record<string, string> = {};
@@ -154,15 +180,24 @@ export const INHERITED_NOTE =
   'Declared by an enclosing technique contract (TECHNIQUE.md) and available to this technique.';
 
 /** The wire object of a composed technique, in the order the public server uses. */
-export function techniqueObject(c: ComposedTechnique, extra: { provenanceNote?: string } = {}): Record<string, unknown> {
+export function techniqueObject(
+  c: ComposedTechnique,
+  extra: { provenanceNote?: string } = {},
+): Record<string, unknown> {
   const t = c.technique;
-  const out: Record<string, unknown> = { id: c.resolvedId, version: t.version, capability: t.capability };
+  const out: Record<string, unknown> = {
+    id: c.resolvedId,
+    version: t.version,
+    capability: t.capability,
+  };
   if (extra.provenanceNote !== undefined) out['provenance_note'] = extra.provenanceNote;
   if (t.inputs?.length) out['inputs'] = t.inputs;
-  if (c.inheritedInputs.length) out['inherited_inputs'] = { note: INHERITED_NOTE, items: c.inheritedInputs };
+  if (c.inheritedInputs.length)
+    out['inherited_inputs'] = { note: INHERITED_NOTE, items: c.inheritedInputs };
   if (t.protocol?.length) out['protocol'] = t.protocol;
   if (t.outputs?.length) out['outputs'] = t.outputs;
-  if (c.inheritedOutputs.length) out['inherited_outputs'] = { note: INHERITED_NOTE, items: c.inheritedOutputs };
+  if (c.inheritedOutputs.length)
+    out['inherited_outputs'] = { note: INHERITED_NOTE, items: c.inheritedOutputs };
   if (t.rules && Object.keys(t.rules).length) out['rules'] = t.rules;
   return out;
 }

@@ -4,8 +4,9 @@
  * reaching `completed` marks its entry in the parent (the file holds both), and the root file
  * is written and resealed. History events are built here, from the closed list only.
  */
-import type { SessionHandle, SessionStore } from './session-store.js';
+
 import type { HistoryEntry, HistoryType, SessionFile } from './session.schema.js';
+import type { SessionHandle, SessionStore } from './session-store.js';
 
 /** The clock sessions are stamped with (injected in tests). */
 export interface Clock {
@@ -90,9 +91,17 @@ export function writeVariables(
     }
     if (mismatch) {
       data['typeMismatch'] = true;
-      warnings.push(`${source} '${name}': value is ${actual} but the variable is declared ${declaredType}; stored as written.`);
+      warnings.push(
+        `${source} '${name}': value is ${actual} but the variable is declared ${declaredType}; stored as written.`,
+      );
     }
-    state.history.push(historyEvent(clock, 'variable_set', activity === undefined || activity === '' ? { data } : { activity, data }));
+    state.history.push(
+      historyEvent(
+        clock,
+        'variable_set',
+        activity === undefined || activity === '' ? { data } : { activity, data },
+      ),
+    );
   }
   return warnings;
 }

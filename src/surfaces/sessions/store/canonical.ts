@@ -7,10 +7,27 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 const PRIORITY = [
-  'schemaVersion', 'status', 'workflowId', 'workflowVersion', 'agentId', 'sessionIndex',
-  'planningFolderPath', 'currentActivity', 'currentTechnique', 'condition', 'activeCheckpoint',
-  'seq', 'ts', 'startedAt', 'completedActivities', 'skippedActivities', 'variables',
-  'checkpointResponses', 'history', 'triggeredWorkflows', 'parentSession',
+  'schemaVersion',
+  'status',
+  'workflowId',
+  'workflowVersion',
+  'agentId',
+  'sessionIndex',
+  'planningFolderPath',
+  'currentActivity',
+  'currentTechnique',
+  'condition',
+  'activeCheckpoint',
+  'seq',
+  'ts',
+  'startedAt',
+  'completedActivities',
+  'skippedActivities',
+  'variables',
+  'checkpointResponses',
+  'history',
+  'triggeredWorkflows',
+  'parentSession',
 ];
 const RANK = new Map(PRIORITY.map((k, i) => [k, i]));
 
@@ -20,7 +37,9 @@ function sortDeep(value: unknown, top: boolean): unknown {
     throw new RangeError('a session file cannot hold a non-finite number');
   }
   if (value === null || typeof value !== 'object') return value;
-  const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined);
+  const keys = Object.keys(value).filter(
+    (k) => (value as Record<string, unknown>)[k] !== undefined,
+  );
   keys.sort(
     top
       ? (a, b) => (RANK.get(a) ?? 999) - (RANK.get(b) ?? 999) || (a < b ? -1 : a > b ? 1 : 0)

@@ -6,7 +6,15 @@
  * seals portable between the two. The key is never logged.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { SESSION_CODES, SessionStoreError } from './errors.js';
@@ -47,10 +55,16 @@ export function loadKey(dir: string): Buffer {
 
 function check(key: Buffer, file: string): Buffer {
   if (key.length !== KEY_BYTES) {
-    throw new SessionStoreError(SESSION_CODES.KEY_INVALID, `expected ${KEY_BYTES} bytes, found ${key.length}`);
+    throw new SessionStoreError(
+      SESSION_CODES.KEY_INVALID,
+      `expected ${KEY_BYTES} bytes, found ${key.length}`,
+    );
   }
   if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) {
-    throw new SessionStoreError(SESSION_CODES.KEY_INVALID, 'the key file is readable by others: chmod 600 it');
+    throw new SessionStoreError(
+      SESSION_CODES.KEY_INVALID,
+      'the key file is readable by others: chmod 600 it',
+    );
   }
   return key;
 }
@@ -58,6 +72,9 @@ function check(key: Buffer, file: string): Buffer {
 function wrap(e: unknown): Error {
   if (e instanceof SessionStoreError) return e;
   const code = (e as NodeJS.ErrnoException).code;
-  const hint = code === 'EACCES' || code === 'EPERM' ? 'permission denied: make the key directory writable by this user' : String(code);
+  const hint =
+    code === 'EACCES' || code === 'EPERM'
+      ? 'permission denied: make the key directory writable by this user'
+      : String(code);
   return new SessionStoreError(SESSION_CODES.KEY_INVALID, hint, { cause: e });
 }

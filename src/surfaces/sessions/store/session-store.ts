@@ -125,10 +125,12 @@ export class SessionStore {
       bytes = readFileSync(join(folder, SESSION_FILE));
       token = readFileSync(join(folder, SEAL_FILE), 'utf8');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionStoreError(SESSION_CODES.SEAL_MISMATCH);
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new SessionStoreError(SESSION_CODES.SEAL_MISMATCH);
       throw e;
     }
-    if (!verifySeal(this.#key, bytes, token)) throw new SessionStoreError(SESSION_CODES.SEAL_MISMATCH);
+    if (!verifySeal(this.#key, bytes, token))
+      throw new SessionStoreError(SESSION_CODES.SEAL_MISMATCH);
     let json: unknown;
     try {
       json = JSON.parse(bytes.toString('utf8'));
@@ -191,7 +193,8 @@ export class SessionStore {
       }
       if (names.some((n) => n.isFile() && n.name === SESSION_FILE)) out.push(dir);
       if (depth > 6) return;
-      for (const n of names) if (n.isDirectory() && !n.name.startsWith('.')) walk(join(dir, n.name), depth + 1);
+      for (const n of names)
+        if (n.isDirectory() && !n.name.startsWith('.')) walk(join(dir, n.name), depth + 1);
     };
     walk(this.planningRoot, 0);
     return out;
@@ -205,7 +208,8 @@ function findIndex(
   path: (string | number)[],
   parent?: SessionFile,
 ): { state: SessionFile; path: (string | number)[]; parent?: SessionFile } | undefined {
-  if (state.sessionIndex === index) return parent === undefined ? { state, path } : { state, path, parent };
+  if (state.sessionIndex === index)
+    return parent === undefined ? { state, path } : { state, path, parent };
   const children = state.triggeredWorkflows ?? [];
   for (let i = 0; i < children.length; i++) {
     const child = children[i]?.state;

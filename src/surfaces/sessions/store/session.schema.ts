@@ -7,13 +7,38 @@
 import { z } from 'zod';
 
 export const HISTORY_TYPES = [
-  'workflow_started', 'variables_seeded', 'activity_entered', 'activity_exited', 'activity_outcome',
-  'progress_published', 'workflow_completed', 'variable_set', 'step_completed', 'step_started',
-  'checkpoint_reached', 'checkpoint_response', 'checkpoint_replayed', 'activity_skipped',
-  'workflow_triggered', 'workflow_returned', 'technique_fetched', 'technique_bundled',
-  'resource_fetched', 'activity_usage', 'activity_dispatched', 'activity_redelivered',
-  'batch_refused', 'workflow_aborted', 'workflow_suspended', 'decision_reached',
-  'decision_branch_taken', 'loop_started', 'loop_iteration', 'loop_completed', 'loop_break', 'error',
+  'workflow_started',
+  'variables_seeded',
+  'activity_entered',
+  'activity_exited',
+  'activity_outcome',
+  'progress_published',
+  'workflow_completed',
+  'variable_set',
+  'step_completed',
+  'step_started',
+  'checkpoint_reached',
+  'checkpoint_response',
+  'checkpoint_replayed',
+  'activity_skipped',
+  'workflow_triggered',
+  'workflow_returned',
+  'technique_fetched',
+  'technique_bundled',
+  'resource_fetched',
+  'activity_usage',
+  'activity_dispatched',
+  'activity_redelivered',
+  'batch_refused',
+  'workflow_aborted',
+  'workflow_suspended',
+  'decision_reached',
+  'decision_branch_taken',
+  'loop_started',
+  'loop_iteration',
+  'loop_completed',
+  'loop_break',
+  'error',
 ] as const;
 
 export type HistoryType = (typeof HISTORY_TYPES)[number];
@@ -41,7 +66,9 @@ const ActiveCheckpointSchema = z.object({
   adhoc: z
     .object({
       message: z.string(),
-      options: z.array(z.object({ id: z.string(), label: z.string(), description: z.string().optional() })).min(2),
+      options: z
+        .array(z.object({ id: z.string(), label: z.string(), description: z.string().optional() }))
+        .min(2),
     })
     .optional(),
 });
@@ -125,7 +152,10 @@ export const SessionFileSchema: z.ZodType<SessionFile> = z.lazy(() =>
             workflowId: z.string(),
             sessionIndex: z.string(),
             triggeredAt: z.string(),
-            triggeredFrom: z.object({ activityId: z.string(), stepIndex: z.number().int().optional() }),
+            triggeredFrom: z.object({
+              activityId: z.string(),
+              stepIndex: z.number().int().optional(),
+            }),
             status: z.enum(['running', 'completed', 'aborted', 'error']),
             completedAt: z.string().optional(),
             returnedContext: z.record(z.string(), z.unknown()).optional(),

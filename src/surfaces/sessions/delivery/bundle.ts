@@ -1,0 +1,90 @@
+/**
+ * Technique bundles (spec session-profile §1.12, "Bundle rendering"): the orchestrator bundle of
+ * `get_workflow` and the worker bundle of `get_activity`, built from the workflow's technique
+ * lists plus the built-in core refs, as `{techniques, rules, unresolved}`. A ref may select one
+ * rule (`tech::rule`) or every `prefix-*` rule (`tech::prefix`) of a technique.
+ */
+import { type ComposedTechnique, resolveTechnique } from '../definition/techniques.js';
+
+export const ORCHESTRATOR_CORE = [
+  'workflow-engine::dispatch-activity',
+  'workflow-engine::evaluate-transition',
+  'workflow-engine::commit-and-persist',
+  'workflow-engine::handle-sub-workflow',
+  'workflow-engine::compose-prompt',
+  'workflow-engine::present-checkpoint-to-user',
+  'workflow-engine::respond-checkpoint',
+  'workflow-engine::sync-progress-status',
+  'version-control::commit-submodule',
+  'version-control::commit-regular-files',
+  'harness-compat::spawn-agent',
+  'harness-compat::continue-agent',
+  'harness-compat::resolve-harness-operation',
+  'harness-compat::claude-code',
+  'harness-compat::cursor',
+  'harness-compat::cline',
+  'harness-compat::generic',
+  'agent-conduct::orchestrator',
+  'agent-conduct::checkpoint-discipline',
+  'agent-conduct::operational-discipline',
+];
+
+export const WORKER_CORE = [
+  'workflow-engine::activity-worker',
+  'workflow-engine::yield-checkpoint',
+  'workflow-engine::resume-from-checkpoint',
+  'workflow-engine::finalize-activity',
+  'agent-conduct::checkpoint-discipline',
+  'agent-conduct::operational-discipline',
+  'agent-conduct::file-sensitivity',
+  'agent-conduct::code-commentary',
+];
+
+export interface Bundle {
+  techniques: Record<string, Record<string, unknown>>;
+  rules: [string, string][];
+  unresolved: string[];
+}
+
+/** The bundle body of a technique (no id, version or rules: rules go to the rules list). */
+export function bundleEntry(c: ComposedTechnique): Record<string, unknown> {
+  const t = c.technique;
+  const out: Record<string, unknown> = { capability: t.capability };
+  if (t.inputs?.length) out['inputs'] = t.inputs;
+  if (c.inheritedInputs.length) out['inherited_inputs'] = c.inheritedInputs;
+  if (t.protocol?.length) out['protocol'] = t.protocol;
+  if (t.outputs?.length) out['outputs'] = t.outputs;
+  if (c.inheritedOutputs.length) out['inherited_outputs'] = c.inheritedOutputs;
+  return out;
+}
+
+/** Builds the bundle of `refs` (deduplicated, in order) executed from workflow `current`. */
+export function buildBundle(root: string, current: string, refs: readonly string[]): Bundle {
+  const bundle: Bundle = { techniques: {}, rules: [], unresolved: [] };
+  const ruleNames = new Set<string>();
+  const addRule = (name: string, text: string) => {
+    if (ruleNames.has(name)) return;
+    ruleNames.add(name);
+    bundle.rules.push([name, text]);
+  };
+  for (const ref of [...new Set(refs)]) {
+    const whole = resolveTechnique(root, ref, current);
+    if (whole !== undefined) {
+      bundle.techniques[ref] = bundleEntry(whole);
+      for (const [k, v] of Object.entries(whole.technique.rules ?? {})) addRule(k, v);
+      continue;
+    }
+    const cut = ref.lastIndexOf('::');
+    const owner = cut === -1 ? undefined : resolveTechnique(root, ref.slice(0, cut), current);
+    const name = ref.slice(cut + 2);
+    const rules = owner?.technique.rules ?? {};
+    const picked =
+      name in rules ? [name] : Object.keys(rules).filter((k) => k.startsWith(`${name}-`));
+    if (owner === undefined || picked.length === 0) {
+      bundle.unresolved.push(ref);
+      continue;
+    }
+    for (const k of picked) addRule(k, rules[k] as string);
+  }
+  return bundle;
+}

@@ -105,11 +105,9 @@ function parseProtocol(body: string): ProtocolBlock[] {
   const blocks = sections(body, 3);
   const toBlock = (text: string, title?: string): ProtocolBlock => {
     const steps = bullets(text);
-    const block: ProtocolBlock = {
-      steps: steps.length > 0 ? steps : [text.trim()].filter(Boolean),
-    };
-    if (title !== undefined) block.title = title;
-    return block;
+    const body = steps.length > 0 ? steps : [text.trim()].filter(Boolean);
+    // Title first: the order the public server renders.
+    return title === undefined ? { steps: body } : { title, steps: body };
   };
   if (blocks.length === 0) return [toBlock(body)];
   return blocks.map(([title, text]) => toBlock(text, title.replace(/^\d+\.\s*/, '')));

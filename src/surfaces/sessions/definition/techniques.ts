@@ -177,7 +177,7 @@ function compose(
 
 /** The note carried with inherited inputs and outputs. */
 export const INHERITED_NOTE =
-  'Declared by an enclosing technique contract (TECHNIQUE.md) and available to this technique.';
+  'Declared by the workflow or group contract and shared by every technique in its scope — not specific to this technique. A `source:` line is added to an entry only where its resolution departs from this scope — a step-binding override, or a producer positioned later in the workflow. An entry shown without one resolves from ordinary workflow context — a prior step output, a declared workflow variable, or ambient caller-supplied context — as this note describes.';
 
 /** The wire object of a composed technique, in the order the public server uses. */
 export function techniqueObject(

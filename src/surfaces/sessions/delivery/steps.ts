@@ -18,7 +18,7 @@ import { evaluateAst, parseWhen, whenVariables } from '../definition/when.js';
 import type { SessionFile } from '../store/session.schema.js';
 
 export const PROVENANCE_NOTE =
-  'Inputs carry `source`: where this step gets each value (a binding, a prior step, a variable, a default, or UNRESOLVED). Outputs carry `destination` when the step binds them under another name.';
+  'Deliver each output by reporting it in your step-manifest `output`: one output as a short summary string; a step with more than one output as a JSON object keyed by output id. An output lands in the session bag under its declared id, unless it carries a `destination:` line — shown only on a remapped output — in which case it lands under that name.';
 
 /** The composed technique a step binds, or undefined when it does not resolve. */
 export function stepTechnique(
@@ -55,8 +55,8 @@ function writtenHere(root: string, activity: Activity): Set<string> {
 export function decoratedTechnique(
   c: ComposedTechnique,
   step: Step,
-  state: SessionFile,
-  priorOutputs: ReadonlySet<string>,
+  declared: ReadonlySet<string>,
+  priorOutputs: ReadonlyMap<string, string>,
 ): { object: Record<string, unknown>; unresolved: string[] } {
   const binding =
     step.kind === 'technique' && typeof step.technique !== 'string' ? step.technique : undefined;
@@ -64,13 +64,20 @@ export function decoratedTechnique(
   const inputs = (c.technique.inputs ?? []).map((i) => {
     let source: string;
     const bound = binding?.inputs?.[i.id];
-    if (bound !== undefined) source = `binding: ${String(bound)}`;
-    else if (priorOutputs.has(i.id)) source = 'prior step output';
-    else if (i.id in state.variables) source = 'session variable';
-    else if (i.default !== undefined) source = `default: ${i.default}`;
-    else if (i.description.startsWith('*(optional)*')) source = 'optional';
-    else {
-      source = 'UNRESOLVED';
+    const producer = priorOutputs.get(i.id);
+    if (bound !== undefined) {
+      source =
+        typeof bound === 'string'
+          ? `step-binding '${bound}'`
+          : `step-binding literal ${JSON.stringify(bound)}`;
+    } else if (producer !== undefined) source = `output of step ${producer}`;
+    else if (declared.has(i.id)) source = `workflow variable '${i.id}' (declared)`;
+    else if (i.default !== undefined)
+      source = 'declared default on the input (no session producer)';
+    else if (/^\*\(optional/.test(i.description)) {
+      source = 'optional input (no session producer — supply from working context if available)';
+    } else {
+      source = `UNRESOLVED ('${i.id}')`;
       unresolved.push(i.id);
     }
     return { ...i, source };
@@ -90,12 +97,24 @@ export function decoratedTechnique(
   return { object: techniqueObject(decorated, { provenanceNote: PROVENANCE_NOTE }), unresolved };
 }
 
-/** Outputs of the technique steps before `stepId` in document order. */
-export function outputsBefore(root: string, activity: Activity, stepId: string): Set<string> {
-  const out = new Set<string>();
-  for (const step of flattenSteps(activity.steps)) {
-    if (step.id === stepId) break;
-    for (const o of stepTechnique(root, activity, step)?.technique.outputs ?? []) out.add(o.id);
+/**
+ * Outputs produced before `stepId` (earlier activities of the workflow, then earlier steps of
+ * this one), each mapped to its producer as `'<step>' (activity '<id>')`; the closest wins.
+ */
+export function outputsBefore(
+  root: string,
+  activities: readonly Activity[],
+  activity: Activity,
+  stepId: string,
+): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const a of activities) {
+    for (const step of flattenSteps(a.steps)) {
+      if (a.id === activity.id && step.id === stepId) return out;
+      for (const o of stepTechnique(root, a, step)?.technique.outputs ?? []) {
+        out.set(o.id, `'${step.id}' (activity '${a.id}')`);
+      }
+    }
   }
   return out;
 }
@@ -128,6 +147,8 @@ export interface BundledStep {
 /** The eager step bundle of an activity under `budget` characters. */
 export function eagerSteps(
   root: string,
+  activities: readonly Activity[],
+  declared: ReadonlySet<string>,
   activity: Activity,
   state: SessionFile,
   budget: number,
@@ -160,7 +181,12 @@ export function eagerSteps(
       if (gate === 'no') continue;
       const c = stepTechnique(root, activity, step);
       if (c === undefined) continue;
-      const { object } = decoratedTechnique(c, step, state, outputsBefore(root, activity, step.id));
+      const { object } = decoratedTechnique(
+        c,
+        step,
+        declared,
+        outputsBefore(root, activities, activity, step.id),
+      );
       const text = JSON.stringify(object);
       if (max !== undefined && text.length > max) continue;
       const content = { marker: `▼ STEP ${step.id} · technique ${c.resolvedId}`, ...object };

@@ -170,8 +170,11 @@ export const getActivity: SessionTool<typeof Input> = {
         rules,
         ...(bundle.unresolved.length ? { unresolved: bundle.unresolved } : {}),
       };
+      const declared = new Set(wf.variables.map((v) => v.name));
       const eager = eagerSteps(
         ctx.root,
+        wf.activities,
+        declared,
         activity,
         state,
         budget - toYaml(head).length,
@@ -186,20 +189,26 @@ export const getActivity: SessionTool<typeof Input> = {
       const notes = enforcementNotes(activity);
       const prefix = activity.artifactPrefix;
       const parts = [
-        `${toYaml(head).trimEnd()}\n\n---\n\nsession_index: ${state.sessionIndex}${prefix ? `\nartifact_prefix: "${prefix}"` : ''}`,
+        `${toYaml(head).trimEnd()}\n\n---\n\nsession_index: ${state.sessionIndex}${prefix ? `\nartifact_prefix: ${prefix}` : ''}`,
         toYaml({ activity_rules: activityRules }).trimEnd(),
         ...(notes ? [toYaml({ enforcement_notes: notes }).trimEnd()] : []),
         body.trimEnd(),
         toYaml({ artifacts }).trimEnd(),
-        toYaml({ batch }).trimEnd(),
       ];
-      const text = parts.join('\n\n');
+      const delivered = parts.join('\n\n');
+      // The batch as it stands with this delivery counted (what the worker now holds).
+      const after = {
+        ...batch,
+        activities: batch.activities + (held ? 0 : 1),
+        delivered_chars: batch.delivered_chars + delivered.length,
+      };
+      const text = `${delivered}\n\n${toYaml({ batch: after }).trimEnd()}`;
       const dispatch = held ? 'resume' : 'fresh';
       await advanceSession(ctx.store, handle, ctx.clock, (s) => {
         s.history.push(
           historyEvent(ctx.clock, 'activity_dispatched', {
             activity: activityId,
-            data: { agentId: scope, dispatch, chars: text.length },
+            data: { agentId: scope, dispatch, chars: delivered.length },
           }),
         );
         if (otherScope !== undefined && !held) {
@@ -237,7 +246,7 @@ export const getActivity: SessionTool<typeof Input> = {
         artifacts,
         activity_rules: activityRules,
         dispatch,
-        batch,
+        batch: after,
         ...(eager.lazy ? { lazy_gates: eager.lazy } : {}),
         ...(eager.bundled.length ? { bundled_steps: eager.bundled.map((b) => b.stepId) } : {}),
         ...(notes ? { enforcement_notes: notes } : {}),

@@ -141,7 +141,7 @@ export const yieldCheckpoint: SessionTool<typeof YieldInput> = {
           status: 'yielded',
           checkpoint_id: args.checkpoint_id,
           session_index: state.sessionIndex,
-          message,
+          message: `Checkpoint '${args.checkpoint_id}' successfully yielded. Yield this session_index to the orchestrator using a <checkpoint_yield> block, then STOP execution and wait to be resumed.`,
         },
         sessionMeta(state.sessionIndex, warnings),
       );
@@ -360,7 +360,7 @@ export const resumeCheckpoint: SessionTool<typeof IndexOnly> = {
           status: 'resumed',
           session_index: state.sessionIndex,
           message:
-            'Checkpoint resolved; continue the activity. The orchestrator passes any effects in its prompt.',
+            'Checkpoint cleared. You may proceed to the next step. Note any variable updates provided by the orchestrator.',
         },
         sessionMeta(state.sessionIndex, noteWarnings(note, [])),
       );

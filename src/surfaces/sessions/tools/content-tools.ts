@@ -88,11 +88,12 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
             TOOL_CODES.TECHNIQUE_NOT_FOUND,
             `Technique not found for step '${args.step_id}'.`,
           );
+        const declared = new Set(wf.variables.map((v) => v.name));
         const decorated = decoratedTechnique(
           c,
           step,
-          state,
-          outputsBefore(ctx.root, activity, args.step_id),
+          declared,
+          outputsBefore(ctx.root, wf.activities, activity, args.step_id),
         );
         for (const id of decorated.unresolved)
           warnings.push(

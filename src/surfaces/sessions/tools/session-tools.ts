@@ -144,13 +144,14 @@ export const startSession: SessionTool<typeof StartInput> = {
     if (existing !== undefined) return resume(ctx, existing, args, repo, note);
     const wf = loadWorkflow(ctx.root, args.workflow_id ?? 'meta');
     const transient = wf.id === 'meta' && slug === undefined;
+    const name = slug ?? `transition-${randomUUID()}`;
     const folder = transient
       ? mkdtempSync(join(tmpdir(), 'workflow-server-transient-'))
-      : ctx.store.makeFolder(slug ?? `transition-${randomUUID()}`);
+      : ctx.store.makeFolder(name);
     const index = ctx.store.indexFor(folder);
     const state = newSessionFile(wf, index, args.agent_id, ctx.clock, {
       userRequest: args.user_request,
-      folder: transient ? undefined : folder,
+      folder,
       repo,
       contextMode: args.context_mode,
     });
@@ -160,7 +161,7 @@ export const startSession: SessionTool<typeof StartInput> = {
     const out: Record<string, unknown> = {
       workflow: workflowInfo(wf),
       session_index: index,
-      planning_slug: basename(folder),
+      planning_slug: name,
     };
     if (!transient) out['planning_folder_path'] = folder;
     if (repo !== undefined) out['repo'] = repo;

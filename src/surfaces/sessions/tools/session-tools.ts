@@ -6,7 +6,7 @@
  * child promotes them. Children are embedded in their root's file.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
@@ -49,6 +49,13 @@ export function normaliseRepo(text: string): string | undefined {
     /^https:\/\/[^/]+\/([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?\/?$/.exec(text) ??
     /^(?:ssh:\/\/)?git@[^:/]+[:/]([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?$/.exec(text);
   return m ? `${m[1]}/${m[2]}` : undefined;
+}
+
+/** A private (0700, created exclusively) tmp folder for a transient `meta` session. */
+function transientFolder(): string {
+  const folder = join(tmpdir(), `workflow-server-transient-${randomUUID()}`);
+  mkdirSync(folder, { mode: 0o700 });
+  return folder;
 }
 
 function seededDefaults(wf: Workflow): Record<string, unknown> {
@@ -145,9 +152,7 @@ export const startSession: SessionTool<typeof StartInput> = {
     const wf = loadWorkflow(ctx.root, args.workflow_id ?? 'meta');
     const transient = wf.id === 'meta' && slug === undefined;
     const name = slug ?? `transition-${randomUUID()}`;
-    const folder = transient
-      ? mkdtempSync(join(tmpdir(), 'workflow-server-transient-'))
-      : ctx.store.makeFolder(name);
+    const folder = transient ? transientFolder() : ctx.store.makeFolder(name);
     const index = ctx.store.indexFor(folder);
     const state = newSessionFile(wf, index, args.agent_id, ctx.clock, {
       userRequest: args.user_request,

@@ -60,11 +60,19 @@ export function seal(key: Buffer, bytes: Buffer | string): string {
   return createHmac('sha256', key).update(bytes).digest('hex');
 }
 
-/** True when `token` is the seal of `bytes`; constant time in the token's content. */
+/**
+ * True when `token` holds the seal of `bytes`; constant time in the token's content. A token is
+ * one seal, or two (new, then old) on two lines while a write is in between its two renames.
+ */
 export function verifySeal(key: Buffer, bytes: Buffer, token: string): boolean {
   const expected = Buffer.from(seal(key, bytes), 'utf8');
-  const given = Buffer.from(token.trim(), 'utf8');
-  // Lengths are public (always 64 for a real seal); equal-length buffers compare in constant time.
-  if (given.length !== expected.length) return false;
-  return timingSafeEqual(expected, given);
+  const lines = token.trim().split('\n');
+  if (lines.length > 2) return false;
+  let ok = false;
+  for (const line of lines) {
+    const given = Buffer.from(line.trim(), 'utf8');
+    // Lengths are public (always 64 for a real seal); equal lengths compare in constant time.
+    if (given.length === expected.length && timingSafeEqual(expected, given)) ok = true;
+  }
+  return ok;
 }

@@ -4,15 +4,15 @@
  * six-character index: the folder is found, the file's bytes are checked against the seal in
  * constant time, and only then parsed (SEAL_MISMATCH otherwise: the call goes no further). Child
  * sessions live inside their root's file; saving any of them rewrites and reseals the root.
- * Every write is atomic (temp, fsync, rename, copy across devices), mode 0600; there is no
- * write that does not reseal. Calls on one folder are serialised by `withFolder`.
+ * Every write is atomic (temp, fsync, rename, copy across devices; `sealed-write.ts`), mode
+ * 0600; there is no write that does not reseal. Calls on one folder are serialised by `withFolder`.
  */
 import { createHmac } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../../store/index.js';
 import { canonicalJson, seal, verifySeal } from './canonical.js';
 import { SESSION_CODES, SessionStoreError } from './errors.js';
+import { writeSealedPair } from './sealed-write.js';
 import { type SessionFile, SessionFileSchema } from './session.schema.js';
 
 export const SESSION_FILE = 'session.json';
@@ -98,8 +98,11 @@ export class SessionStore {
     if (!INDEX.test(index)) throw new SessionStoreError(SESSION_CODES.INVALID_INDEX);
     const transient = this.#transient.get(index);
     if (transient !== undefined) return transient;
+    // A folder this process already served the index from stays its home while it holds a
+    // session file: the seal check on open decides whether its content may be used, so a
+    // damaged file is SEAL_MISMATCH there, not an unknown index.
     const hint = this.#known.get(index);
-    if (hint !== undefined && this.#holds(hint, index)) return hint;
+    if (hint !== undefined && existsSync(join(hint, SESSION_FILE))) return hint;
     const hits = this.#scan().filter((f) => this.#holds(f, index));
     if (hits.length > 1) throw new SessionStoreError(SESSION_CODES.COLLISION);
     const found = hits[0];
@@ -145,8 +148,13 @@ export class SessionStore {
   /** Writes the root file and then its seal, both atomically, 0600. */
   async save(folder: string, root: SessionFile): Promise<void> {
     const text = canonicalJson(root);
-    await writeFileAtomic(join(folder, SESSION_FILE), text);
-    await writeFileAtomic(join(folder, SEAL_FILE), seal(this.#key, text));
+    let previous: string | undefined;
+    try {
+      previous = readFileSync(join(folder, SEAL_FILE), 'utf8').split('\n')[0]?.trim();
+    } catch {
+      // A new folder has no seal yet.
+    }
+    await writeSealedPair(folder, SESSION_FILE, text, SEAL_FILE, seal(this.#key, text), previous);
     this.#known.set(root.sessionIndex, folder);
   }
 

@@ -5,7 +5,6 @@
  * is the one in force (files are re-parsed only when they change, `yaml-files.ts`). A bad
  * activity is excluded and reported; a bad manifest fails the whole workflow.
  */
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import {
@@ -18,7 +17,7 @@ import {
 } from './definition.schema.js';
 import { type ActivityLoadError, DEFINITION_CODES, WorkflowError } from './errors.js';
 import { type Fragments, spliceCheckpoint, spliceRules } from './fragments.js';
-import { isFile, readYaml } from './yaml-files.js';
+import { isFile, listDir, readYaml, trackReads, unchanged } from './yaml-files.js';
 
 /** The activity id every terminal transition may name without declaring it. */
 export const TERMINAL = '__terminal__';
@@ -77,8 +76,33 @@ export function readManifest(
   return { manifest: parsed.data, raw, file };
 }
 
-/** Loads workflow `id` fresh from `root`. @throws WorkflowError */
+const loaded = new Map<string, { workflow: Workflow; reads: ReadonlyMap<string, string> }>();
+
+/**
+ * Loads workflow `id` from `root` as it is on disk now: a load is reused only while none of the
+ * files and folders it read has changed. @throws WorkflowError
+ */
 export function loadWorkflow(root: string, id: string): Workflow {
+  const key = `${root}\0${id}`;
+  const hit = loaded.get(key);
+  if (hit !== undefined && unchanged(hit.reads)) return hit.workflow;
+  const { value, reads } = trackReads(() => {
+    try {
+      return { workflow: loadFresh(root, id) };
+    } catch (error) {
+      return { error };
+    }
+  });
+  if ('error' in value) {
+    loaded.delete(key);
+    throw value.error;
+  }
+  if (loaded.size > 256) loaded.clear();
+  loaded.set(key, { workflow: value.workflow, reads });
+  return value.workflow;
+}
+
+function loadFresh(root: string, id: string): Workflow {
   const { manifest, raw, file } = readManifest(root, id);
   const own: Fragments = {
     rules: manifest.fragments?.rules ?? {},
@@ -150,15 +174,9 @@ function borrowedPath(self: string, entry: string): string {
   return entry;
 }
 
+/** Activity files of a folder (none when it is missing: a workflow may borrow them all). */
 function listActivityFiles(dir: string): string[] {
-  try {
-    return readdirSync(dir)
-      .filter((n) => ACTIVITY_FILE.test(n))
-      .sort();
-  } catch {
-    // No activities folder: a workflow may borrow all of its activities.
-    return [];
-  }
+  return listDir(dir).filter((n) => ACTIVITY_FILE.test(n));
 }
 
 type Loaded = { activity: Activity } | { error: ActivityLoadError };

@@ -13,7 +13,7 @@ import {
   type Technique,
   type TechniqueIo,
 } from './technique-parse.js';
-import { readText } from './yaml-files.js';
+import { readDerived, readText } from './yaml-files.js';
 
 /** A technique file found for a ref: where it is, and its path of groups. */
 interface Located {
@@ -74,9 +74,13 @@ function find(root: string, ref: string, current: string): Located | undefined {
   return undefined;
 }
 
+/** A technique file parsed under identity `id`, once per version of the file. */
+function parsedAt(path: string, id: string): Technique | undefined {
+  return readDerived(path, `technique:${id}`, (text) => parseTechnique(id, text));
+}
+
 function load(root: string, at: Located, id: string): Technique | undefined {
-  const text = readText(join(root, at.workflow, 'techniques', ...at.groups, at.file));
-  return text === undefined ? undefined : parseTechnique(id, text);
+  return parsedAt(join(root, at.workflow, 'techniques', ...at.groups, at.file), id);
 }
 
 /** Ancestors (outermost first): the executing workflow's root contract, then each group index. */
@@ -91,11 +95,8 @@ function ancestors(root: string, at: Located, executing: string): Technique[] {
   }
   const depth = at.file === 'TECHNIQUE.md' ? at.groups.length - 1 : at.groups.length;
   for (let i = 1; i <= depth; i++) {
-    const text = readText(
-      join(root, at.workflow, 'techniques', ...at.groups.slice(0, i), 'TECHNIQUE.md'),
-    );
-    const t =
-      text === undefined ? undefined : parseTechnique(at.groups.slice(0, i).join('::'), text);
+    const path = join(root, at.workflow, 'techniques', ...at.groups.slice(0, i), 'TECHNIQUE.md');
+    const t = parsedAt(path, at.groups.slice(0, i).join('::'));
     if (t) out.push(t);
   }
   return out;

@@ -75,5 +75,7 @@ export async function writeSealedPair(
     // Not synced: should it be lost, the two-seal file already on disk still verifies.
     await place(await prepare(dir, seal, false), join(dir, sealName), seal);
   }
-  await syncDir(fs, dir);
+  // A new name must reach the directory on disk; replacing existing names needs no sync (after
+  // a crash each name holds its old bytes or its new ones, and the pair verifies either way).
+  if (previous === undefined) await syncDir(fs, dir);
 }

@@ -18,12 +18,12 @@ import {
   promptMethods,
   reservedNameProblem,
   type Surface,
+  sessionsSurface,
   ToolTable,
   workflowResources,
   workflowTemplates,
   workflowTools,
 } from '../surfaces/index.js';
-import { sessionsSurface } from '../surfaces/sessions/index.js';
 import type { Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
 import { runsSurface } from './runs.js';

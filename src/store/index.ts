@@ -5,8 +5,11 @@
 export {
   type AtomicFs,
   DIR_MODE,
+  errnoCode,
   FILE_MODE,
   NODE_FS,
+  syncDir,
+  TEMP_PREFIX,
   type WriteAtomicOptions,
   writeAtomic,
   writeFileAtomic,

@@ -27,6 +27,7 @@ export {
   resourceMethods,
 } from './resources.js';
 export { type RunSurface, runSurface } from './runs.js';
+export { type SessionsSurfaceOptions, sessionsSurface } from './sessions/index.js';
 export { Subscriptions } from './subscriptions.js';
 export type { Surface } from './surface.js';
 export {

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { errnoCode, FILE_MODE, NODE_FS, syncDir, TEMP_PREFIX } from '../../../store/atomic-file.js';
+import { errnoCode, FILE_MODE, NODE_FS, syncDir, TEMP_PREFIX } from '../../../store/index.js';
 
 const fs = NODE_FS;
 

@@ -120,7 +120,10 @@ function buildProgram(): Command {
       '--workflows-pack <file>',
       'HTTP: read every workflow file from this DMPK pack, not DIR (key in env MHL_SERVE_WORKFLOWS_KEY)',
     )
-    .option('--profile <name>', 'which surfaces to serve: pipelines (the default)')
+    .option(
+      '--profile <name>',
+      'which surfaces to serve: pipelines (the default) or sessions (workflow-server folders under DIR)',
+    )
     .option('--cwd <dir>', 'working directory for calls without context.cwd (default: here)')
     .option(
       '--require-cwd',

@@ -176,15 +176,20 @@ function compose(
   };
 }
 
-/** The note carried with inherited inputs and outputs. */
+/** The note carried with inherited inputs and outputs in bundles and plain fetches. */
+export const INHERITED_SCOPE_NOTE =
+  'Declared by the workflow or group contract and shared by every technique in its scope — not specific to this technique.';
+
+/** The longer note of a step-bound fetch, whose entries may carry `source:` lines. */
 export const INHERITED_NOTE =
   'Declared by the workflow or group contract and shared by every technique in its scope — not specific to this technique. A `source:` line is added to an entry only where its resolution departs from this scope — a step-binding override, or a producer positioned later in the workflow. An entry shown without one resolves from ordinary workflow context — a prior step output, a declared workflow variable, or ambient caller-supplied context — as this note describes.';
 
 /** The wire object of a composed technique, in the order the public server uses. */
 export function techniqueObject(
   c: ComposedTechnique,
-  extra: { provenanceNote?: string } = {},
+  extra: { provenanceNote?: string; inheritedNote?: string } = {},
 ): Record<string, unknown> {
+  const note = extra.inheritedNote ?? INHERITED_SCOPE_NOTE;
   const t = c.technique;
   const out: Record<string, unknown> = {
     id: c.resolvedId,
@@ -193,12 +198,10 @@ export function techniqueObject(
   };
   if (extra.provenanceNote !== undefined) out['provenance_note'] = extra.provenanceNote;
   if (t.inputs?.length) out['inputs'] = t.inputs;
-  if (c.inheritedInputs.length)
-    out['inherited_inputs'] = { note: INHERITED_NOTE, items: c.inheritedInputs };
+  if (c.inheritedInputs.length) out['inherited_inputs'] = { note, items: c.inheritedInputs };
   if (t.protocol?.length) out['protocol'] = t.protocol;
   if (t.outputs?.length) out['outputs'] = t.outputs;
-  if (c.inheritedOutputs.length)
-    out['inherited_outputs'] = { note: INHERITED_NOTE, items: c.inheritedOutputs };
+  if (c.inheritedOutputs.length) out['inherited_outputs'] = { note, items: c.inheritedOutputs };
   if (t.rules && Object.keys(t.rules).length) out['rules'] = t.rules;
   return out;
 }

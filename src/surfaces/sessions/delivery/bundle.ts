@@ -4,7 +4,11 @@
  * lists plus the built-in core refs, as `{techniques, rules, unresolved}`. A ref may select one
  * rule (`tech::rule`) or every `prefix-*` rule (`tech::prefix`) of a technique.
  */
-import { type ComposedTechnique, resolveTechnique } from '../definition/techniques.js';
+import {
+  type ComposedTechnique,
+  INHERITED_SCOPE_NOTE,
+  resolveTechnique,
+} from '../definition/techniques.js';
 
 export const ORCHESTRATOR_CORE = [
   'workflow-engine::dispatch-activity',
@@ -51,10 +55,13 @@ export function bundleEntry(c: ComposedTechnique): Record<string, unknown> {
   const t = c.technique;
   const out: Record<string, unknown> = { capability: t.capability };
   if (t.inputs?.length) out['inputs'] = t.inputs;
-  if (c.inheritedInputs.length) out['inherited_inputs'] = c.inheritedInputs;
+  if (c.inheritedInputs.length)
+    out['inherited_inputs'] = { note: INHERITED_SCOPE_NOTE, items: c.inheritedInputs };
   if (t.protocol?.length) out['protocol'] = t.protocol;
   if (t.outputs?.length) out['outputs'] = t.outputs;
-  if (c.inheritedOutputs.length) out['inherited_outputs'] = c.inheritedOutputs;
+  if (c.inheritedOutputs.length) {
+    out['inherited_outputs'] = { note: INHERITED_SCOPE_NOTE, items: c.inheritedOutputs };
+  }
   return out;
 }
 

@@ -94,7 +94,13 @@ export function decoratedTechnique(
       ...(outputs.length ? { outputs } : {}),
     },
   };
-  return { object: techniqueObject(decorated, { provenanceNote: PROVENANCE_NOTE }), unresolved };
+  return {
+    object: techniqueObject(decorated, {
+      provenanceNote: PROVENANCE_NOTE,
+      inheritedNote: INHERITED_NOTE,
+    }),
+    unresolved,
+  };
 }
 
 /**
@@ -231,22 +237,20 @@ export function activityArtifacts(
 }
 
 /** Who executes the agent-interpreted constructs (actions, auto-advance checkpoints), if any. */
-export function enforcementNotes(activity: Activity): string[] | undefined {
+export function enforcementNotes(activity: Activity): Record<string, string> | undefined {
   const steps = flattenSteps(activity.steps);
-  const notes: string[] = [];
+  const notes: Record<string, string> = {};
   if (
     steps.some(
       (s) => (s.kind === 'action' || s.kind === 'technique') && (s.actions?.length ?? 0) > 0,
     )
   ) {
-    notes.push(
-      'actions: the server never carries out step actions; the worker performs them and reports results through variables_changed.',
-    );
+    notes['actions'] =
+      'Action verbs (a kind:action step, or an `actions:` list on a step) are AGENT-executed: you carry them out. The server records the step but applies no action verb and sets no session variable from one.';
   }
   if (steps.some((s) => s.kind === 'checkpoint' && s.autoAdvanceMs !== undefined)) {
-    notes.push(
-      'autoAdvanceMs: the orchestrator applies the default option with respond_checkpoint { auto_advance: true } once the timer has run out.',
-    );
+    notes['auto_advance'] =
+      "A checkpoint's auto-advance is SERVER-timed: the server enforces the full autoAdvanceMs timer when you call respond_checkpoint { auto_advance: true }, then applies its defaultOption. `blocking` is an advisory orchestrator directive (agent-honored), not a server gate.";
   }
-  return notes.length > 0 ? notes : undefined;
+  return Object.keys(notes).length > 0 ? notes : undefined;
 }

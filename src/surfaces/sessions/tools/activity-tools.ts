@@ -47,6 +47,10 @@ const Input = z
   })
   .strict();
 
+/** Said above a bundle whose entries include `unchanged` markers. */
+const BUNDLE_NOTE =
+  'Entries marked { delivery: "unchanged", content_hash } are content you already hold. A marker may point at content already in your context from an earlier call to this session — reuse it from there. Re-fetch one technique with get_technique { step_id, full: true }, or the whole payload with get_activity { bundle: "full" }.';
+
 /** Whether `scope` already received this visit of `activity` (a resume after a gate). */
 function heldByScope(
   state: SessionFile,
@@ -126,8 +130,14 @@ export const getActivity: SessionTool<typeof Input> = {
       );
       const { held, otherScope } = heldByScope(state, scope, activityId);
       const reference = referenceMode(state, args.bundle);
-      // Blocks every activity shares also collapse on a resume, unless a full bundle is asked for.
-      const shared = args.bundle !== 'full' && (reference || held);
+      // Blocks every activity shares also collapse for a scope that already holds them (one
+      // dispatched before), unless a full bundle is asked for.
+      const dispatchedBefore = state.history.some(
+        (e) =>
+          e.type === 'activity_dispatched' &&
+          (e.data as { agentId?: unknown } | undefined)?.agentId === scope,
+      );
+      const shared = args.bundle !== 'full' && (reference || dispatchedBefore);
       const bundle = buildBundle(ctx.root, source, [
         ...wf.techniques.activity,
         ...(activity.techniques ?? []),
@@ -165,7 +175,12 @@ export const getActivity: SessionTool<typeof Input> = {
       const budget = Math.floor(
         args.context_tokens * ctx.settings.bundleHeadroom * ctx.settings.charsPerToken,
       );
+      const marked = [...Object.values(techniques), rules].some(
+        (v) => (v as { delivery?: unknown }).delivery === 'unchanged',
+      );
       const head: Record<string, unknown> = {
+        ...(marked && reference ? { bundle_mode: 'reference' } : {}),
+        ...(marked ? { bundle_note: BUNDLE_NOTE } : {}),
         techniques,
         rules,
         ...(bundle.unresolved.length ? { unresolved: bundle.unresolved } : {}),
@@ -183,17 +198,19 @@ export const getActivity: SessionTool<typeof Input> = {
       if (Object.keys(eager.stepTechniques).length > 0) {
         head['step_techniques'] = eager.stepTechniques;
         head['step_techniques_note'] =
-          'Each entry is the step-bound technique get_technique { step_id } returns; fetch every technique step not listed here.';
+          'Each step_techniques entry is a discrete ▼ STEP block whose composed technique is identical to a get_technique { step_id } fetch. Engage the inlined steps strictly in step order: on reaching each step, EMIT a one-line "▶ step <step_id>" begin-beat before executing it — that deliberate beat is the intentional act inlining moves off the get_technique call, and it is the stepwise observability trace for bundled steps (do NOT ping the server per bundled step; delivery-time technique_bundled events already record coverage). Resource bodies are NEVER nested inside a step_techniques entry — `resources_note` states how this response delivers the technique-linked resources. An entry for a step inside a loop body is the protocol for EVERY iteration: engage it once per iteration from the copy you hold, and do not re-fetch it per pass. Technique steps absent from this map (a gate whose reading is not available at delivery time, a gate this activity reads as no, or past the derived eager-delivery budget / a per-activity size cap) still require get_technique { step_id } before execution.';
       }
       const artifacts = activityArtifacts(ctx.root, activity);
       const notes = enforcementNotes(activity);
       const prefix = activity.artifactPrefix;
       const parts = [
         `${toYaml(head).trimEnd()}\n\n---\n\nsession_index: ${state.sessionIndex}${prefix ? `\nartifact_prefix: ${prefix}` : ''}`,
-        toYaml({ activity_rules: activityRules }).trimEnd(),
+        ...(activityRulesList.length > 0
+          ? [toYaml({ activity_rules: activityRules }).trimEnd()]
+          : []),
         ...(notes ? [toYaml({ enforcement_notes: notes }).trimEnd()] : []),
         body.trimEnd(),
-        toYaml({ artifacts }).trimEnd(),
+        ...(artifacts.length > 0 ? [toYaml({ artifacts }).trimEnd()] : []),
       ];
       const delivered = parts.join('\n\n');
       // The batch as it stands with this delivery counted (what the worker now holds).
@@ -243,7 +260,7 @@ export const getActivity: SessionTool<typeof Input> = {
       const warnings = noteWarnings(note, [drift]);
       const meta = sessionMeta(state.sessionIndex, warnings, {
         artifact_prefix: prefix,
-        artifacts,
+        ...(artifacts.length > 0 ? { artifacts } : {}),
         activity_rules: activityRules,
         dispatch,
         batch: after,

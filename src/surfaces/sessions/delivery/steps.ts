@@ -11,6 +11,7 @@ import type { Activity, Step } from '../definition/definition.schema.js';
 import { flattenSteps, techniqueRef } from '../definition/loader.js';
 import {
   type ComposedTechnique,
+  INHERITED_NOTE,
   resolveTechnique,
   techniqueObject,
 } from '../definition/techniques.js';

@@ -97,7 +97,10 @@ export function sessionsSurface(
   try {
     key = loadKey(keyDir(options.env));
   } catch (e) {
-    return { problem: `sessions: ${(e as Error).message}` };
+    const code = (e as { code?: unknown }).code;
+    return {
+      problem: `sessions: ${typeof code === 'string' ? `${code}: ` : ''}${(e as Error).message}`,
+    };
   }
   const planningRoot = join(
     options.workspace,

@@ -92,7 +92,7 @@ function parseIo(body: string, kind: 'inputs' | 'outputs'): TechniqueIo[] | unde
 function bullets(text: string): string[] {
   const steps: string[] = [];
   for (const line of text.split('\n')) {
-    const b = /^(?:[-*]|\d+\.)\s+(.*)$/.exec(line);
+    const b = /^\s*(?:[-*]|\d+\.)\s+(.*)$/.exec(line);
     if (b) steps.push(b[1] as string);
     else if (line.trim() !== '' && steps.length > 0 && /^\s/.test(line)) {
       steps[steps.length - 1] += ` ${line.trim()}`;

@@ -128,13 +128,16 @@ function wrapProtocol(
 /**
  * Resolves and composes `ref` for a call executing in workflow `current` (a borrowed activity's
  * source workflow), trying `<activityId>::<ref>` first when `activityId` is given and the ref
- * has no `::`. Undefined when nothing resolves or the file breaks the format.
+ * has no `::`. The inherited contract is the executing workflow's, or with `contract: 'own'`
+ * (bundled techniques) the one of the workflow the file lives in. Undefined when nothing
+ * resolves or the file breaks the format.
  */
 export function resolveTechnique(
   root: string,
   ref: string,
   current: string,
   activityId?: string,
+  contract: 'executing' | 'own' = 'executing',
 ): ComposedTechnique | undefined {
   const tries: string[] = [];
   if (activityId !== undefined && !ref.includes('::') && !ref.includes('/'))
@@ -145,7 +148,7 @@ export function resolveTechnique(
     if (at === undefined) continue;
     const technique = load(root, at, id);
     if (technique === undefined) return undefined;
-    return compose(root, at, id, technique, current);
+    return compose(root, at, id, technique, contract === 'own' ? at.workflow : current);
   }
   return undefined;
 }

@@ -65,24 +65,31 @@ export function bundleEntry(c: ComposedTechnique): Record<string, unknown> {
   return out;
 }
 
-/** Builds the bundle of `refs` (deduplicated, in order) executed from workflow `current`. */
+/**
+ * Builds the bundle of `refs` (deduplicated, in order) executed from workflow `current`: each
+ * technique composed with its own workflow's contract; the rules selected by name first, then
+ * those of every technique touched (its own, then its contracts'), then the executing
+ * workflow's root contract, each once.
+ */
 export function buildBundle(root: string, current: string, refs: readonly string[]): Bundle {
   const bundle: Bundle = { techniques: {}, rules: [], unresolved: [] };
-  const ruleNames = new Set<string>();
-  const addRule = (name: string, text: string) => {
-    if (ruleNames.has(name)) return;
-    ruleNames.add(name);
-    bundle.rules.push([name, text]);
+  // Rules selected by name come first; rules of the techniques touched follow.
+  const selected: [string, string][] = [];
+  const touched: [string, string][] = [];
+  const addRules = (rules: Readonly<Record<string, string>> | undefined) => {
+    for (const [k, v] of Object.entries(rules ?? {})) touched.push([k, v]);
   };
   for (const ref of [...new Set(refs)]) {
-    const whole = resolveTechnique(root, ref, current);
+    const whole = resolveTechnique(root, ref, current, undefined, 'own');
     if (whole !== undefined) {
       bundle.techniques[ref] = bundleEntry(whole);
-      for (const [k, v] of Object.entries(whole.technique.rules ?? {})) addRule(k, v);
+      addRules(ownRules(whole));
+      addRules(whole.ancestorRules);
       continue;
     }
     const cut = ref.lastIndexOf('::');
-    const owner = cut === -1 ? undefined : resolveTechnique(root, ref.slice(0, cut), current);
+    const owner =
+      cut === -1 ? undefined : resolveTechnique(root, ref.slice(0, cut), current, undefined, 'own');
     const name = ref.slice(cut + 2);
     const rules = owner?.technique.rules ?? {};
     const picked =
@@ -91,7 +98,30 @@ export function buildBundle(root: string, current: string, refs: readonly string
       bundle.unresolved.push(ref);
       continue;
     }
-    for (const k of picked) addRule(k, rules[k] as string);
+    for (const k of picked) selected.push([k, rules[k] as string]);
+    // The selection touched its technique: the rest of its rules come along.
+    addRules(rules);
+  }
+  addRules(resolveTechnique(root, 'TECHNIQUE', current)?.technique.rules);
+  // A rule selected by name is not repeated; the same rule reached twice is listed once; rules
+  // of different techniques may share a name and are all kept.
+  const chosen = new Set(selected.map(([k]) => k));
+  const seen = new Set<string>();
+  for (const [k, v] of [...selected, ...touched]) {
+    const key = JSON.stringify([k, v]);
+    if (seen.has(key) || (chosen.has(k) && !selected.some(([n, t]) => n === k && t === v)))
+      continue;
+    seen.add(key);
+    bundle.rules.push([k, v]);
   }
   return bundle;
+}
+
+/** The rules a technique declares itself (its composed rules less its contracts'). */
+function ownRules(c: ComposedTechnique): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(c.technique.rules ?? {})) {
+    if (c.ancestorRules[k] !== v) out[k] = v;
+  }
+  return out;
 }

@@ -52,6 +52,21 @@ function writtenHere(root: string, activity: Activity): Set<string> {
   return out;
 }
 
+/** How a step-binding value resolves: a bag name renamed, or a literal. */
+function bindingSource(
+  bound: unknown,
+  declared: ReadonlySet<string>,
+  priorOutputs: ReadonlyMap<string, string>,
+): string {
+  const name =
+    typeof bound === 'string' ? /^\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(bound)?.[1] : undefined;
+  if (name === undefined) return `step-binding literal ${JSON.stringify(bound)}`;
+  const producer = priorOutputs.get(name);
+  if (producer !== undefined) return `step-binding: output of step ${producer}`;
+  if (declared.has(name)) return `step-binding: workflow variable '${name}' (declared)`;
+  return `step-binding literal ${JSON.stringify(bound)}`;
+}
+
 /** The step-bound delivery object: the technique with `source`/`destination` decorations. */
 export function decoratedTechnique(
   c: ComposedTechnique,
@@ -66,12 +81,8 @@ export function decoratedTechnique(
     let source: string;
     const bound = binding?.inputs?.[i.id];
     const producer = priorOutputs.get(i.id);
-    if (bound !== undefined) {
-      source =
-        typeof bound === 'string'
-          ? `step-binding '${bound}'`
-          : `step-binding literal ${JSON.stringify(bound)}`;
-    } else if (producer !== undefined) source = `output of step ${producer}`;
+    if (bound !== undefined) source = bindingSource(bound, declared, priorOutputs);
+    else if (producer !== undefined) source = `output of step ${producer}`;
     else if (declared.has(i.id)) source = `workflow variable '${i.id}' (declared)`;
     else if (i.default !== undefined)
       source = 'declared default on the input (no session producer)';
@@ -85,10 +96,14 @@ export function decoratedTechnique(
   });
   const outputs = (c.technique.outputs ?? []).map((o) => {
     const dest = binding?.outputs?.[o.id];
-    return dest === undefined ? o : { ...o, destination: dest };
+    return dest === undefined
+      ? o
+      : { ...o, destination: `lands as session variable '${dest}' (step-binding remap)` };
   });
   const decorated: ComposedTechnique = {
     ...c,
+    // Named as the step binds it (the `<activity>::` shorthand stays implicit).
+    resolvedId: techniqueRef(step) ?? c.resolvedId,
     technique: {
       ...c.technique,
       ...(inputs.length ? { inputs } : {}),

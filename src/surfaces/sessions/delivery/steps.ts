@@ -164,6 +164,10 @@ export interface BundledStep {
   techniqueId: string;
   chars: number;
   delivery: 'full' | 'unchanged';
+  /** The workflow the technique file lives in (its relative links resolve there). */
+  workflow: string;
+  /** The delivered object's JSON (empty for a marker). */
+  text: string;
 }
 
 /** The eager step bundle of an activity under `budget` characters. */
@@ -222,6 +226,8 @@ export function eagerSteps(
         techniqueId: c.resolvedId,
         chars: unchanged ? 0 : text.length,
         delivery: unchanged ? 'unchanged' : 'full',
+        workflow: c.workflow,
+        text: unchanged ? '' : text,
       });
     }
     return true;

@@ -16,6 +16,7 @@ import { readText } from '../definition/yaml-files.js';
 import { materialiseRefs } from '../delivery/activity-text.js';
 import { buildBundle, WORKER_CORE } from '../delivery/bundle.js';
 import { deliver, referenceMode } from '../delivery/ledger.js';
+import { linkedFrom, unresolvedLinks } from '../delivery/resource-links.js';
 import { activityArtifacts, eagerSteps, enforcementNotes } from '../delivery/steps.js';
 import { advanceSession, historyEvent } from '../store/advance.js';
 import type { SessionFile } from '../store/session.schema.js';
@@ -46,6 +47,10 @@ const Input = z
     bundle: z.enum(['reference', 'full']).optional(),
   })
   .strict();
+
+/** Said beside `resource_refs`. */
+const RESOURCES_NOTE =
+  'Ids of the technique-linked resources for the eagerly bundled steps, under `resource_refs` (exact resource_id, including #section). No bodies are bundled in this mode — call get_resource for the ids you actually need to read.';
 
 /** Said above a bundle whose entries include `unchanged` markers. */
 const BUNDLE_NOTE =
@@ -200,6 +205,13 @@ export const getActivity: SessionTool<typeof Input> = {
         head['step_techniques_note'] =
           'Each step_techniques entry is a discrete ▼ STEP block whose composed technique is identical to a get_technique { step_id } fetch. Engage the inlined steps strictly in step order: on reaching each step, EMIT a one-line "▶ step <step_id>" begin-beat before executing it — that deliberate beat is the intentional act inlining moves off the get_technique call, and it is the stepwise observability trace for bundled steps (do NOT ping the server per bundled step; delivery-time technique_bundled events already record coverage). Resource bodies are NEVER nested inside a step_techniques entry — `resources_note` states how this response delivers the technique-linked resources. An entry for a step inside a loop body is the protocol for EVERY iteration: engage it once per iteration from the copy you hold, and do not re-fetch it per pass. Technique steps absent from this map (a gate whose reading is not available at delivery time, a gate this activity reads as no, or past the derived eager-delivery budget / a per-activity size cap) still require get_technique { step_id } before execution.';
       }
+      // Resources the bundled steps link to: ids only (agents fetch what they need).
+      const links = linkedFrom(eager.bundled.map((b) => ({ text: b.text, workflow: b.workflow })));
+      if (links.length > 0) {
+        head['resource_refs'] = links.map((l) => l.ref);
+        head['resources_note'] = RESOURCES_NOTE;
+      }
+      const linkWarnings = unresolvedLinks(ctx.root, links);
       const artifacts = activityArtifacts(ctx.root, activity);
       const notes = enforcementNotes(activity);
       const prefix = activity.artifactPrefix;
@@ -257,7 +269,7 @@ export const getActivity: SessionTool<typeof Input> = {
           );
         }
       });
-      const warnings = noteWarnings(note, [drift]);
+      const warnings = noteWarnings(note, [drift, ...linkWarnings]);
       const meta = sessionMeta(state.sessionIndex, warnings, {
         artifact_prefix: prefix,
         ...(artifacts.length > 0 ? { artifacts } : {}),

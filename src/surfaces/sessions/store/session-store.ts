@@ -148,14 +148,33 @@ export class SessionStore {
   /** Writes the root file and then its seal, both atomically, 0600. */
   async save(folder: string, root: SessionFile): Promise<void> {
     const text = canonicalJson(root);
-    let previous: string | undefined;
-    try {
-      previous = readFileSync(join(folder, SEAL_FILE), 'utf8').split('\n')[0]?.trim();
-    } catch {
-      // A new folder has no seal yet.
-    }
-    await writeSealedPair(folder, SESSION_FILE, text, SEAL_FILE, seal(this.#key, text), previous);
+    await writeSealedPair(
+      folder,
+      SESSION_FILE,
+      text,
+      SEAL_FILE,
+      seal(this.#key, text),
+      this.#sealOnDisk(folder),
+    );
     this.#known.set(root.sessionIndex, folder);
+  }
+
+  /**
+   * The seal that covers the session file on disk now, if one does: the old seal a write keeps
+   * beside the new one until the new file is in place. Never a seal of bytes that are not there
+   * (after a killed write the seal file may name a seal whose file never landed).
+   */
+  #sealOnDisk(folder: string): string | undefined {
+    try {
+      const bytes = readFileSync(join(folder, SESSION_FILE));
+      const current = seal(this.#key, bytes);
+      return verifySeal(this.#key, bytes, readFileSync(join(folder, SEAL_FILE), 'utf8'))
+        ? current
+        : undefined;
+    } catch {
+      // A new folder: nothing on disk to keep verifiable.
+      return undefined;
+    }
   }
 
   /** Creates the durable planning folder `<planningRoot>/<slug>` (0700) and returns it. */

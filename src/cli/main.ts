@@ -120,7 +120,14 @@ function buildProgram(): Command {
       '--workflows-pack <file>',
       'HTTP: read every workflow file from this DMPK pack, not DIR (key in env MHL_SERVE_WORKFLOWS_KEY)',
     )
-    .option('--profile <name>', 'which surfaces to serve: pipelines (the default)')
+    .option(
+      '--profile <name>',
+      'which surfaces to serve: pipelines (the default), workflow-engine (DIR is a release)',
+    )
+    .option(
+      '--migration-target <release-dir>',
+      'workflow-engine: a newer release checkpoints may migrate to',
+    )
     .option('--cwd <dir>', 'working directory for calls without context.cwd (default: here)')
     .option(
       '--require-cwd',

@@ -15,11 +15,14 @@ import {
 import { checkerVersions } from '../lang/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import {
+  CATALOG_PROFILES,
   createServer,
+  emptyCatalog,
   loadServedPack,
   readServeConfig,
   type ServeFlags,
   serveStdio,
+  takeServeEngineKey,
   takeServeKey,
 } from '../server/index.js';
 import { cacheRoot } from '../store/index.js';
@@ -48,6 +51,7 @@ export async function runServe(
 ): Promise<number> {
   // First, before any child or workflow can run: no one after this point sees the key.
   const packKey = takeServeKey();
+  const engineKey = takeServeEngineKey();
   const read = readServeConfig(dir, options, process.env);
   if (!read.ok) {
     io.err(`mhl serve mcp: ${read.message}`);
@@ -55,8 +59,10 @@ export async function runServe(
   }
   const { config } = read;
   const logger = createLogger(config.logLevel);
-  const loaded =
-    config.workflowsPack === undefined
+  // A profile that does not serve `.mh` workflows reads DIR itself when it is built.
+  const loaded = !CATALOG_PROFILES.has(config.profile)
+    ? ({ ok: true, catalog: emptyCatalog(config.root) } as const)
+    : config.workflowsPack === undefined
       ? loadFolder(config.root, options, version, fallbackTo(logger, io))
       : loadServedPack(config.workflowsPack, config.root, packKey);
   if (!loaded.ok) {
@@ -64,7 +70,7 @@ export async function runServe(
     return 1;
   }
   const catalog = loaded.catalog;
-  const created = createServer(config, { catalog, version, env: process.env, logger });
+  const created = createServer(config, { catalog, version, env: process.env, logger, engineKey });
   if (!created.ok) {
     io.err(`mhl serve mcp: ${created.problem}`);
     return 1;

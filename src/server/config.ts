@@ -18,7 +18,7 @@ import {
 import { MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT } from '../transport/index.js';
 
 /** The profiles `--profile` accepts; a profile chooses the surfaces served. */
-export const PROFILES = ['pipelines'] as const;
+export const PROFILES = ['pipelines', 'workflow-engine'] as const;
 
 const DEFAULT_HTTP_HOST = '127.0.0.1';
 const DEFAULT_HTTP_PORT = 8787;
@@ -87,6 +87,10 @@ export const ServeConfigSchema = z
     profile: z.enum(PROFILES).describe('which surfaces are served'),
     root: z.string().describe('absolute path of the served folder'),
     workflowsPack: z.string().optional().describe('path of a DMPK pack to serve'),
+    migrationTarget: z
+      .string()
+      .optional()
+      .describe('absolute path of the workflow-engine migration target release'),
     http: HttpConfigSchema.optional().describe('set for Streamable HTTP; absent for stdio'),
     cwd: z.string().describe('absolute working directory of calls without context.cwd'),
     requireCwd: z.boolean().describe('refuse calls without an absolute context.cwd'),
@@ -129,6 +133,7 @@ export interface ServeFlags {
   readonly token?: string;
   readonly principalHeader?: string;
   readonly workflowsPack?: string;
+  readonly migrationTarget?: string;
   readonly json?: boolean;
   readonly cwd?: string;
   readonly requireCwd?: boolean;
@@ -232,9 +237,18 @@ function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown
   if (!(PROFILES as readonly string[]).includes(profile)) {
     throw new Refused(`--profile takes one of: ${PROFILES.join(', ')}`);
   }
+  if (flags.migrationTarget !== undefined && profile !== 'workflow-engine') {
+    throw new Refused('--migration-target is only valid with --profile workflow-engine');
+  }
+  if (flags.workflowsPack !== undefined && profile === 'workflow-engine') {
+    throw new Refused('--workflows-pack is not valid with --profile workflow-engine');
+  }
   return {
     profile,
     root: resolve(dir ?? '.'),
+    ...(flags.migrationTarget !== undefined
+      ? { migrationTarget: resolve(flags.migrationTarget) }
+      : {}),
     ...(flags.workflowsPack !== undefined ? { workflowsPack: flags.workflowsPack } : {}),
     ...(http !== undefined ? { http } : {}),
     cwd,

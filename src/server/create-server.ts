@@ -32,6 +32,8 @@ export interface ServerParts {
   /** The environment `env()` reads in workflows (the process's, less the pack key). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
+  /** `MHL_ENGINE_KEY`'s text, taken out of the environment first (workflow-engine only). */
+  readonly engineKey?: string | undefined;
 }
 
 /** An assembled server, not yet serving. */
@@ -102,6 +104,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     metrics,
     env: parts.env,
     onRunChange: (runId) => subscriptions?.runChanged(runId),
+    engineKey: parts.engineKey,
   });
   if ('problem' in built) return { ok: false, problem: built.problem };
   const { surfaces } = built;
@@ -128,7 +131,11 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     for (const surface of surfaces) surface.sessionEnded?.(session);
   });
   registerMethods(dispatcher, [
-    ...toolMethods(tools, { admission, onCall: (outcome) => metrics.toolCall(outcome) }),
+    ...toolMethods(tools, {
+      admission,
+      onCall: (outcome) => metrics.toolCall(outcome),
+      ...(built.tools !== undefined ? { policy: built.tools } : {}),
+    }),
     ...resourceMethods(providers),
     ...surfaces.flatMap((s) => s.methods ?? []),
     // Over every surface's prompts and resources.

@@ -19,5 +19,7 @@ export {
   type MhlServer,
   type ServerParts,
 } from './create-server.js';
+export { takeServeEngineKey } from './engine-profile.js';
 export { loadServedPack, takeServeKey } from './pack.js';
+export { CATALOG_PROFILES, emptyCatalog } from './profiles.js';
 export { serveStdio } from './serve-stdio.js';

@@ -18,6 +18,7 @@ import {
   promptMethods,
   reservedNameProblem,
   type Surface,
+  type ToolPolicy,
   ToolTable,
   workflowResources,
   workflowTemplates,
@@ -25,6 +26,7 @@ import {
 } from '../surfaces/index.js';
 import type { Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
+import { workflowEngineProfile } from './engine-profile.js';
 import { runsSurface } from './runs.js';
 
 /** What every profile is built from. */
@@ -38,10 +40,14 @@ export interface ProfileParts {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Told each async run whose view or log changed (resource subscriptions). */
   readonly onRunChange: (runId: string) => void;
+  /** `MHL_ENGINE_KEY`'s text, taken out of the environment at start (workflow-engine only). */
+  readonly engineKey?: string | undefined;
 }
 
 /** A profile's surfaces, or the start-up problem that stops it. */
-export type ProfileResult = { readonly surfaces: Surface[] } | { readonly problem: string };
+export type ProfileResult =
+  | { readonly surfaces: Surface[]; readonly tools?: ToolPolicy }
+  | { readonly problem: string };
 
 export type Profile = (parts: ProfileParts) => ProfileResult;
 
@@ -119,4 +125,17 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
 /** The profiles `--profile` selects, by name. */
 export const PROFILE_TABLE: Readonly<Record<ServeConfig['profile'], Profile>> = {
   pipelines: pipelinesProfile,
+  'workflow-engine': workflowEngineProfile,
 };
+
+/**
+ * Profiles whose DIR is a folder (or pack) of `.mh` workflows, loaded into the catalog before
+ * the profile is built. The others read DIR themselves when built (a release folder, say) and
+ * get an empty catalog.
+ */
+export const CATALOG_PROFILES: ReadonlySet<ServeConfig['profile']> = new Set(['pipelines']);
+
+/** The catalog of a profile that serves no `.mh` workflows. */
+export function emptyCatalog(root: string): Catalog {
+  return { workflows: new Map(), prompts: new Map(), root, source: 'dir' };
+}

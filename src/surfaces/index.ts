@@ -32,6 +32,7 @@ export type { Surface } from './surface.js';
 export {
   type PreparedCall,
   type ToolDefinition,
+  type ToolPolicy,
   type ToolResult,
   ToolTable,
   toolError,

@@ -60,7 +60,10 @@ export function workflowEngineProfile(parts: ProfileParts): ProfileResult {
       storeDir: config.stateDir === undefined ? undefined : join(config.stateDir, 'releases'),
       onRefresh: (event) =>
         event.ok
-          ? logger.info({ code: 'ENGINE_RELEASE_REFRESHED', digest: event.digest }, 'active release refreshed')
+          ? logger.info(
+              { code: 'ENGINE_RELEASE_REFRESHED', digest: event.digest },
+              'active release refreshed',
+            )
           : logger.error(
               { code: 'ENGINE_RELEASE_REFRESH_FAILED', problems: event.problems },
               'active release refresh failed; serving the last good release',
@@ -71,8 +74,16 @@ export function workflowEngineProfile(parts: ProfileParts): ProfileResult {
   }
   const context: EngineContext = { ring, releases, now: () => new Date() };
   logger.info(
-    { release: `${active.id}@${active.version}`, digest: active.digest, kid: ring.signingKid, keys: keys.source },
+    {
+      release: `${active.id}@${active.version}`,
+      digest: active.digest,
+      kid: ring.signingKid,
+      keys: keys.source,
+    },
     'workflow-engine release loaded',
   );
-  return { surfaces: [engineSurface({ context, logger })], tools: { unknownToolCode: -32601, privateList: true } };
+  return {
+    surfaces: [engineSurface({ context, logger })],
+    tools: { unknownToolCode: -32601, privateList: true },
+  };
 }

@@ -44,11 +44,19 @@ export function checkArtifacts(
     const at = `artifacts[${i}]`;
     const output = step.outputs.find((o) => o.id === a.id);
     if (!output) {
-      failures.push(failure('undeclared_artifact', `step ${step.id} declares no artifact with this id`, `${at}.id`));
+      failures.push(
+        failure(
+          'undeclared_artifact',
+          `step ${step.id} declares no artifact with this id`,
+          `${at}.id`,
+        ),
+      );
       return;
     }
     if (seen.has(a.id)) {
-      failures.push(failure('duplicate_artifact', `artifact ${a.id} is submitted twice`, `${at}.id`));
+      failures.push(
+        failure('duplicate_artifact', `artifact ${a.id} is submitted twice`, `${at}.id`),
+      );
       return;
     }
     seen.add(a.id);
@@ -60,18 +68,42 @@ export function checkArtifacts(
     total += bytes.length;
     const before = failures.length;
     if (a.path !== output.path) {
-      failures.push(failure('output_path_mismatch', `artifact ${a.id} is written at ${output.path}`, `${at}.path`));
+      failures.push(
+        failure(
+          'output_path_mismatch',
+          `artifact ${a.id} is written at ${output.path}`,
+          `${at}.path`,
+        ),
+      );
     }
     if (a.media_type !== output.media_type) {
-      failures.push(failure('media_type_mismatch', `artifact ${a.id} is ${output.media_type}`, `${at}.media_type`));
+      failures.push(
+        failure(
+          'media_type_mismatch',
+          `artifact ${a.id} is ${output.media_type}`,
+          `${at}.media_type`,
+        ),
+      );
     }
     if (bytes.length > output.max_bytes) {
-      failures.push(failure('artifact_too_large', `artifact ${a.id} exceeds ${output.max_bytes} bytes`, `${at}.content`));
+      failures.push(
+        failure(
+          'artifact_too_large',
+          `artifact ${a.id} exceeds ${output.max_bytes} bytes`,
+          `${at}.content`,
+        ),
+      );
     } else failures.push(...contentFailures(release, output, bytes, at));
     if (failures.length === before) checked.push({ output, bytes, sha256: sha256Hex(bytes) });
   });
   if (step.max_total_bytes !== undefined && total > step.max_total_bytes) {
-    failures.push(failure('artifacts_total_too_large', `all artifacts exceed ${step.max_total_bytes} bytes`, 'artifacts'));
+    failures.push(
+      failure(
+        'artifacts_total_too_large',
+        `all artifacts exceed ${step.max_total_bytes} bytes`,
+        'artifacts',
+      ),
+    );
   }
   for (const output of step.outputs) {
     if (!seen.has(output.id)) {
@@ -87,10 +119,17 @@ function decode(a: SubmittedArtifact): Buffer | undefined {
 }
 
 /** UTF-8 text for both media types; JSON that parses and meets the output's schema. */
-function contentFailures(release: Release, output: OutputDef, bytes: Buffer, at: string): Failure[] {
+function contentFailures(
+  release: Release,
+  output: OutputDef,
+  bytes: Buffer,
+  at: string,
+): Failure[] {
   const text = bytes.toString('utf8');
   if (!Buffer.from(text, 'utf8').equals(bytes)) {
-    return [failure('media_type_mismatch', `artifact ${output.id} is not UTF-8 text`, `${at}.content`)];
+    return [
+      failure('media_type_mismatch', `artifact ${output.id} is not UTF-8 text`, `${at}.content`),
+    ];
   }
   if (output.media_type !== 'application/json') return [];
   let value: unknown;
@@ -101,7 +140,13 @@ function contentFailures(release: Release, output: OutputDef, bytes: Buffer, at:
   }
   const validate = output.schema === undefined ? undefined : release.schemas.get(output.schema);
   if (!validate || validate(value)) return [];
-  return (validate.errors ?? []).slice(0, 20).map((e) =>
-    failure('json_schema_failed', `artifact ${output.id}${e.instancePath} ${e.message ?? 'is invalid'}`, `${at}.content${e.instancePath}`),
-  );
+  return (validate.errors ?? [])
+    .slice(0, 20)
+    .map((e) =>
+      failure(
+        'json_schema_failed',
+        `artifact ${output.id}${e.instancePath} ${e.message ?? 'is invalid'}`,
+        `${at}.content${e.instancePath}`,
+      ),
+    );
 }

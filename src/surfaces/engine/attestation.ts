@@ -5,6 +5,8 @@
  * `setup-workspace`, a workspace manifest that lists every host asset at the adapter's install
  * path with the release's exact bytes, for the bound harness, adapter and capabilities.
  */
+
+import type { CheckedArtifact } from './artifact-checks.js';
 import { sha256Hex } from './canonical-json.js';
 import type { CheckpointPayload, HostBinding } from './checkpoint.js';
 import { type Failure, failure } from './errors.js';
@@ -13,23 +15,41 @@ import { readBack } from './readback.js';
 import type { LoadedWorkflow, Release, ReleaseFile } from './release.js';
 import { isProjectPath } from './release-check.js';
 import { type AdapterDef, hostAssetPath, type StepDef } from './release-schema.js';
-import type { CheckedArtifact } from './artifact-checks.js';
 import { installPath, requiredHostAssets } from './step-payload.js';
 
 /** The largest host asset read back (release assets are held in memory whole anyway). */
 const MAX_ASSET_BYTES = 1024 * 1024;
 
-const under = (path: string, dir: string) => dir === '.' || path === dir || path.startsWith(`${dir}/`);
+const under = (path: string, dir: string) =>
+  dir === '.' || path === dir || path.startsWith(`${dir}/`);
 
 /** `repository_policy_conflict` for each path the policy does not let the host write. */
-export function policyFailures(policy: RepositoryPolicy, paths: readonly string[], at: string): Failure[] {
-  const bad = [...policy.writable_paths, ...policy.forbidden_paths].filter((p) => p !== '.' && !isProjectPath(p));
+export function policyFailures(
+  policy: RepositoryPolicy,
+  paths: readonly string[],
+  at: string,
+): Failure[] {
+  const bad = [...policy.writable_paths, ...policy.forbidden_paths].filter(
+    (p) => p !== '.' && !isProjectPath(p),
+  );
   if (bad.length > 0) {
-    return [failure('path_outside_project', 'policy paths must be project-relative without ..', at)];
+    return [
+      failure('path_outside_project', 'policy paths must be project-relative without ..', at),
+    ];
   }
   return paths
-    .filter((p) => !policy.writable_paths.some((w) => under(p, w)) || policy.forbidden_paths.some((f) => under(p, f)))
-    .map((p) => failure('repository_policy_conflict', `the repository policy does not allow writing ${p}`, at));
+    .filter(
+      (p) =>
+        !policy.writable_paths.some((w) => under(p, w)) ||
+        policy.forbidden_paths.some((f) => under(p, f)),
+    )
+    .map((p) =>
+      failure(
+        'repository_policy_conflict',
+        `the repository policy does not allow writing ${p}`,
+        at,
+      ),
+    );
 }
 
 /** Each checked output read back at its path: present, symlink-free, the submitted bytes. */
@@ -42,27 +62,56 @@ export function outputFailures(
   const failures: Failure[] = [];
   for (const { output, sha256 } of checked) {
     const at = `artifacts.${output.id}`;
-    const taken = Object.entries(cp.artifacts).find(([id, r]) => id !== output.id && r.path === output.path);
+    const taken = Object.entries(cp.artifacts).find(
+      ([id, r]) => id !== output.id && r.path === output.path,
+    );
     if (taken && output.write_policy === 'create') {
-      failures.push(failure('repository_policy_conflict', `${output.path} holds artifact ${taken[0]}; ${output.id} may only create`, at));
+      failures.push(
+        failure(
+          'repository_policy_conflict',
+          `${output.path} holds artifact ${taken[0]}; ${output.id} may only create`,
+          at,
+        ),
+      );
     }
     const read = readBack(root, output.path, output.max_bytes, policy.allow_symlinks);
-    if (!read.ok) failures.push(failure(read.code, `artifact ${output.id} at ${output.path} could not be read back`, at));
+    if (!read.ok)
+      failures.push(
+        failure(read.code, `artifact ${output.id} at ${output.path} could not be read back`, at),
+      );
     else if (sha256Hex(read.bytes) !== sha256) {
-      failures.push(failure('output_attestation_required', `the file at ${output.path} is not the submitted ${output.id}`, at));
+      failures.push(
+        failure(
+          'output_attestation_required',
+          `the file at ${output.path} is not the submitted ${output.id}`,
+          at,
+        ),
+      );
     }
   }
   return failures;
 }
 
 /** The step's inputs read back: still the bytes of their receipts. */
-export function inputFailures(root: string, policy: RepositoryPolicy, step: StepDef, cp: CheckpointPayload): Failure[] {
+export function inputFailures(
+  root: string,
+  policy: RepositoryPolicy,
+  step: StepDef,
+  cp: CheckpointPayload,
+): Failure[] {
   return step.inputs.flatMap((id) => {
     const receipt = cp.artifacts[id];
-    if (!receipt) return [failure('input_digest_mismatch', `input ${id} has no receipt`, `inputs.${id}`)];
+    if (!receipt)
+      return [failure('input_digest_mismatch', `input ${id} has no receipt`, `inputs.${id}`)];
     const read = readBack(root, receipt.path, receipt.bytes, policy.allow_symlinks);
     if (!read.ok || sha256Hex(read.bytes) !== receipt.sha256) {
-      return [failure('input_digest_mismatch', `input ${id} at ${receipt.path} is not the bytes its receipt names`, `inputs.${id}`)];
+      return [
+        failure(
+          'input_digest_mismatch',
+          `input ${id} at ${receipt.path} is not the bytes its receipt names`,
+          `inputs.${id}`,
+        ),
+      ];
     }
     return [];
   });
@@ -97,7 +146,8 @@ export function workspaceFailures(
   }
   const same = (a: unknown, b: readonly string[]) =>
     Array.isArray(a) && JSON.stringify([...a].sort()) === JSON.stringify(b);
-  if (!same(doc['capabilities'], host.capabilities)) mismatch('capabilities differ from the checkpoint host');
+  if (!same(doc['capabilities'], host.capabilities))
+    mismatch('capabilities differ from the checkpoint host');
   if (!same(doc['validator_capabilities'], host.validator_capabilities)) {
     mismatch('validator_capabilities differ from the checkpoint host');
   }
@@ -113,14 +163,27 @@ export function workspaceFailures(
   for (const want of expected) {
     const got = entries.filter((e) => e.kind === want.kind && e.name === want.name);
     if (got.length !== 1 || got[0]?.path !== want.path || got[0]?.sha256 !== want.sha256) {
-      mismatch(`${want.kind} ${want.name} must be listed once at ${want.path} with the release's digest`);
+      mismatch(
+        `${want.kind} ${want.name} must be listed once at ${want.path} with the release's digest`,
+      );
       continue;
     }
     const read = readBack(root, want.path, MAX_ASSET_BYTES, policy.allow_symlinks);
-    if (!read.ok) failures.push(failure(read.code, `${want.kind} ${want.name} at ${want.path} could not be read back`));
-    else if (sha256Hex(read.bytes) !== want.sha256) mismatch(`${want.path} is not the release's ${want.kind} ${want.name}`);
+    if (!read.ok)
+      failures.push(
+        failure(read.code, `${want.kind} ${want.name} at ${want.path} could not be read back`),
+      );
+    else if (sha256Hex(read.bytes) !== want.sha256)
+      mismatch(`${want.path} is not the release's ${want.kind} ${want.name}`);
   }
-  if (entries.length !== expected.length) mismatch('the manifest lists assets the workflow does not deliver');
-  failures.push(...policyFailures(policy, expected.map((e) => e.path), 'attestation.repository_policy'));
+  if (entries.length !== expected.length)
+    mismatch('the manifest lists assets the workflow does not deliver');
+  failures.push(
+    ...policyFailures(
+      policy,
+      expected.map((e) => e.path),
+      'attestation.repository_policy',
+    ),
+  );
   return failures;
 }

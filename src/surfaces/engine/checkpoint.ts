@@ -100,7 +100,9 @@ export function issueCheckpoint(
 export function nextCheckpoint(
   ctx: EngineContext,
   cp: OpenCheckpoint,
-  changes: Partial<Pick<CheckpointFields, 'step' | 'confirmed_state_digest' | 'artifacts' | 'validators'>>,
+  changes: Partial<
+    Pick<CheckpointFields, 'step' | 'confirmed_state_digest' | 'artifacts' | 'validators'>
+  >,
 ): string {
   const p = cp.payload;
   return issueCheckpoint(ctx, cp.release, cp.workflow, {

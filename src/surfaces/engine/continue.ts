@@ -5,13 +5,24 @@
  * checkpoint when the state changed), or completes an ungated (or proven) step: the next step,
  * one question, or completion.
  */
-import { type EngineContext, nextCheckpoint, type OpenCheckpoint, openCheckpoint } from './checkpoint.js';
+import {
+  type EngineContext,
+  nextCheckpoint,
+  type OpenCheckpoint,
+  openCheckpoint,
+} from './checkpoint.js';
 import { failure } from './errors.js';
 import { isGated, stepProven } from './gate.js';
 import { boundAdapter } from './host.js';
 import { type MigrationArgument, migrateWorkflow } from './migrate.js';
 import type { StepDef } from './release-schema.js';
-import { type ConfirmedState, changedFields, schemaFailures, stateDigest, unconfirmed } from './state.js';
+import {
+  type ConfirmedState,
+  changedFields,
+  schemaFailures,
+  stateDigest,
+  unconfirmed,
+} from './state.js';
 import { stepPayload } from './step-payload.js';
 import { nextTarget } from './transition.js';
 
@@ -51,7 +62,11 @@ export function continueWorkflow(ctx: EngineContext, args: ContinueArguments) {
   const changed = changedFields(prior, next);
   const failures = [
     ...schemaFailures(cp.workflow.stateValidator, next),
-    ...unconfirmed(next, changed.filter((f) => Object.hasOwn(next.state, f)), Date.parse(cp.payload.issued_at)),
+    ...unconfirmed(
+      next,
+      changed.filter((f) => Object.hasOwn(next.state, f)),
+      Date.parse(cp.payload.issued_at),
+    ),
   ];
   if (failures.length > 0) return { status: 'blocked', checkpoint: cp.token, failures };
   const digest = stateDigest(next);

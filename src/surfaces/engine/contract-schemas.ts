@@ -53,7 +53,10 @@ export const REPOSITORY_POLICY = object(
 export const HOST = object(
   {
     harness: str({ minLength: 1, maxLength: 100 }),
-    adapter: object({ id: str({ minLength: 1 }), version: str({ minLength: 1 }) }, ['id', 'version']),
+    adapter: object({ id: str({ minLength: 1 }), version: str({ minLength: 1 }) }, [
+      'id',
+      'version',
+    ]),
     capabilities: strings,
     validator_capabilities: strings,
     repository_policy: REPOSITORY_POLICY,
@@ -99,9 +102,20 @@ export const REPORT = object(
     findings: { type: 'array', items: FINDING, maxItems: 200 },
     instruction_digest: DIGEST,
     input_digest: DIGEST,
-    validated_by: object({ harness: str(), adapter_version: str() }, ['harness', 'adapter_version']),
+    validated_by: object({ harness: str(), adapter_version: str() }, [
+      'harness',
+      'adapter_version',
+    ]),
   },
-  ['validator_id', 'version', 'outcome', 'findings', 'instruction_digest', 'input_digest', 'validated_by'],
+  [
+    'validator_id',
+    'version',
+    'outcome',
+    'findings',
+    'instruction_digest',
+    'input_digest',
+    'validated_by',
+  ],
 );
 
 const RECEIPT = object(
@@ -181,7 +195,15 @@ export const VALIDATOR_PAYLOAD = object(
     requires_capabilities: strings,
     inputs: strings,
   },
-  ['id', 'version', 'instruction', 'instruction_digest', 'report_required', 'requires_capabilities', 'inputs'],
+  [
+    'id',
+    'version',
+    'instruction',
+    'instruction_digest',
+    'report_required',
+    'requires_capabilities',
+    'inputs',
+  ],
 );
 
 const PREDICATE: Schema = {
@@ -195,10 +217,10 @@ const PREDICATE: Schema = {
   ],
 };
 
-const QUESTION = object(
-  { field: str(), prompt: str(), options: { type: 'array', items: str() } },
-  ['field', 'prompt'],
-);
+const QUESTION = object({ field: str(), prompt: str(), options: { type: 'array', items: str() } }, [
+  'field',
+  'prompt',
+]);
 
 const STEP_DEFINITION = object(
   {

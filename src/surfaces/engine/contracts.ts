@@ -28,10 +28,23 @@ const DESCRIPTIONS: Readonly<Record<ToolName, string>> = {
 
 /** Start issues a fresh checkpoint each time, so it alone is not idempotent; none writes. */
 const ANNOTATIONS: Readonly<Record<ToolName, Record<string, boolean>>> = {
-  'rimthan.start_workflow': { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  'rimthan.start_workflow': {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
   'rimthan.continue_workflow': { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-  'rimthan.prepare_step_validation': { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-  'rimthan.submit_step_validation': { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+  'rimthan.prepare_step_validation': {
+    readOnlyHint: true,
+    destructiveHint: false,
+    openWorldHint: false,
+  },
+  'rimthan.submit_step_validation': {
+    readOnlyHint: true,
+    destructiveHint: false,
+    openWorldHint: false,
+  },
 };
 
 /** The four tool names, in the order they are listed. */
@@ -41,12 +54,17 @@ export const TOOL_NAMES = Object.keys(TOOL_SCHEMAS) as ToolName[];
 export function compileContracts(): Contract[] {
   const ajv = new (ajv2020Class())({ allErrors: true, strict: false });
   for (const [name, schema] of Object.entries(SHARED_CONTRACTS)) {
-    if (!ajv.validateSchema(schema)) throw new Error(`contract ${name} is not a valid JSON Schema 2020-12`);
+    if (!ajv.validateSchema(schema))
+      throw new Error(`contract ${name} is not a valid JSON Schema 2020-12`);
   }
   return TOOL_NAMES.map((name) => {
     const { input, output } = TOOL_SCHEMAS[name];
-    for (const [part, schema] of [['input', input], ['output', output]] as const) {
-      if (!ajv.validateSchema(schema)) throw new Error(`contract ${name} ${part} is not a valid JSON Schema 2020-12`);
+    for (const [part, schema] of [
+      ['input', input],
+      ['output', output],
+    ] as const) {
+      if (!ajv.validateSchema(schema))
+        throw new Error(`contract ${name} ${part} is not a valid JSON Schema 2020-12`);
     }
     return {
       name,

@@ -50,7 +50,12 @@ export function boundAdapter(release: Release, host: HostBinding): AdapterDef | 
 export function hostBlockers(
   release: Release,
   workflow: LoadedWorkflow,
-  host: { harness: string; adapterId?: string; adapterVersion: string; capabilities: readonly string[] },
+  host: {
+    harness: string;
+    adapterId?: string;
+    adapterVersion: string;
+    capabilities: readonly string[];
+  },
 ): Failure[] {
   const failures: Failure[] = [];
   const adapter = release.adapters.find(
@@ -72,7 +77,11 @@ export function hostBlockers(
   const missing = workflow.def.required_capabilities.filter((c) => !host.capabilities.includes(c));
   if (missing.length > 0) {
     failures.push(
-      failure('host_incompatible', `the host lacks capabilities ${missing.join(', ')}`, 'host.capabilities'),
+      failure(
+        'host_incompatible',
+        `the host lacks capabilities ${missing.join(', ')}`,
+        'host.capabilities',
+      ),
     );
   }
   return failures;

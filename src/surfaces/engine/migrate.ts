@@ -33,7 +33,10 @@ export function migrateWorkflow(
   }
   const named = migration.target_release;
   if (named !== `${target.id}@${target.version}` && named !== target.digest) {
-    throw new EngineError('migration_target_mismatch', 'target_release is not the verified migration target');
+    throw new EngineError(
+      'migration_target_mismatch',
+      'target_release is not the verified migration target',
+    );
   }
   if (target.digest === cp.release.digest) {
     throw new EngineError('migration_same_release', 'the target release is the checkpoint’s own');
@@ -42,7 +45,10 @@ export function migrateWorkflow(
     .filter((w) => w.def.id === cp.workflow.def.id)
     .sort((a, b) => compareSemVer(b.def.version, a.def.version))[0];
   if (!workflow) {
-    throw new EngineError('migration_workflow_missing', `the target release has no ${cp.workflow.def.id}`);
+    throw new EngineError(
+      'migration_workflow_missing',
+      `the target release has no ${cp.workflow.def.id}`,
+    );
   }
   if (compareSemVer(workflow.def.version, cp.workflow.def.version) <= 0) {
     throw new EngineError('migration_not_newer', 'the target workflow version is not newer');
@@ -71,10 +77,19 @@ export function migrateWorkflow(
     blockers,
   };
   if (blockers.length > 0) {
-    return { status: 'blocked', checkpoint: cp.token, failures: blockers, migration_preview: preview };
+    return {
+      status: 'blocked',
+      checkpoint: cp.token,
+      failures: blockers,
+      migration_preview: preview,
+    };
   }
   if (!migration.confirm) {
-    const ask = failure('migration_confirmation_required', 'confirm the migration to restart on the target release', 'migration.confirm');
+    const ask = failure(
+      'migration_confirmation_required',
+      'confirm the migration to restart on the target release',
+      'migration.confirm',
+    );
     return { status: 'blocked', checkpoint: cp.token, failures: [ask], migration_preview: preview };
   }
   const checkpoint = issueCheckpoint(ctx, target, workflow, {

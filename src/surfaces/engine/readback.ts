@@ -5,7 +5,15 @@
  * open refuses a symlink itself (`O_NOFOLLOW`), and at most `maxBytes + 1` bytes are read. The
  * answer is a code, never an error text with the server's paths in it.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+} from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
 import { isProjectPath } from './release-check.js';
 
@@ -13,7 +21,11 @@ export type Readback =
   | { readonly ok: true; readonly bytes: Buffer }
   | {
       readonly ok: false;
-      readonly code: 'path_outside_project' | 'symlink_not_allowed' | 'output_attestation_required' | 'artifact_too_large';
+      readonly code:
+        | 'path_outside_project'
+        | 'symlink_not_allowed'
+        | 'output_attestation_required'
+        | 'artifact_too_large';
     };
 
 /** The project root as given, resolved to its real path; undefined when not an absolute dir. */
@@ -28,7 +40,12 @@ export function projectRoot(root: string): string | undefined {
 }
 
 /** The bytes of `rel` under the (real) project `root`. */
-export function readBack(root: string, rel: string, maxBytes: number, allowSymlinks: boolean): Readback {
+export function readBack(
+  root: string,
+  rel: string,
+  maxBytes: number,
+  allowSymlinks: boolean,
+): Readback {
   if (!isProjectPath(rel)) return { ok: false, code: 'path_outside_project' };
   const parts = rel.split('/');
   let path = root;
@@ -44,7 +61,8 @@ export function readBack(root: string, rel: string, maxBytes: number, allowSymli
       if (!allowSymlinks) return { ok: false, code: 'symlink_not_allowed' };
       try {
         const real = realpathSync(path);
-        if (real !== root && !real.startsWith(root + sep)) return { ok: false, code: 'path_outside_project' };
+        if (real !== root && !real.startsWith(root + sep))
+          return { ok: false, code: 'path_outside_project' };
       } catch {
         return { ok: false, code: 'output_attestation_required' };
       }
@@ -55,7 +73,10 @@ export function readBack(root: string, rel: string, maxBytes: number, allowSymli
     fd = openSync(path, constants.O_RDONLY | (allowSymlinks ? 0 : constants.O_NOFOLLOW));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { ok: false, code: code === 'ELOOP' ? 'symlink_not_allowed' : 'output_attestation_required' };
+    return {
+      ok: false,
+      code: code === 'ELOOP' ? 'symlink_not_allowed' : 'output_attestation_required',
+    };
   }
   try {
     if (!fstatSync(fd).isFile()) return { ok: false, code: 'output_attestation_required' };

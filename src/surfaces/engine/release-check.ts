@@ -8,7 +8,12 @@
  */
 import { literalValues, predicateFields } from './predicates.js';
 import type { ReleaseFile } from './release.js';
-import { type AdapterDef, hostAssetPath, type StepDef, type WorkflowDef } from './release-schema.js';
+import {
+  type AdapterDef,
+  hostAssetPath,
+  type StepDef,
+  type WorkflowDef,
+} from './release-schema.js';
 
 /** The first step every workflow starts at. */
 export const SETUP_STEP = 'setup-workspace';
@@ -41,7 +46,9 @@ export function checkWorkflow(
   asset('confirmed_state_schema', wf.confirmed_state_schema);
   const setup = wf.steps[0];
   if (setup?.id !== SETUP_STEP) at('steps[0].id', `the first step must be ${SETUP_STEP}`);
-  else if (!setup.outputs.some((o) => o.id === WORKSPACE_MANIFEST && o.media_type === 'application/json')) {
+  else if (
+    !setup.outputs.some((o) => o.id === WORKSPACE_MANIFEST && o.media_type === 'application/json')
+  ) {
     at('steps[0].outputs', `${SETUP_STEP} must declare the JSON output ${WORKSPACE_MANIFEST}`);
   }
   const ids = new Set<string>();

@@ -61,7 +61,8 @@ export function loadRelease(root: string): ReleaseResult {
   const workflows: LoadedWorkflow[] = [];
   for (const { def } of defs) {
     const stateValidator = compile(def.confirmed_state_schema);
-    for (const step of def.steps) for (const out of step.outputs) if (out.schema) compile(out.schema);
+    for (const step of def.steps)
+      for (const out of step.outputs) if (out.schema) compile(out.schema);
     if (stateValidator) {
       workflows.push({
         def,

@@ -70,7 +70,10 @@ export const StepSchema = z
     max_artifacts: z.number().int().positive().optional(),
     validators: z.array(ValidatorSchema).default([]),
     next: ID.optional(),
-    branches: z.array(z.object({ when: PredicateSchema, to: ID }).strict()).min(1).optional(),
+    branches: z
+      .array(z.object({ when: PredicateSchema, to: ID }).strict())
+      .min(1)
+      .optional(),
     questions: z.array(QuestionSchema).default([]),
   })
   .strict();

@@ -35,7 +35,11 @@ export interface ReleaseStoreOptions {
   readonly target?: Release | undefined;
   /** `<state-dir>/releases`; without it pinned releases live in memory only. */
   readonly storeDir?: string | undefined;
-  readonly onRefresh?: (event: { ok: boolean; digest?: string; problems?: readonly string[] }) => void;
+  readonly onRefresh?: (event: {
+    ok: boolean;
+    digest?: string;
+    problems?: readonly string[];
+  }) => void;
 }
 
 export class ReleaseStore {

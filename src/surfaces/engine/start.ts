@@ -29,11 +29,16 @@ export function selectWorkflow(release: Release, name: string, version?: string)
   const newest = candidates[0];
   if (!newest) throw new EngineError('workflow_not_found', 'no workflow has that id or alias');
   // Authoring rejects an alias naming two workflows, so every candidate has one owner and id.
-  const same = candidates.filter((w) => w.def.id === newest.def.id && w.def.owner === newest.def.owner);
+  const same = candidates.filter(
+    (w) => w.def.id === newest.def.id && w.def.owner === newest.def.owner,
+  );
   if (version === undefined) return newest;
   const exact = same.find((w) => w.def.version === version);
   if (!exact) {
-    throw new EngineError('workflow_version_not_found', `workflow ${newest.def.id} has no version ${version}`);
+    throw new EngineError(
+      'workflow_version_not_found',
+      `workflow ${newest.def.id} has no version ${version}`,
+    );
   }
   return exact;
 }
@@ -64,7 +69,8 @@ export function startWorkflow(ctx: EngineContext, args: StartArguments) {
     validators: {},
     host,
   });
-  const adapter = release.adapters.find((a) => a.id === args.host.adapter.id) ?? boundAdapter(release, host);
+  const adapter =
+    release.adapters.find((a) => a.id === args.host.adapter.id) ?? boundAdapter(release, host);
   return {
     status: 'active',
     checkpoint,

@@ -28,13 +28,15 @@ export function stateDigest(cs: ConfirmedState): string {
 /** `json_schema_failed` failures of `state` against the workflow's schema (none when valid). */
 export function schemaFailures(validate: ValidateFunction, cs: ConfirmedState): Failure[] {
   if (validate(cs.state)) return [];
-  return (validate.errors ?? []).slice(0, 20).map((e) =>
-    failure(
-      'json_schema_failed',
-      `confirmed_state.state${e.instancePath} ${e.message ?? 'is invalid'}`,
-      `confirmed_state.state${e.instancePath}`,
-    ),
-  );
+  return (validate.errors ?? [])
+    .slice(0, 20)
+    .map((e) =>
+      failure(
+        'json_schema_failed',
+        `confirmed_state.state${e.instancePath} ${e.message ?? 'is invalid'}`,
+        `confirmed_state.state${e.instancePath}`,
+      ),
+    );
 }
 
 /**

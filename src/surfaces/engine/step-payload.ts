@@ -22,7 +22,10 @@ function textAsset(release: Release, path: string) {
 }
 
 /** The host assets `step` needs installed: all of the workflow's for setup, else its own. */
-export function requiredHostAssets(workflow: LoadedWorkflow, step: StepDef): Record<Kind, string[]> {
+export function requiredHostAssets(
+  workflow: LoadedWorkflow,
+  step: StepDef,
+): Record<Kind, string[]> {
   const steps = step.id === SETUP_STEP ? workflow.def.steps : [step];
   const out = { prompts: [] as string[], skills: [] as string[], subagents: [] as string[] };
   for (const s of steps) {
@@ -67,7 +70,11 @@ export function stepPayload(
       assets[kind].map((name) => {
         const path = hostAssetPath(kind, name);
         uris.add(releaseUri(release, path));
-        return { name, ...textAsset(release, path), install_path: installPath(adapter, kind, name) };
+        return {
+          name,
+          ...textAsset(release, path),
+          install_path: installPath(adapter, kind, name),
+        };
       }),
     ]),
   );

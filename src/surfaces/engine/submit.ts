@@ -7,7 +7,12 @@
  * passes); all passed, the artifact and validator receipts are updated and the step transitions.
  */
 import { canonicalJson } from './canonical-json.js';
-import { type EngineContext, nextCheckpoint, type OpenCheckpoint, openCheckpoint } from './checkpoint.js';
+import {
+  type EngineContext,
+  nextCheckpoint,
+  type OpenCheckpoint,
+  openCheckpoint,
+} from './checkpoint.js';
 import { payloadFor } from './continue.js';
 import { EngineError } from './errors.js';
 import { validatorKey } from './gate.js';
@@ -36,7 +41,12 @@ export interface Report {
   readonly validator_id: string;
   readonly version: string;
   readonly outcome: 'pass' | 'fail';
-  readonly findings: readonly { message: string; severity?: string; path?: string; artifact?: string }[];
+  readonly findings: readonly {
+    message: string;
+    severity?: string;
+    path?: string;
+    artifact?: string;
+  }[];
   readonly instruction_digest: string;
   readonly input_digest: string;
   readonly validated_by: { readonly harness: string; readonly adapter_version: string };
@@ -45,7 +55,9 @@ export interface Report {
 export interface SubmitArguments {
   readonly checkpoint: string;
   readonly confirmed_state: ConfirmedState;
-  readonly validation_bundle: Readonly<Record<string, unknown>> & { readonly validation_token: string };
+  readonly validation_bundle: Readonly<Record<string, unknown>> & {
+    readonly validation_token: string;
+  };
   readonly reports: readonly Report[];
 }
 
@@ -61,12 +73,20 @@ export function submitStepValidation(ctx: EngineContext, args: SubmitArguments) 
   for (const { validator, report } of results) {
     if (report === undefined) continue;
     if (report.outcome === 'pass') {
-      validators[validatorKey(validator)] = { outcome: 'pass', input_digest: validator.input_digest };
+      validators[validatorKey(validator)] = {
+        outcome: 'pass',
+        input_digest: validator.input_digest,
+      };
     } else {
       delete validators[validatorKey(validator)];
-      for (const f of report.findings) findings.push({ validator_id: validator.id, version: validator.version, ...f });
+      for (const f of report.findings)
+        findings.push({ validator_id: validator.id, version: validator.version, ...f });
       if (report.findings.length === 0) {
-        findings.push({ validator_id: validator.id, version: validator.version, message: 'failed without findings' });
+        findings.push({
+          validator_id: validator.id,
+          version: validator.version,
+          message: 'failed without findings',
+        });
       }
     }
   }
@@ -75,15 +95,24 @@ export function submitStepValidation(ctx: EngineContext, args: SubmitArguments) 
     return { status: 'validation_failed', checkpoint, findings, step: payloadFor(cp, cp.step) };
   }
   const artifacts = { ...cp.payload.artifacts };
-  for (const a of bundle.artifacts) artifacts[a.id] = { path: a.path, sha256: a.sha256, bytes: a.bytes };
+  for (const a of bundle.artifacts)
+    artifacts[a.id] = { path: a.path, sha256: a.sha256, bytes: a.bytes };
   const target = nextTarget(cp.step, args.confirmed_state.state);
   switch (target.kind) {
     case 'question':
-      return { status: 'input_required', checkpoint: nextCheckpoint(ctx, cp, { artifacts, validators }), question: target.question };
+      return {
+        status: 'input_required',
+        checkpoint: nextCheckpoint(ctx, cp, { artifacts, validators }),
+        question: target.question,
+      };
     case 'completed':
     case 'blocked':
       // A gated terminal step: done. A blocked branch waits, proven, for a state that matches.
-      return { status: target.kind === 'completed' ? 'completed' : 'input_required', checkpoint: nextCheckpoint(ctx, cp, { artifacts, validators }), ...(target.kind === 'blocked' ? { failures: target.failures } : {}) };
+      return {
+        status: target.kind === 'completed' ? 'completed' : 'input_required',
+        checkpoint: nextCheckpoint(ctx, cp, { artifacts, validators }),
+        ...(target.kind === 'blocked' ? { failures: target.failures } : {}),
+      };
     default: {
       const step = cp.workflow.steps.get(target.to) as StepDef;
       const checkpoint = nextCheckpoint(ctx, cp, { step: step.id, artifacts, validators });
@@ -93,10 +122,15 @@ export function submitStepValidation(ctx: EngineContext, args: SubmitArguments) 
 }
 
 /** The signed bundle, which the object passed must equal, for this checkpoint and step. */
-function openBundle(ctx: EngineContext, cp: OpenCheckpoint, passed: SubmitArguments['validation_bundle']): Bundle {
+function openBundle(
+  ctx: EngineContext,
+  cp: OpenCheckpoint,
+  passed: SubmitArguments['validation_bundle'],
+): Bundle {
   const { validation_token: token, ...fields } = passed;
   const signed = verifyToken(ctx.ring, token, 'validation_bundle');
-  const refuse = (why: string) => new EngineError('invalid_validation_bundle', `the validation bundle ${why}`);
+  const refuse = (why: string) =>
+    new EngineError('invalid_validation_bundle', `the validation bundle ${why}`);
   if (canonicalJson(fields) !== canonicalJson(signed)) throw refuse('differs from what was signed');
   if (signed['checkpoint_digest'] !== cp.digest || signed['step'] !== cp.step.id) {
     throw refuse('was prepared for another checkpoint');
@@ -109,12 +143,17 @@ function matchReports(cp: OpenCheckpoint, bundle: Bundle, reports: readonly Repo
   const byKey = new Map<string, Report>();
   for (const r of reports) {
     const key = `${r.validator_id}@${r.version}`;
-    if (byKey.has(key)) throw new EngineError('validator_report_duplicate', `${key} is reported twice`);
+    if (byKey.has(key))
+      throw new EngineError('validator_report_duplicate', `${key} is reported twice`);
     byKey.set(key, r);
   }
   for (const key of byKey.keys()) {
     const v = bundle.validators.find((b) => validatorKey(b) === key);
-    if (!v || v.reused) throw new EngineError('validator_report_extra', `${key} is not to be reported in this bundle`);
+    if (!v || v.reused)
+      throw new EngineError(
+        'validator_report_extra',
+        `${key} is not to be reported in this bundle`,
+      );
   }
   const host = cp.payload.host;
   return bundle.validators.map((v) => {
@@ -123,19 +162,35 @@ function matchReports(cp: OpenCheckpoint, bundle: Bundle, reports: readonly Repo
     if (v.reused) {
       const receipt = cp.payload.validators[key];
       if (receipt?.outcome !== 'pass' || receipt.input_digest !== v.input_digest) {
-        throw new EngineError('validator_report_stale', `${key} has no pass for these inputs to reuse`);
+        throw new EngineError(
+          'validator_report_stale',
+          `${key} has no pass for these inputs to reuse`,
+        );
       }
       return { validator: v, report: undefined };
     }
     if (report === undefined) {
-      if (v.report_required) throw new EngineError('validator_report_missing', `${key} must be reported`);
+      if (v.report_required)
+        throw new EngineError('validator_report_missing', `${key} must be reported`);
       return { validator: v, report: undefined };
     }
-    if (report.validated_by.harness !== host.harness || report.validated_by.adapter_version !== host.adapter_version) {
-      throw new EngineError('validator_report_host_mismatch', `${key} was validated by another host than the checkpoint's`);
+    if (
+      report.validated_by.harness !== host.harness ||
+      report.validated_by.adapter_version !== host.adapter_version
+    ) {
+      throw new EngineError(
+        'validator_report_host_mismatch',
+        `${key} was validated by another host than the checkpoint's`,
+      );
     }
-    if (report.instruction_digest !== v.instruction_digest || report.input_digest !== v.input_digest) {
-      throw new EngineError('validator_report_stale', `${key} reports on other instructions or inputs`);
+    if (
+      report.instruction_digest !== v.instruction_digest ||
+      report.input_digest !== v.input_digest
+    ) {
+      throw new EngineError(
+        'validator_report_stale',
+        `${key} reports on other instructions or inputs`,
+      );
     }
     return { validator: v, report };
   });

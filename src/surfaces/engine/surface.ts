@@ -15,9 +15,9 @@ import type { Surface } from '../surface.js';
 import type { ToolDefinition, ToolResult } from '../tools.js';
 import { canonicalJson } from './canonical-json.js';
 import type { EngineContext } from './checkpoint.js';
+import { type ContinueArguments, continueWorkflow } from './continue.js';
 import type { ToolName } from './contract-schemas.js';
 import { type Contract, compileContracts, contractDocuments } from './contracts.js';
-import { type ContinueArguments, continueWorkflow } from './continue.js';
 import { EngineError } from './errors.js';
 import { type PrepareArguments, prepareStepValidation } from './prepare.js';
 import { type StartArguments, startWorkflow } from './start.js';
@@ -29,7 +29,8 @@ type Handler = (ctx: EngineContext, args: never) => Record<string, unknown>;
 const DISPATCH: Readonly<Record<ToolName, Handler>> = {
   'rimthan.start_workflow': (ctx, args: StartArguments) => startWorkflow(ctx, args),
   'rimthan.continue_workflow': (ctx, args: ContinueArguments) => continueWorkflow(ctx, args),
-  'rimthan.prepare_step_validation': (ctx, args: PrepareArguments) => prepareStepValidation(ctx, args),
+  'rimthan.prepare_step_validation': (ctx, args: PrepareArguments) =>
+    prepareStepValidation(ctx, args),
   'rimthan.submit_step_validation': (ctx, args: SubmitArguments) => submitStepValidation(ctx, args),
 };
 
@@ -97,7 +98,10 @@ function engineTool(contract: Contract, options: EngineSurfaceOptions): ToolDefi
 /** The first schema error as an `ArgumentError` naming the field. */
 function argumentError(contract: Contract): ArgumentError {
   const error = contract.validateInput.errors?.[0];
-  const extra = error?.keyword === 'additionalProperties' ? `/${String(error.params['additionalProperty'])}` : '';
+  const extra =
+    error?.keyword === 'additionalProperties'
+      ? `/${String(error.params['additionalProperty'])}`
+      : '';
   const pointer = `${error?.instancePath ?? ''}${extra}`;
   const field = pointer.slice(1).replaceAll('/', '.');
   const message =
@@ -119,7 +123,9 @@ function contractResources(contracts: readonly Contract[]): ResourceProvider {
     list: () => list,
     read: (uri) => {
       const text = docs.get(uri);
-      return text === undefined ? undefined : { contents: [{ uri, mimeType: 'application/schema+json', text }] };
+      return text === undefined
+        ? undefined
+        : { contents: [{ uri, mimeType: 'application/schema+json', text }] };
     },
   };
 }
@@ -158,7 +164,9 @@ function releaseResources(ctx: EngineContext): ResourceProvider {
         return undefined;
       }
       const file = release.files.get(rest.slice(slash + 1));
-      return file === undefined ? undefined : { contents: [{ uri, mimeType: mimeOf(file.path), text: file.text }] };
+      return file === undefined
+        ? undefined
+        : { contents: [{ uri, mimeType: mimeOf(file.path), text: file.text }] };
     },
   };
 }

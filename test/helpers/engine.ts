@@ -31,6 +31,8 @@ export interface CallAnswer {
   readonly isError: boolean;
   readonly structured: Structured;
   readonly text: string;
+  /** `_meta["mhl/diagnostic"]`, on refused arguments and domain errors. */
+  readonly diagnostic: Structured;
 }
 
 /** One engine server on stdio with a v1 SDK client. */
@@ -62,11 +64,13 @@ export class EngineSession {
       isError?: boolean;
       structuredContent?: Structured;
       content?: { type: string; text: string }[];
+      _meta?: Structured;
     };
     return {
       isError: result.isError === true,
       structured: result.structuredContent ?? {},
       text: result.content?.[0]?.text ?? '',
+      diagnostic: result._meta?.['mhl/diagnostic'],
     };
   }
 

@@ -100,7 +100,7 @@ describe('workflow-engine: the four-tool surface', () => {
           tools.map((t: Structured) => t.name),
           NAMES,
         );
-        const byName = new Map(tools.map((t: Structured) => [t.name, t]));
+        const byName = new Map<string, Structured>(tools.map((t: Structured) => [t.name, t]));
         assert.deepEqual(byName.get(TOOLS.start).annotations, {
           readOnlyHint: true,
           destructiveHint: false,

@@ -40,6 +40,7 @@ export class EngineSession {
   readonly client: Client;
   readonly transport: StdioClientTransport;
   stderr = '';
+  readonly #watchers = new Set<() => void>();
 
   constructor(args: readonly string[], env: Record<string, string> = {}) {
     this.transport = new StdioClientTransport({
@@ -50,6 +51,7 @@ export class EngineSession {
     });
     this.transport.stderr?.on('data', (d: Buffer) => {
       this.stderr += d.toString('utf8');
+      for (const watch of this.#watchers) watch();
     });
     this.client = new Client({ name: 'engine-e2e', version: '1.0.0' });
   }
@@ -72,6 +74,19 @@ export class EngineSession {
       text: result.content?.[0]?.text ?? '',
       diagnostic: result._meta?.['mhl/diagnostic'],
     };
+  }
+
+  /** Resolves once the server's stderr holds `match` (a log line, never a sleep). */
+  logged(match: string): Promise<void> {
+    return new Promise((done) => {
+      const check = () => {
+        if (!this.stderr.includes(match)) return;
+        this.#watchers.delete(check);
+        done();
+      };
+      this.#watchers.add(check);
+      check();
+    });
   }
 
   close(): Promise<void> {

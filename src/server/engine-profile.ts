@@ -14,7 +14,7 @@ import {
   type Release,
   ReleaseStore,
   takeEngineKey,
-} from '../surfaces/engine/index.js';
+} from '../surfaces/index.js';
 import type { ProfileParts, ProfileResult } from './profiles.js';
 
 /**

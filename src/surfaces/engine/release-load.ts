@@ -5,8 +5,7 @@
  */
 import type { ValidateFunction } from 'ajv';
 import type { z } from 'zod';
-import { ajv2020Class } from '../../lang/index.js';
-import { yaml } from '../../lang/lazy-modules.js';
+import { ajv2020Class, yaml } from '../../lang/index.js';
 import { canonicalDigest } from './canonical-json.js';
 import type { LoadedWorkflow, Release, ReleaseFile } from './release.js';
 import { checkAdapters, checkCatalogue, checkWorkflow } from './release-check.js';

@@ -13,11 +13,11 @@ import { after, before, describe, it } from 'node:test';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
 import {
   artifact,
-  attestation,
   confirmed,
   type EngineSession,
   engineSession,
   project,
+  put,
   reports,
   type Structured,
   TOOLS,
@@ -28,7 +28,7 @@ const HOST = {
   harness: 'claude-code',
   adapter: { id: 'claude-code', version: '1.0.0' },
   capabilities: ['file-write'],
-  validator_capabilities: [],
+  validator_capabilities: ['web'],
   repository_policy: {
     writable_paths: ['.rimthan', 'out'],
     forbidden_paths: [],
@@ -38,12 +38,12 @@ const HOST = {
 const BY = { harness: 'claude-code', adapter_version: '1.0.0' };
 const STATE = confirmed({ topic: 'caching' });
 
-function manifest(root: string): Structured {
+function manifest(root: string, host: Structured = HOST): Structured {
   const doc = {
     harness: 'claude-code',
     adapter: HOST.adapter,
     capabilities: ['file-write'],
-    validator_capabilities: [],
+    validator_capabilities: host.validator_capabilities,
     assets: [],
   };
   return artifact(
@@ -55,19 +55,24 @@ function manifest(root: string): Structured {
 }
 
 /** Starts review-loop and passes setup-workspace; the checkpoint at `draft`. */
-async function toDraft(s: EngineSession, root: string, version?: string): Promise<string> {
+async function toDraft(
+  s: EngineSession,
+  root: string,
+  version?: string,
+  host: Structured = HOST,
+): Promise<string> {
   const started = await s.call(TOOLS.start, {
     workflow: 'loop',
     ...(version ? { workflow_version: version } : {}),
     confirmed_state: STATE,
-    host: HOST,
+    host,
   });
   assert.equal(started.structured.status, 'active', JSON.stringify(started.structured));
   const checkpoint = started.structured.checkpoint;
   const p = await s.call(TOOLS.prepare, {
     checkpoint,
     confirmed_state: STATE,
-    artifacts: [manifest(root)],
+    artifacts: [manifest(root, host)],
     attestation: { project_root: root, repository_policy: HOST.repository_policy },
   });
   assert.equal(p.structured.status, 'ready_for_semantic_validation', JSON.stringify(p.structured));
@@ -190,6 +195,109 @@ describe('workflow-engine: the stateless validation loop', () => {
       reports: reports(p4.structured, 'pass', BY),
     });
     assert.equal(done.structured.status, 'completed');
+  });
+
+  it('binds a step’s inputs to the bytes their receipts name', async () => {
+    const root = project();
+    const checkpoint = await toDraft(s, root, '1.0.0');
+    const p = await prepareDraft(s, root, checkpoint, JSON.stringify({ title: 'Inputs' }));
+    const sub = await s.call(TOOLS.submit, {
+      checkpoint,
+      confirmed_state: STATE,
+      validation_bundle: p.structured.validation_bundle,
+      reports: reports(p.structured, 'pass', BY),
+    });
+    assert.equal(sub.structured.status, 'advanced');
+    assert.equal(sub.structured.step.id, 'publish');
+    const publish = sub.structured.checkpoint;
+    const note = () => artifact(root, 'note', 'out/note.md', 'Published.\n');
+    const att = { project_root: root, repository_policy: HOST.repository_policy };
+    put(root, 'out/draft.json', JSON.stringify({ title: 'Edited after its validation' }));
+    const changed = await s.call(TOOLS.prepare, {
+      checkpoint: publish,
+      confirmed_state: STATE,
+      artifacts: [note()],
+      attestation: att,
+    });
+    assert.equal(changed.structured.status, 'deterministic_validation_failed');
+    assert.deepEqual(
+      changed.structured.failures.map((f: Structured) => f.code),
+      ['input_digest_mismatch'],
+    );
+    put(root, 'out/draft.json', JSON.stringify({ title: 'Inputs' }));
+    const ok = await s.call(TOOLS.prepare, {
+      checkpoint: publish,
+      confirmed_state: STATE,
+      artifacts: [note()],
+      attestation: att,
+    });
+    assert.equal(
+      ok.structured.status,
+      'ready_for_semantic_validation',
+      JSON.stringify(ok.structured),
+    );
+  });
+
+  it('refuses validators the bound host cannot run, and other validator capabilities', async () => {
+    const root = project();
+    const noWeb = { ...HOST, validator_capabilities: [] };
+    const checkpoint = await toDraft(s, root, undefined, noWeb);
+    const p = await prepareDraft(s, root, checkpoint, JSON.stringify({ title: 't' }));
+    assert.deepEqual(
+      p.structured.failures.map((f: Structured) => f.code),
+      ['validator_capability_missing'],
+    );
+    const other = await toDraft(s, project());
+    const mismatch = await s.call(TOOLS.prepare, {
+      checkpoint: other,
+      confirmed_state: STATE,
+      artifacts: [],
+      attestation: {
+        project_root: root,
+        repository_policy: HOST.repository_policy,
+        validator_capabilities: ['web', 'shell'],
+      },
+    });
+    assert.ok(
+      mismatch.structured.failures
+        .map((f: Structured) => f.code)
+        .includes('host_capability_mismatch'),
+    );
+  });
+
+  it('returns a gated step again on continue, reissued when the state changed', async () => {
+    const checkpoint = await toDraft(s, project());
+    const same = await s.call(TOOLS.continue, {
+      checkpoint,
+      prior_confirmed_state: STATE,
+      confirmed_state: STATE,
+    });
+    assert.equal(same.structured.checkpoint, checkpoint);
+    const next = confirmed({ topic: 'sharding' });
+    const changed = await s.call(TOOLS.continue, {
+      checkpoint,
+      prior_confirmed_state: STATE,
+      confirmed_state: next,
+    });
+    assert.equal(changed.structured.status, 'active');
+    assert.equal(changed.structured.step.id, 'draft');
+    assert.notEqual(changed.structured.checkpoint, checkpoint);
+    const payload = (t: string) =>
+      JSON.parse(Buffer.from(t.split('.')[0] as string, 'base64url').toString());
+    assert.equal(payload(changed.structured.checkpoint).step, 'draft');
+    assert.notEqual(
+      payload(changed.structured.checkpoint).confirmed_state_digest,
+      payload(checkpoint).confirmed_state_digest,
+    );
+    const wrongPrior = await s.call(TOOLS.continue, {
+      checkpoint,
+      prior_confirmed_state: next,
+      confirmed_state: next,
+    });
+    assert.deepEqual(
+      wrongPrior.structured.failures.map((f: Structured) => f.code),
+      ['state_digest_mismatch'],
+    );
   });
 
   it('refuses a bundle prepared for another checkpoint', async () => {

@@ -14,6 +14,7 @@ import {
   claudeHost,
   confirmed,
   ENGINE_RELEASE,
+  ENGINE_TARGET,
   engineSession,
   type Structured,
   TOOLS,
@@ -107,6 +108,43 @@ describe('workflow-engine: pinned releases and refreshes', () => {
   });
 });
 
+describe('workflow-engine: migration refusals', () => {
+  const migrate = async (args: string[], target: string) => {
+    const s = await engineSession(args);
+    try {
+      const checkpoint = (await start(s)).structured.checkpoint;
+      const fresh = confirmed(STATE.state);
+      return (
+        await s.call(TOOLS.continue, {
+          checkpoint,
+          prior_confirmed_state: STATE,
+          confirmed_state: fresh,
+          migration: { target_release: target, confirm: true },
+        })
+      ).structured;
+    } finally {
+      await s.close();
+    }
+  };
+
+  it('refuses without a target, to the same release, and to an older version', async () => {
+    assert.equal(
+      (await migrate([ENGINE_RELEASE], 'research-kit@1.3.0')).code,
+      'migration_unavailable',
+    );
+    const same = await migrate(
+      [ENGINE_RELEASE, '--migration-target', ENGINE_RELEASE],
+      'research-kit@1.2.0',
+    );
+    assert.equal(same.code, 'migration_same_release');
+    const older = await migrate(
+      [ENGINE_TARGET, '--migration-target', ENGINE_RELEASE],
+      'research-kit@1.2.0',
+    );
+    assert.equal(older.code, 'migration_not_newer');
+  });
+});
+
 describe('workflow-engine: start-up refusals', () => {
   const serve = (args: string[], env: Record<string, string> = {}) =>
     runCli(['serve', 'mcp', '--profile', 'workflow-engine', ...args], {
@@ -190,6 +228,12 @@ describe('workflow-engine: start-up refusals', () => {
     assert.equal(short.code, 1);
     assert.match(short.stderr, /MHL_ENGINE_KEY/);
     assert.doesNotMatch(short.stderr, /short/);
+  });
+
+  it('refuses a --migration-target that does not load', async () => {
+    const r = await serve([ENGINE_RELEASE, '--migration-target', tempDir('mhl-engine-empty-')]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /--migration-target release does not load/);
   });
 
   it('refuses --migration-target outside the workflow-engine profile', async () => {

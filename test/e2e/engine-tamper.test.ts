@@ -31,7 +31,7 @@ const HOST = {
   harness: 'claude-code',
   adapter: { id: 'claude-code', version: '1.0.0' },
   capabilities: ['file-write'],
-  validator_capabilities: [],
+  validator_capabilities: ['web'],
   repository_policy: POLICY,
 };
 const BY = { harness: 'claude-code', adapter_version: '1.0.0' };
@@ -81,7 +81,7 @@ describe('workflow-engine: tampered tokens and hostile artifacts', () => {
       harness: 'claude-code',
       adapter: HOST.adapter,
       capabilities: ['file-write'],
-      validator_capabilities: [],
+      validator_capabilities: ['web'],
       assets: [],
     };
     const m = artifact(

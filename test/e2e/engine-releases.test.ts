@@ -35,6 +35,12 @@ function edit(dir: string, rel: string, change: (text: string) => string): void 
   writeFileSync(path, change(readFileSync(path, 'utf8')));
 }
 
+/** The text of `mhl://engine/status`. */
+async function readStatus(s: Structured): Promise<string> {
+  const read = await s.client.readResource({ uri: 'mhl://engine/status' });
+  return read.contents[0].text;
+}
+
 const start = (s: Structured) =>
   s.call(TOOLS.start, {
     workflow: 'research-decision',
@@ -100,6 +106,16 @@ describe('workflow-engine: pinned releases and refreshes', () => {
       assert.equal(after.structured.status, 'active');
       assert.equal(payloadOf(after.structured.checkpoint).release.digest, before);
       await s.logged('ENGINE_RELEASE_REFRESH_FAILED');
+      const status = JSON.parse(readStatus(s));
+      assert.equal(status.active_release.digest, before);
+      assert.match(status.refresh_failure.problems[0], /1\.2\.0\.yaml: steps\[0\]\.id/);
+      // Repaired, the next start serves the repaired release and the failure is gone.
+      edit(dir, 'workflows/research-decision/1.2.0.yaml', (t) =>
+        t.replace('id: setup\n', 'id: setup-workspace\n'),
+      );
+      await start(s);
+      const healed = JSON.parse(readStatus(s));
+      assert.equal(healed.refresh_failure, null);
       assert.match(s.stderr, /workflows\/research-decision\/1\.2\.0\.yaml/);
       assert.doesNotMatch(s.stderr, new RegExp(dir.replaceAll('/', '\\/').concat('\\/workflows')));
     } finally {

@@ -98,21 +98,17 @@ export function submitStepValidation(ctx: EngineContext, args: SubmitArguments) 
   for (const a of bundle.artifacts)
     artifacts[a.id] = { path: a.path, sha256: a.sha256, bytes: a.bytes };
   const target = nextTarget(cp.step, args.confirmed_state.state);
+  // The step is proven from here on: a checkpoint on it with the new receipts lets
+  // continue_workflow take the transition once the state allows it.
+  const proven = () => nextCheckpoint(ctx, cp, { artifacts, validators });
   switch (target.kind) {
     case 'question':
-      return {
-        status: 'input_required',
-        checkpoint: nextCheckpoint(ctx, cp, { artifacts, validators }),
-        question: target.question,
-      };
+      return { status: 'input_required', checkpoint: proven(), question: target.question };
     case 'completed':
+      return { status: 'completed', checkpoint: proven() };
     case 'blocked':
-      // A gated terminal step: done. A blocked branch waits, proven, for a state that matches.
-      return {
-        status: target.kind === 'completed' ? 'completed' : 'input_required',
-        checkpoint: nextCheckpoint(ctx, cp, { artifacts, validators }),
-        ...(target.kind === 'blocked' ? { failures: target.failures } : {}),
-      };
+      // No branch matches the state as it is: the host changes it, then continues.
+      return { status: 'input_required', checkpoint: proven(), failures: target.failures };
     default: {
       const step = cp.workflow.steps.get(target.to) as StepDef;
       const checkpoint = nextCheckpoint(ctx, cp, { step: step.id, artifacts, validators });

@@ -45,7 +45,11 @@ export function engineSurface(options: EngineSurfaceOptions): Surface {
   return {
     name: 'workflow-engine',
     tools: contracts.map((c) => engineTool(c, options)),
-    resources: [contractResources(contracts), releaseResources(options.context)],
+    resources: [
+      contractResources(contracts),
+      statusResource(options.context),
+      releaseResources(options.context),
+    ],
   };
 }
 
@@ -126,6 +130,44 @@ function contractResources(contracts: readonly Contract[]): ResourceProvider {
       return text === undefined
         ? undefined
         : { contents: [{ uri, mimeType: 'application/schema+json', text }] };
+    },
+  };
+}
+
+const STATUS_URI = 'mhl://engine/status';
+
+/**
+ * What the server serves now: the active release (after a refresh check), the migration
+ * target, the signing key id, and the last refresh's failure while the last good release is
+ * served. It changes, so 2026-07-28 answers are private and uncached.
+ */
+function statusResource(ctx: EngineContext): ResourceProvider {
+  const identity = (r: { id: string; version: string; digest: string }) => ({
+    id: r.id,
+    version: r.version,
+    digest: r.digest,
+  });
+  return {
+    list: () => [
+      {
+        uri: STATUS_URI,
+        name: 'workflow-engine status',
+        description: 'active release, migration target, key id, last refresh failure',
+        mimeType: 'application/json',
+      },
+    ],
+    read: (uri) => {
+      if (uri !== STATUS_URI) return undefined;
+      const active = ctx.releases.active();
+      const target = ctx.releases.target;
+      const status = {
+        active_release: identity(active),
+        migration_target: target ? identity(target) : null,
+        kid: ctx.ring.signingKid,
+        refresh_failure: ctx.releases.refreshFailure() ?? null,
+      };
+      const text = JSON.stringify(status, null, 2);
+      return { contents: [{ uri, mimeType: 'application/json', text }], private: true };
     },
   };
 }

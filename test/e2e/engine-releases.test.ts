@@ -106,7 +106,7 @@ describe('workflow-engine: pinned releases and refreshes', () => {
       assert.equal(after.structured.status, 'active');
       assert.equal(payloadOf(after.structured.checkpoint).release.digest, before);
       await s.logged('ENGINE_RELEASE_REFRESH_FAILED');
-      const status = JSON.parse(readStatus(s));
+      const status = JSON.parse(await readStatus(s));
       assert.equal(status.active_release.digest, before);
       assert.match(status.refresh_failure.problems[0], /1\.2\.0\.yaml: steps\[0\]\.id/);
       // Repaired, the next start serves the repaired release and the failure is gone.
@@ -114,7 +114,7 @@ describe('workflow-engine: pinned releases and refreshes', () => {
         t.replace('id: setup\n', 'id: setup-workspace\n'),
       );
       await start(s);
-      const healed = JSON.parse(readStatus(s));
+      const healed = JSON.parse(await readStatus(s));
       assert.equal(healed.refresh_failure, null);
       assert.match(s.stderr, /workflows\/research-decision\/1\.2\.0\.yaml/);
       assert.doesNotMatch(s.stderr, new RegExp(dir.replaceAll('/', '\\/').concat('\\/workflows')));

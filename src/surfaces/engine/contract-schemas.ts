@@ -69,7 +69,7 @@ export const ARTIFACT = object(
     id: str({ minLength: 1, maxLength: 200 }),
     path: str({ minLength: 1, maxLength: 1024 }),
     media_type: { enum: ['application/json', 'text/markdown'] },
-    content: str(),
+    content: str({ maxLength: 4_194_304, description: 'the exact bytes, as utf8 text or base64' }),
     encoding: { enum: ['utf8', 'base64'] },
   },
   ['id', 'path', 'media_type', 'content', 'encoding'],

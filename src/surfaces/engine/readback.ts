@@ -79,8 +79,11 @@ export function readBack(
     };
   }
   try {
-    if (!fstatSync(fd).isFile()) return { ok: false, code: 'output_attestation_required' };
-    const buffer = Buffer.alloc(maxBytes + 1);
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { ok: false, code: 'output_attestation_required' };
+    if (stat.size > maxBytes) return { ok: false, code: 'artifact_too_large' };
+    // Sized by the file, one byte more to see growth since the fstat; never more than allowed.
+    const buffer = Buffer.allocUnsafe(stat.size + 1);
     let length = 0;
     while (length < buffer.length) {
       const n = readSync(fd, buffer, length, buffer.length - length, null);

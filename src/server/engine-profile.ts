@@ -82,8 +82,15 @@ export function workflowEngineProfile(parts: ProfileParts): ProfileResult {
     },
     'workflow-engine release loaded',
   );
+  let surface: ReturnType<typeof engineSurface>;
+  try {
+    surface = engineSurface({ context, logger });
+  } catch (error) {
+    // A contract that is not a valid JSON Schema 2020-12: a build fault, reported, not served.
+    return { problem: (error as Error).message };
+  }
   return {
-    surfaces: [engineSurface({ context, logger })],
+    surfaces: [surface],
     tools: { unknownToolCode: -32601, privateList: true },
   };
 }

@@ -207,15 +207,24 @@ describe('workflow-engine: the stateless validation loop', () => {
       validation_bundle: p.structured.validation_bundle,
       reports: reports(p.structured, 'pass', BY),
     });
-    assert.equal(sub.structured.status, 'advanced');
-    assert.equal(sub.structured.step.id, 'publish');
-    const publish = sub.structured.checkpoint;
+    // Proven, but its branch needs a field: asked, then taken on continue.
+    assert.equal(sub.structured.status, 'input_required');
+    assert.equal(sub.structured.question.field, 'channel');
+    const routed = confirmed({ topic: 'caching', channel: 'blog' });
+    const c = await s.call(TOOLS.continue, {
+      checkpoint: sub.structured.checkpoint,
+      prior_confirmed_state: STATE,
+      confirmed_state: routed,
+    });
+    assert.equal(c.structured.status, 'active', JSON.stringify(c.structured));
+    assert.equal(c.structured.step.id, 'publish');
+    const publish = c.structured.checkpoint;
     const note = () => artifact(root, 'note', 'out/note.md', 'Published.\n');
     const att = { project_root: root, repository_policy: HOST.repository_policy };
     put(root, 'out/draft.json', JSON.stringify({ title: 'Edited after its validation' }));
     const changed = await s.call(TOOLS.prepare, {
       checkpoint: publish,
-      confirmed_state: STATE,
+      confirmed_state: routed,
       artifacts: [note()],
       attestation: att,
     });
@@ -227,7 +236,7 @@ describe('workflow-engine: the stateless validation loop', () => {
     put(root, 'out/draft.json', JSON.stringify({ title: 'Inputs' }));
     const ok = await s.call(TOOLS.prepare, {
       checkpoint: publish,
-      confirmed_state: STATE,
+      confirmed_state: routed,
       artifacts: [note()],
       attestation: att,
     });

@@ -207,7 +207,7 @@ describe('workflow-engine: start-up refusals', () => {
       'an unknown key',
       'workflows/research-decision/1.2.0.yaml',
       (t) => t.replace('title:', 'titel: x\ntitle:'),
-      /1\.2\.0\.yaml: .*titel/,
+      /1\.2\.0\.yaml:\d+:\d+: .*titel/,
     ],
   ];
   for (const [what, file, change, message] of cases) {

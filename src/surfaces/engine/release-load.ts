@@ -98,22 +98,44 @@ function parseFile<T extends z.ZodType>(
     problems.push(`${path}: missing from the release`);
     return undefined;
   }
-  const doc = yaml().parseDocument(file.text, { prettyErrors: false });
+  const Yaml = yaml();
+  const lines = new Yaml.LineCounter();
+  const doc = Yaml.parseDocument(file.text, { prettyErrors: false, lineCounter: lines });
   const error = doc.errors[0];
   if (error !== undefined) {
     const pos = error.linePos?.[0];
-    const where = pos === undefined ? '' : `${pos.line}:${pos.col}: `;
+    const where = pos === undefined ? ' ' : `${pos.line}:${pos.col}: `;
     problems.push(`${path}:${where}${error.message.split('\n')[0]}`);
     return undefined;
   }
   const parsed = schema.safeParse(doc.toJS());
   if (!parsed.success) {
     for (const issue of parsed.error.issues.slice(0, 10)) {
-      problems.push(`${path}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+      const offset = issueOffset(doc, issue);
+      const pos = offset === undefined ? undefined : lines.linePos(offset);
+      const where = pos === undefined ? '' : `${pos.line}:${pos.col}:`;
+      problems.push(`${path}:${where} ${issue.path.join('.') || '(root)'}: ${issue.message}`);
     }
     return undefined;
   }
   return parsed.data;
+}
+
+/** Where in the YAML text an issue points: the unknown key itself, else the node at its path. */
+function issueOffset(
+  doc: ReturnType<ReturnType<typeof yaml>['parseDocument']>,
+  issue: z.core.$ZodIssue,
+): number | undefined {
+  const path = issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part));
+  const node = path.length === 0 ? doc.contents : doc.getIn(path, true);
+  const Yaml = yaml();
+  if (issue.code === 'unrecognized_keys' && Yaml.isMap(node)) {
+    const key = node.items.find(
+      (pair) => Yaml.isScalar(pair.key) && pair.key.value === issue.keys[0],
+    )?.key;
+    if (Yaml.isNode(key) && key.range) return key.range[0];
+  }
+  return Yaml.isNode(node) && node.range ? node.range[0] : undefined;
 }
 
 /** The digest of a definition and of every asset it references, which a checkpoint pins. */

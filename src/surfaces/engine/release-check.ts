@@ -4,7 +4,7 @@
  * earlier steps, project-relative output paths, every referenced asset present, a question for
  * every predicate field, branches proven exclusive where they can be (literal `equals`/`in` on
  * one field), and no alias that names two workflows across the catalogue. Each problem names
- * the file and the field.
+ * the file, the line and column of the field (when the caller can locate it) and the field.
  */
 import { literalValues, predicateFields } from './predicates.js';
 import type { ReleaseFile } from './release.js';
@@ -29,14 +29,19 @@ export function isProjectPath(path: string): boolean {
   return path.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
 }
 
-/** Problems of one workflow definition (`file` names it in each line). */
+/**
+ * Problems of one workflow definition; each line names `file`, the position `locate` gives
+ * for the field (`line:col:`, or nothing) and the field.
+ */
 export function checkWorkflow(
   file: string,
   wf: WorkflowDef,
   files: ReadonlyMap<string, ReleaseFile>,
+  locate: (field: string) => string = () => '',
 ): string[] {
   const problems: string[] = [];
-  const at = (field: string, message: string) => problems.push(`${file}: ${field}: ${message}`);
+  const at = (field: string, message: string) =>
+    problems.push(`${file}:${locate(field)} ${field}: ${message}`);
   const asset = (field: string, path: string) => {
     if (!files.has(path)) at(field, `asset ${path} is not in the release`);
   };

@@ -31,15 +31,18 @@ export function loadRelease(root: string): ReleaseResult {
   const problems: string[] = [];
   const manifest = parseFile(files, 'release.yaml', ReleaseManifestSchema, problems);
   if (manifest === undefined) return { ok: false, problems };
+  const locators = new Map<string, (field: string) => string>();
   const defs = manifest.workflows.flatMap((file) => {
-    const def = parseFile(files, file, WorkflowSchema, problems);
+    const def = parseFile(files, file, WorkflowSchema, problems, locators);
     return def === undefined ? [] : [{ file, def }];
   });
   const adapters = manifest.host_adapters.flatMap((file) => {
     const def = parseFile(files, file, AdapterSchema, problems);
     return def === undefined ? [] : [{ file, def }];
   });
-  for (const { file, def } of defs) problems.push(...checkWorkflow(file, def, files));
+  for (const { file, def } of defs) {
+    problems.push(...checkWorkflow(file, def, files, locators.get(file)));
+  }
   problems.push(...checkCatalogue(defs), ...checkAdapters(adapters));
   if (problems.length > 0) return { ok: false, problems };
   const ajv = new (ajv2020Class())({ allErrors: true, strict: false });
@@ -92,6 +95,7 @@ function parseFile<T extends z.ZodType>(
   path: string,
   schema: T,
   problems: string[],
+  locators?: Map<string, (field: string) => string>,
 ): z.infer<T> | undefined {
   const file = files.get(path);
   if (file === undefined) {
@@ -118,14 +122,33 @@ function parseFile<T extends z.ZodType>(
     }
     return undefined;
   }
+  // Later checks name fields as `steps[2].outputs[0].path`: the same walk finds their node.
+  locators?.set(path, (field) => {
+    const keys = field.split(/\.|\[(\d+)\]/).filter((k) => k !== undefined && k !== '');
+    const offset = nodeOffset(
+      doc,
+      keys.map((k) => (/^\d+$/.test(k) ? Number(k) : k)),
+    );
+    const pos = offset === undefined ? undefined : lines.linePos(offset);
+    return pos === undefined ? '' : `${pos.line}:${pos.col}:`;
+  });
   return parsed.data;
 }
 
+type YamlDocument = ReturnType<ReturnType<typeof yaml>['parseDocument']>;
+
+/** The start of the node at `path` (the deepest that exists), if the document has one. */
+function nodeOffset(doc: YamlDocument, path: (string | number)[]): number | undefined {
+  const Yaml = yaml();
+  for (let n = path.length; n >= 0; n--) {
+    const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);
+    if (Yaml.isNode(node) && node.range) return node.range[0];
+  }
+  return undefined;
+}
+
 /** Where in the YAML text an issue points: the unknown key itself, else the node at its path. */
-function issueOffset(
-  doc: ReturnType<ReturnType<typeof yaml>['parseDocument']>,
-  issue: z.core.$ZodIssue,
-): number | undefined {
+function issueOffset(doc: YamlDocument, issue: z.core.$ZodIssue): number | undefined {
   const path = issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part));
   const node = path.length === 0 ? doc.contents : doc.getIn(path, true);
   const Yaml = yaml();
@@ -135,7 +158,7 @@ function issueOffset(
     )?.key;
     if (Yaml.isNode(key) && key.range) return key.range[0];
   }
-  return Yaml.isNode(node) && node.range ? node.range[0] : undefined;
+  return nodeOffset(doc, path);
 }
 
 /** The digest of a definition and of every asset it references, which a checkpoint pins. */

@@ -108,7 +108,7 @@ describe('workflow-engine: pinned releases and refreshes', () => {
       await s.logged('ENGINE_RELEASE_REFRESH_FAILED');
       const status = JSON.parse(await readStatus(s));
       assert.equal(status.active_release.digest, before);
-      assert.match(status.refresh_failure.problems[0], /1\.2\.0\.yaml: steps\[0\]\.id/);
+      assert.match(status.refresh_failure.problems[0], /1\.2\.0\.yaml:\d+:\d+: steps\[0\]\.id/);
       // Repaired, the next start serves the repaired release and the failure is gone.
       edit(dir, 'workflows/research-decision/1.2.0.yaml', (t) =>
         t.replace('id: setup\n', 'id: setup-workspace\n'),

@@ -6,7 +6,7 @@
  * key problems stop start-up with exit 1 and a line naming the file.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runCli, tempDir } from '../helpers/cli.js';
@@ -232,6 +232,19 @@ describe('workflow-engine: start-up refusals', () => {
       assert.doesNotMatch(r.stderr, /at .*\.js:\d+/); // no stack trace
     });
   }
+
+  it('refuses a symlink or bytes that are not UTF-8 in a release', async () => {
+    const linked = releaseCopy();
+    symlinkSync('/etc/hostname', join(linked, 'assets', 'link.md'));
+    const r1 = await serve([linked]);
+    assert.equal(r1.code, 1);
+    assert.match(r1.stderr, /assets\/link\.md: symlinks are not allowed/);
+    const binary = releaseCopy();
+    writeFileSync(join(binary, 'assets', 'blob.md'), Buffer.from([0xff, 0xfe, 0x00]));
+    const r2 = await serve([binary]);
+    assert.equal(r2.code, 1);
+    assert.match(r2.stderr, /assets\/blob\.md: not UTF-8 text/);
+  });
 
   it('refuses a key file others can read, and a short MHL_ENGINE_KEY', async () => {
     const stateDir = tempDir('mhl-engine-state-');

@@ -1,7 +1,8 @@
 /**
- * Reads a release folder into memory: every regular, non-hidden file under it (a symlink or a
- * special file is refused, so what was digested is what is served), and the release digest,
- * SHA-256 over the canonical JSON listing `[{path, sha256}]` sorted by path.
+ * Reads a release folder into memory: every regular, non-hidden file under it, as UTF-8 text
+ * (a symlink, a special file or other bytes are refused, so what was digested is what is
+ * served), and the release digest, SHA-256 over the canonical JSON listing `[{path, sha256}]`
+ * sorted by path.
  */
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,7 +39,10 @@ export function readReleaseFiles(root: string): FilesResult {
           throw new RangeError('the release holds too many files or bytes');
         }
         const bytes = readFileSync(abs);
-        files.set(rel, { path: rel, text: bytes.toString('utf8'), sha256: sha256Hex(bytes) });
+        const text = bytes.toString('utf8');
+        // Served and stored as text: bytes that do not survive UTF-8 would not match the digest.
+        if (!Buffer.from(text, 'utf8').equals(bytes)) problems.push(`${rel}: not UTF-8 text`);
+        else files.set(rel, { path: rel, text, sha256: sha256Hex(bytes) });
       }
     }
   };

@@ -7,7 +7,8 @@
 import type { Catalog } from '../catalog/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { Dispatcher, type Session } from '../protocol/index.js';
-import { Admission, ownerOf } from '../runs/index.js';
+import { Admission, ownerOf, RunChangeFeed } from '../runs/index.js';
+import type { A2aSurfaceFactory } from '../surfaces/a2a/index.js';
 import {
   COMPLETIONS_CAPABILITY,
   completionMethods,
@@ -20,7 +21,9 @@ import {
   ToolTable,
   toolMethods,
 } from '../surfaces/index.js';
+import { BodyBudget, type BodyLimits } from '../transport/body.js';
 import { Metrics } from '../transport/index.js';
+import type { Route } from '../transport/routes.js';
 import type { ServeConfig } from './config.js';
 import { PROFILE_TABLE } from './profiles.js';
 
@@ -32,6 +35,8 @@ export interface ServerParts {
   /** The environment `env()` reads in workflows (the process's, less the pack key). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
+  /** Makes the A2A surface; pass it when serving HTTP (it is loaded only then). */
+  readonly a2a?: A2aSurfaceFactory;
   /** `MHL_ENGINE_KEY`'s text, taken out of the environment first (workflow-engine only). */
   readonly engineKey?: string | undefined;
 }
@@ -43,6 +48,10 @@ export interface MhlServer {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly version: string;
+  /** The HTTP rows the surfaces add (the Agent Card, `/a2a`); served over HTTP only. */
+  readonly routes: readonly Route[];
+  /** The deadline and shared budget of every HTTP body; set when serving HTTP. */
+  readonly body: BodyLimits | undefined;
   /** Names of the served workflows, for the start-up log line. */
   readonly workflows: readonly string[];
   /** True while a request is in flight on a legacy session: it is neither swept nor evicted. */
@@ -94,7 +103,18 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     read: () => admission.active,
   });
   const tools = new ToolTable();
-  // Made once the dispatcher is; runs report their changes from the start, so through this.
+  // Runs publish their changes from the start; subscriptions subscribe once the dispatcher is made.
+  const runChanges = new RunChangeFeed((error) =>
+    logger.error({ err: error }, 'run change listener threw'),
+  );
+  // One budget for every body the server reads, whichever route (MCP, A2A, ops) reads it.
+  const body: BodyLimits | undefined =
+    config.http === undefined
+      ? undefined
+      : {
+          timeoutMs: config.http.bodyTimeoutMs,
+          budget: new BodyBudget(config.http.bodyBufferBytes),
+        };
   let subscriptions: Subscriptions | undefined;
   const built = PROFILE_TABLE[config.profile]({
     config,
@@ -103,7 +123,10 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     admission,
     metrics,
     env: parts.env,
-    onRunChange: (runId) => subscriptions?.runChanged(runId),
+    version: parts.version,
+    runChanges,
+    body,
+    a2a: parts.a2a,
     engineKey: parts.engineKey,
   });
   if ('problem' in built) return { ok: false, problem: built.problem };
@@ -127,6 +150,8 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
   });
   const providers = surfaces.flatMap((s) => s.resources ?? []);
   subscriptions = new Subscriptions(dispatcher, providers);
+  const resources = subscriptions;
+  const unsubscribe = runChanges.subscribe(({ runId }) => resources.runChanged(runId));
   dispatcher.onSessionClose((session) => {
     for (const surface of surfaces) surface.sessionEnded?.(session);
   });
@@ -159,6 +184,8 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     logger,
     metrics,
     version: parts.version,
+    routes: surfaces.flatMap((s) => s.routes ?? []),
+    body,
     workflows: [...parts.catalog.workflows.keys()],
     sessionBusy: (session) => dispatcher.inFlightOn(session) > 0,
     // Without a principal, only the session reaches its runs and jobs: eviction spares it.
@@ -176,6 +203,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     },
     stop: async () => {
       dispatcher.closeAll('shutting down');
+      unsubscribe();
       subscriptions?.close();
       await Promise.all(surfaces.map((s) => s.stop?.()));
     },

@@ -48,3 +48,4 @@ export {
   toolError,
   toolMethods,
 } from './tools.js';
+export { type UiSurfaceOptions, uiSurface } from './ui/index.js';

@@ -10,7 +10,14 @@
 type Schema = Record<string, unknown>;
 
 const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
-const strings: Schema = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 } };
+/** What a host sends: bounded, so a call cannot carry megabytes of capability names. */
+const inputStrings: Schema = {
+  type: 'array',
+  items: { type: 'string', minLength: 1, maxLength: 200 },
+  maxItems: 200,
+};
+/** What the server answers from its release, as the release says it. */
+const strings: Schema = { type: 'array', items: { type: 'string' } };
 const DIGEST = str({ pattern: '^[0-9a-f]{64}$' });
 const FIELD_NAME = { pattern: '^[A-Za-z_][A-Za-z0-9_]*$', maxLength: 100 };
 
@@ -46,7 +53,11 @@ export const CONFIRMED_STATE = object(
 );
 
 export const REPOSITORY_POLICY = object(
-  { writable_paths: strings, forbidden_paths: strings, allow_symlinks: { type: 'boolean' } },
+  {
+    writable_paths: inputStrings,
+    forbidden_paths: inputStrings,
+    allow_symlinks: { type: 'boolean' },
+  },
   ['writable_paths', 'forbidden_paths', 'allow_symlinks'],
 );
 
@@ -57,8 +68,8 @@ export const HOST = object(
       'id',
       'version',
     ]),
-    capabilities: strings,
-    validator_capabilities: strings,
+    capabilities: inputStrings,
+    validator_capabilities: inputStrings,
     repository_policy: REPOSITORY_POLICY,
   },
   ['harness', 'adapter', 'capabilities', 'validator_capabilities', 'repository_policy'],
@@ -79,7 +90,7 @@ export const ATTESTATION = object(
   {
     project_root: str({ minLength: 1, maxLength: 4096, description: 'absolute, on this host' }),
     repository_policy: REPOSITORY_POLICY,
-    validator_capabilities: strings,
+    validator_capabilities: inputStrings,
   },
   ['project_root', 'repository_policy'],
 );

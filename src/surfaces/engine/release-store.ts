@@ -74,12 +74,20 @@ export class ReleaseStore {
       this.#onRefresh?.({ ok: false, problems: loaded.problems });
       return this.#active;
     }
-    this.#failure = undefined;
     if (loaded.release.digest !== this.#active.digest) {
+      try {
+        this.#pin(loaded.release);
+      } catch (error) {
+        // Unstored, its checkpoints would not outlive this process: keep the last good one.
+        const problems = [`the release store cannot be written (${errorCode(error)})`];
+        this.#failure = { at: new Date().toISOString(), problems };
+        this.#onRefresh?.({ ok: false, problems });
+        return this.#active;
+      }
       this.#active = loaded.release;
-      this.#pin(loaded.release);
       this.#onRefresh?.({ ok: true, digest: loaded.release.digest });
     }
+    this.#failure = undefined;
     return this.#active;
   }
 
@@ -112,6 +120,10 @@ export class ReleaseStore {
     this.#loaded.set(release.digest, release);
     if (this.#storeDir !== undefined) writeStored(this.#storeDir, release);
   }
+}
+
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? 'unknown error';
 }
 
 /** A cheap change detector for a folder: every entry's path, size, mtime and inode. */

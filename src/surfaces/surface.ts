@@ -5,6 +5,7 @@
  * chooses and registers them on one dispatcher; a surface never touches a socket or a stream.
  */
 import type { Session } from '../protocol/index.js';
+import type { Route } from '../transport/routes.js';
 import type { MethodEntry } from './methods.js';
 import type { ResourceProvider } from './resources.js';
 import type { ToolDefinition } from './tools.js';
@@ -18,6 +19,8 @@ export interface Surface {
   readonly resources?: readonly ResourceProvider[];
   /** JSON-RPC methods this surface answers (a method may exist in some eras only). */
   readonly methods?: readonly MethodEntry[];
+  /** HTTP rows this surface serves (src/transport/routes.ts); collected by the server. */
+  readonly routes?: readonly Route[];
   /** Merged into the capabilities the server declares (both eras). */
   readonly capabilities?: Readonly<Record<string, unknown>>;
   /** Merged into what `initialize` declares only (features the 2025 revisions alone have). */

@@ -22,6 +22,8 @@ const ORDER = [
   // The language server: editor features over lang, used only by `mhl lsp`.
   'lsp',
   'server',
+  // The local vault and its setup page: the server and the CLI use it; it serves HTTP rows.
+  'secrets',
   'transport',
   'protocol',
   'surfaces',
@@ -43,6 +45,10 @@ const UPWARD_EXCEPTIONS: Readonly<Record<string, string>> = {
     'RequestContext. The dispatcher reaches surfaces only through that registration (protocol ' +
     'imports nothing of surfaces), so calls flow protocol -> surfaces while the types point up; ' +
     'turning it round needs a Surface interface owned below protocol (createServer, src/server).',
+  'surfaces -> transport':
+    'a Surface may contribute HTTP rows (`routes?: readonly Route[]`, a type-only import of the ' +
+    "route table's row); the server collects them and hands them to the transport, so no " +
+    'surface ever touches a socket.',
 };
 
 /**

@@ -56,8 +56,21 @@ export function workflowEffects(workflow: Workflow): RiskEffect[] {
   return RISK_EFFECTS.filter((e) => walk.found.has(e));
 }
 
+/**
+ * The credential slots of a workflow: the literal names of every `vault("name")` call it, or
+ * anything it reaches, makes (sorted). A call passes a vault record id for a slot under
+ * `credentials.<slot>`; `vault()` with a computed name has no slot a client could fill.
+ */
+export function workflowSlots(workflow: Workflow): string[] {
+  const walk = new EffectWalk(workflow.program.namespace);
+  walk.code(workflow.decl, workflow.program.root);
+  walk.drain();
+  return [...walk.slots].sort();
+}
+
 class EffectWalk {
   readonly found = new Set<RiskEffect>();
+  readonly slots = new Set<string>();
   readonly #seen = new Set<Decl>();
   readonly #queue: (readonly [NamedDecl, Module])[] = [];
   readonly #namespace: Namespace;
@@ -85,6 +98,7 @@ class EffectWalk {
       return;
     }
     if (kind === 'Ident') this.#name((node as { name: string }).name, module);
+    if (kind === 'Call') this.#slot(node as Extract<Expr, { kind: 'Call' }>, module);
     if (kind === 'InlineAgent') this.#add(AGENT_EFFECTS);
     const fields = node as Record<string, unknown>;
     for (const key in fields) {
@@ -111,6 +125,16 @@ class EffectWalk {
       this.#add(native.ops?.[member.name] ?? native.otherwise);
     }
     return true;
+  }
+
+  /** `vault("name")` with a literal name, where `vault` is the built-in. */
+  #slot(call: Extract<Expr, { kind: 'Call' }>, module: Module): void {
+    if (call.callee.kind !== 'Ident' || call.callee.name !== 'vault') return;
+    if (this.#binding('vault', module) !== undefined) return;
+    const first = call.args[0]?.value;
+    const text =
+      first?.kind === 'String' && first.segments.length === 1 ? first.segments[0] : undefined;
+    if (typeof text === 'string') this.slots.add(text);
   }
 
   #name(name: string, module: Module): void {

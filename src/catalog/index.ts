@@ -54,6 +54,7 @@ export {
   type Risk,
   type WorkflowRisk,
   workflowRisk,
+  workflowSlots,
 } from './risk.js';
 export { resolveSchemaRef } from './schema-refs.js';
 export { listMhFiles } from './sources.js';

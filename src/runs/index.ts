@@ -13,6 +13,14 @@ export {
   parseCallContext,
 } from './call-context.js';
 export {
+  type CallCredentials,
+  CREDENTIAL_ID_PATTERN,
+  credentialsSchema,
+  slotGuidance,
+  slotsOf,
+  takesCredentials,
+} from './credentials.js';
+export {
   JOB_TTL_MS,
   type JobFailure,
   type JobOutcome,

@@ -16,12 +16,21 @@ export { type VaultPaths, vaultPaths } from './paths.js';
 export {
   checkKind,
   checkName,
+  MAX_VALUE_BYTES,
   RECORD_ID,
   SECRET_KINDS,
   SECRET_NAME,
   type SecretKind,
   type SecretMetadata,
 } from './records.js';
+export {
+  acceptSetupUrl,
+  type MintRequest,
+  requestSetupUrl,
+  SETUP_CLIENT_CODES,
+  SetupClientError,
+  setupOrigin,
+} from './setup-client.js';
 export { MINT_PATH, SETUP_PATH } from './setup-routes.js';
 export { SECRETS_LIST_TOOL, type SecretsSurfaceOptions, secretsSurface } from './surface.js';
 export { type NewSecret, type SecretChange, Vault } from './vault.js';

@@ -21,8 +21,9 @@ import {
   toolMethods,
 } from '../surfaces/index.js';
 import { Metrics } from '../transport/index.js';
+import type { Route } from '../transport/routes.js';
 import type { ServeConfig } from './config.js';
-import { PROFILE_TABLE } from './profiles.js';
+import { PROFILE_TABLE, type ServerSecrets } from './profiles.js';
 
 /** What a server is made from besides its configuration. */
 export interface ServerParts {
@@ -32,6 +33,8 @@ export interface ServerParts {
   /** The environment `env()` reads in workflows (the process's, less the pack key). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
+  /** The user's vault, for `vault()`, `secrets.list` and the setup page; none without it. */
+  readonly secrets?: ServerSecrets;
 }
 
 /** An assembled server, not yet serving. */
@@ -41,6 +44,8 @@ export interface MhlServer {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly version: string;
+  /** HTTP rows the surfaces contribute, for the route table (`routes.ts`). */
+  readonly routes: readonly Route[];
   /** Names of the served workflows, for the start-up log line. */
   readonly workflows: readonly string[];
   /** True while a request is in flight on a legacy session: it is neither swept nor evicted. */
@@ -101,6 +106,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     admission,
     metrics,
     env: parts.env,
+    ...(parts.secrets === undefined ? {} : { secrets: parts.secrets }),
     onRunChange: (runId) => subscriptions?.runChanged(runId),
   });
   if ('problem' in built) return { ok: false, problem: built.problem };
@@ -152,6 +158,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     logger,
     metrics,
     version: parts.version,
+    routes: surfaces.flatMap((s) => s.routes ?? []),
     workflows: [...parts.catalog.workflows.keys()],
     sessionBusy: (session) => dispatcher.inFlightOn(session) > 0,
     // Without a principal, only the session reaches its runs and jobs: eviction spares it.

@@ -20,4 +20,5 @@ export {
   type ServerParts,
 } from './create-server.js';
 export { loadServedPack, takeServeKey } from './pack.js';
+export type { ServerSecrets } from './profiles.js';
 export { serveStdio } from './serve-stdio.js';

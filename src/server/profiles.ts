@@ -10,6 +10,7 @@ import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
 import { type Admission, JobRegistry } from '../runs/index.js';
 import { AgentLimiters, childEnvironment } from '../runtime/index.js';
+import { secretsSurface, type Vault, vaultLookup } from '../secrets/index.js';
 import {
   jobTools,
   logJobEvents,
@@ -23,9 +24,15 @@ import {
   workflowTemplates,
   workflowTools,
 } from '../surfaces/index.js';
-import type { Metrics } from '../transport/index.js';
+import { isLoopback, type Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
 import { runsSurface } from './runs.js';
+
+/** The vault a server reads, and how long its setup links live (`MHL_SECRETS_CAPABILITY_TTL_MS`). */
+export interface ServerSecrets {
+  readonly vault: Vault;
+  readonly capabilityTtlMs?: number;
+}
 
 /** What every profile is built from. */
 export interface ProfileParts {
@@ -38,6 +45,8 @@ export interface ProfileParts {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Told each async run whose view or log changed (resource subscriptions). */
   readonly onRunChange: (runId: string) => void;
+  /** The user's vault; without it `vault()` is unsupported and no secrets surface is served. */
+  readonly secrets?: ServerSecrets;
 }
 
 /** A profile's surfaces, or the start-up problem that stops it. */
@@ -51,6 +60,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
   // Agents' disk caches of calls and runs, a folder per run inside: private (mkdtemp), owned by
   // this server and removed when it closes.
   const cacheRoot = mkdtempSync(join(tmpdir(), 'mhl-cache-'));
+  const vault = parts.secrets?.vault;
   const pipelines: PipelineSurfaceOptions = {
     cacheRoot,
     // Per-agent rate limits are the server's, shared by its calls and runs (spec §5.1).
@@ -62,6 +72,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     requireCwd: config.requireCwd,
     childEnv: childEnvironment(config.passEnv, parts.env),
     env: parts.env,
+    ...(vault === undefined ? {} : { vault: (credentials) => vaultLookup(vault, credentials) }),
   };
   const workflows: Surface = {
     name: 'pipelines',
@@ -113,7 +124,30 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     workflows.close?.();
     return { problem: runs.problem };
   }
-  return { surfaces: [workflows, jobs, runs] };
+  const secrets = parts.secrets === undefined ? [] : [secretsOf(config, parts.secrets, logger)];
+  return { surfaces: [workflows, jobs, runs, ...secrets] };
+}
+
+/**
+ * The secrets surface: `secrets.list` on every transport; the setup page only over HTTP on a
+ * loopback address (the form carries a secret in clear text, which only loopback keeps local).
+ */
+function secretsOf(config: ServeConfig, secrets: ServerSecrets, logger: Logger): Surface {
+  const { http } = config;
+  const local = http !== undefined && isLoopback(http.host);
+  const ttl = secrets.capabilityTtlMs;
+  return secretsSurface({
+    vault: secrets.vault,
+    logger,
+    ...(local
+      ? {
+          setup: {
+            bodyTimeoutMs: http.bodyTimeoutMs,
+            ...(ttl === undefined ? {} : { capabilityTtlMs: ttl }),
+          },
+        }
+      : {}),
+  });
 }
 
 /** The profiles `--profile` selects, by name. */

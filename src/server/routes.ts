@@ -10,9 +10,11 @@ import type { Route } from '../transport/routes.js';
 export interface RouteParts {
   readonly mcp: McpEndpoint;
   readonly ops: OpsOptions;
+  /** Rows the surfaces contribute (secret setup, …). */
+  readonly surfaces?: readonly Route[];
 }
 
 /** Every row the HTTP server answers; any other path is 404. */
 export function httpRoutes(parts: RouteParts): Route[] {
-  return [...parts.mcp.routes(), ...opsRoutes(parts.ops)];
+  return [...parts.mcp.routes(), ...opsRoutes(parts.ops), ...(parts.surfaces ?? [])];
 }

@@ -69,6 +69,7 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
         metrics: () => server.metrics.render(mcp.sessionsActive),
         body,
       },
+      surfaces: server.routes,
     }),
     shuttingDown: () => closing,
     onError: (error) => logger.error({ err: error }, 'http handler failed'),

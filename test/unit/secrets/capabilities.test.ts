@@ -16,7 +16,10 @@ const GRANT = { mode: 'add', name: 'db' } as const;
 function clocked() {
   let now = 1_000_000;
   const store = new CapabilityStore({ now: () => now });
-  return { store, advance: (ms: number) => void (now += ms) };
+  const advance = (ms: number) => {
+    now += ms;
+  };
+  return { store, advance };
 }
 
 describe('setup capabilities', () => {

@@ -174,7 +174,7 @@ describe('secrets through the setup page', () => {
     const started = (await client.callTool({
       name: 'mhl_run_start',
       arguments: { workflow: 'UseSecret', arguments: { out } },
-    })) as { structuredContent: { runId: string } };
+    })) as unknown as { structuredContent: { runId: string } };
     const { runId } = started.structuredContent;
     const done = await until(
       async () => {
@@ -248,7 +248,7 @@ describe('secrets through the setup page', () => {
     const listed = (await client.callTool({
       name: 'secrets.list',
       arguments: { kind: 'password' },
-    })) as {
+    })) as unknown as {
       structuredContent: { secrets: Record<string, unknown>[] };
     };
     assert.deepEqual(
@@ -438,11 +438,11 @@ describe('mhl secrets on the command line', () => {
 
   it('accepts only a setup URL of the exact shape on the configured origin', async () => {
     const answers = [
-      'http://evil.example/secrets/setup?capability=' + 'A'.repeat(43),
-      'http://127.0.0.1:1/secrets/setup?capability=' + 'A'.repeat(43),
-      'PORT/secrets/setup?capability=' + 'A'.repeat(43) + '&next=http://evil.example',
-      'PORT/secrets/other?capability=' + 'A'.repeat(43),
-      'PORT/secrets/setup?capability=' + 'A'.repeat(42),
+      `http://evil.example/secrets/setup?capability=${'A'.repeat(43)}`,
+      `http://127.0.0.1:1/secrets/setup?capability=${'A'.repeat(43)}`,
+      `PORT/secrets/setup?capability=${'A'.repeat(43)}&next=http://evil.example`,
+      `PORT/secrets/other?capability=${'A'.repeat(43)}`,
+      `PORT/secrets/setup?capability=${'A'.repeat(42)}`,
     ];
     let answer = '';
     const fake: Server = createServer((_req, res) => {

@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { controlProof, parseVaultKey } from '../../src/secrets/key.js';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { type HttpServer, type Reply, send, serverStarter } from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
@@ -370,6 +371,69 @@ describe('setup capabilities that must not work', () => {
       const refused = await send(setup.port, { path: '/secrets/capabilities', headers, body });
       assert.equal(refused.status, 403, String(authorization));
     }
+    // With the right proof, every malformed or hostile mint body is refused by code.
+    await cli(setup, ['add', 'seed', '--stdin'], VALUE);
+    const key = readFileSync(join(setup.config, 'mhl', 'vault.key'), 'utf8');
+    const proof = controlProof(parseVaultKey(key, 'vault.key'));
+    const headers = { authorization: `Bearer ${proof}` };
+    const mints: [string, string, Record<string, string>, number, string | undefined][] = [
+      ['not JSON', '{"mode":', {}, 400, 'INVALID_REQUEST'],
+      [
+        'an extra key',
+        JSON.stringify({ mode: 'add', name: 'x', value: VALUE }),
+        {},
+        400,
+        'INVALID_REQUEST',
+      ],
+      ['a bad mode', JSON.stringify({ mode: 'delete', name: 'x' }), {}, 400, 'INVALID_REQUEST'],
+      [
+        'a bad name',
+        JSON.stringify({ mode: 'add', name: '../../etc' }),
+        {},
+        400,
+        'SECRET_NAME_INVALID',
+      ],
+      [
+        'a bad kind',
+        JSON.stringify({ mode: 'add', name: 'x', kind: 'pgp' }),
+        {},
+        400,
+        'SECRET_KIND_INVALID',
+      ],
+      ['an array', '[]', {}, 400, 'INVALID_REQUEST'],
+      ['a taken name', JSON.stringify({ mode: 'add', name: 'seed' }), {}, 409, 'SECRET_EXISTS'],
+      [
+        'edit of nothing',
+        JSON.stringify({ mode: 'edit', name: 'none' }),
+        {},
+        404,
+        'SECRET_NOT_FOUND',
+      ],
+      [
+        'form encoded',
+        'mode=add&name=x',
+        { 'content-type': 'text/plain' },
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ],
+      [
+        'oversized',
+        JSON.stringify({ mode: 'add', name: 'x', label: 'x'.repeat(8000) }),
+        {},
+        413,
+        'BODY_TOO_LARGE',
+      ],
+    ];
+    for (const [what, body, extra, status, code] of mints) {
+      const refused = await send(setup.port, {
+        path: '/secrets/capabilities',
+        headers: { ...headers, ...extra },
+        body,
+      });
+      assert.equal(refused.status, status, `${what}: ${refused.text}`);
+      assert.equal(refused.json()['error'], code, what);
+      assert.ok(!refused.text.includes(VALUE), what);
+    }
     const stranger = { config: tempDir('mhl-secrets-stranger-') };
     const other = await cli(stranger, ['add', 'x', '--open', '--port', String(setup.port)]);
     assert.equal(other.code, 1);
@@ -404,6 +468,32 @@ describe('mhl secrets on the command line', () => {
     const removed = await cli(setup, ['remove', 'api', '--json']);
     assert.equal(removed.code, 0);
     assert.equal((await cli(setup, ['remove', 'api'])).code, 1);
+  });
+
+  it('hands vault() to mhl run, which writes the value nowhere but where the workflow puts it', async () => {
+    const own = { config: tempDir('mhl-secrets-run-') };
+    assert.equal((await cli(own, ['add', 'db/password', '--stdin'], VALUE)).code, 0);
+    const cwd = tempDir();
+    const out = join(cwd, 'value.txt');
+    const run = await runCli(
+      ['run', join(FOLDER, 'use-secret.mh'), '--input', `out=${out}`, '--format', 'json'],
+      {
+        env: { XDG_CONFIG_HOME: own.config },
+        cwd,
+      },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(readFileSync(out, 'utf8'), VALUE);
+    assert.match(run.stdout, /value is \[REDACTED\]/);
+    assert.ok(!run.stdout.includes(VALUE) && !run.stderr.includes(VALUE));
+    for (const [path, text] of filesUnder(join(cwd, '.mhl')))
+      assert.ok(!text.includes(VALUE), path);
+  });
+
+  it('refuses a value past 64 KiB on standard input', async () => {
+    const big = await cli(setup, ['add', 'big'], 'a'.repeat(70 * 1024));
+    assert.equal(big.code, 1);
+    assert.match(big.stderr, /SECRET_VALUE_INVALID/);
   });
 
   it('reports a damaged vault with its code and leaves the file as it is', async () => {

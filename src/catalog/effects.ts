@@ -56,21 +56,31 @@ export function workflowEffects(workflow: Workflow): RiskEffect[] {
   return RISK_EFFECTS.filter((e) => walk.found.has(e));
 }
 
+/** A credential slot: a `vault("name")` name and the kinds its calls accept (empty: any). */
+export interface CredentialSlot {
+  readonly name: string;
+  readonly kinds: readonly string[];
+}
+
 /**
  * The credential slots of a workflow: the literal names of every `vault("name")` call it, or
- * anything it reaches, makes (sorted). A call passes a vault record id for a slot under
+ * anything it reaches, makes (sorted by name), each with the literal `kind:` its calls ask for
+ * (a call without one accepts any kind). A call passes a vault record id for a slot under
  * `credentials.<slot>`; `vault()` with a computed name has no slot a client could fill.
  */
-export function workflowSlots(workflow: Workflow): string[] {
+export function workflowSlots(workflow: Workflow): CredentialSlot[] {
   const walk = new EffectWalk(workflow.program.namespace);
   walk.code(workflow.decl, workflow.program.root);
   walk.drain();
-  return [...walk.slots].sort();
+  return [...walk.slots]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, kinds]) => ({ name, kinds: kinds === 'any' ? [] : [...kinds].sort() }));
 }
 
 class EffectWalk {
   readonly found = new Set<RiskEffect>();
-  readonly slots = new Set<string>();
+  /** Slot name → the kinds its calls name, or `any` once a call names none. */
+  readonly slots = new Map<string, Set<string> | 'any'>();
   readonly #seen = new Set<Decl>();
   readonly #queue: (readonly [NamedDecl, Module])[] = [];
   readonly #namespace: Namespace;
@@ -127,14 +137,16 @@ class EffectWalk {
     return true;
   }
 
-  /** `vault("name")` with a literal name, where `vault` is the built-in. */
+  /** `vault("name")` (or `vault("name", kind: "…")`) with literals, `vault` the built-in. */
   #slot(call: Extract<Expr, { kind: 'Call' }>, module: Module): void {
     if (call.callee.kind !== 'Ident' || call.callee.name !== 'vault') return;
     if (this.#binding('vault', module) !== undefined) return;
-    const first = call.args[0]?.value;
-    const text =
-      first?.kind === 'String' && first.segments.length === 1 ? first.segments[0] : undefined;
-    if (typeof text === 'string') this.slots.add(text);
+    const name = literalText(call.args.find((a) => a.name === undefined)?.value);
+    if (name === undefined) return;
+    const kind = literalText(call.args.find((a) => a.name === 'kind')?.value);
+    const known = this.slots.get(name);
+    if (kind === undefined || known === 'any') this.slots.set(name, 'any');
+    else this.slots.set(name, new Set([...(known ?? []), kind]));
   }
 
   #name(name: string, module: Module): void {
@@ -190,6 +202,12 @@ class EffectWalk {
   #add(effects: readonly RiskEffect[]): void {
     for (const e of effects) this.found.add(e);
   }
+}
+
+/** The text of a string literal without interpolation, else undefined. */
+function literalText(e: Expr | undefined): string | undefined {
+  const text = e?.kind === 'String' && e.segments.length === 1 ? e.segments[0] : undefined;
+  return typeof text === 'string' ? text : undefined;
 }
 
 function isKv(decl: Extract<Decl, { kind: 'Memory' }>): boolean {

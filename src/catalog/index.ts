@@ -49,6 +49,7 @@ export {
 } from './resources.js';
 export {
   CONTROL_RISK,
+  type CredentialSlot,
   controlToolRisk,
   RISK_META_KEY,
   type Risk,

@@ -5,7 +5,7 @@
  * `tools/list` shows each slot with guidance (how to find an id with `secrets.list`), never an
  * id. Shared by synchronous calls, jobs and async runs, like `context`.
  */
-import { type Workflow, workflowSlots } from '../catalog/index.js';
+import { type CredentialSlot, type Workflow, workflowSlots } from '../catalog/index.js';
 import { ArgumentError, shortKey } from './argument-error.js';
 
 /** The vault's record id shape (src/secrets/records.ts `RECORD_ID`). */
@@ -15,10 +15,10 @@ const CREDENTIAL_ID = new RegExp(CREDENTIAL_ID_PATTERN);
 /** Record ids by slot name. */
 export type CallCredentials = Readonly<Record<string, string>>;
 
-const SLOTS = new WeakMap<Workflow, readonly string[]>();
+const SLOTS = new WeakMap<Workflow, readonly CredentialSlot[]>();
 
 /** The workflow's slots, walked once per workflow. */
-export function slotsOf(workflow: Workflow): readonly string[] {
+export function slotsOf(workflow: Workflow): readonly CredentialSlot[] {
   let slots = SLOTS.get(workflow);
   if (slots === undefined) {
     slots = workflowSlots(workflow);
@@ -35,7 +35,11 @@ export function takesCredentials(workflow: Workflow): boolean {
 }
 
 /** Parses `credentials` (absent means none); throws `ArgumentError` naming the field. */
-export function parseCredentials(value: unknown, slots: readonly string[]): CallCredentials {
+export function parseCredentials(
+  value: unknown,
+  slots: readonly CredentialSlot[],
+): CallCredentials {
+  const names = slots.map((s) => s.name);
   if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ArgumentError(
@@ -45,11 +49,11 @@ export function parseCredentials(value: unknown, slots: readonly string[]): Call
   }
   const out: Record<string, string> = {};
   for (const [slot, id] of Object.entries(value)) {
-    if (!slots.includes(slot)) {
+    if (!names.includes(slot)) {
       const key = shortKey(slot);
       throw new ArgumentError(
         `credentials.${key}`,
-        `credentials takes only ${slots.join(', ')}; got ${JSON.stringify(key)}`,
+        `credentials takes only ${names.join(', ')}; got ${JSON.stringify(key)}`,
       );
     }
     if (typeof id !== 'string' || !CREDENTIAL_ID.test(id)) {
@@ -64,13 +68,13 @@ export function parseCredentials(value: unknown, slots: readonly string[]): Call
 }
 
 /** The `credentials` property of a tool's inputSchema: one optional id per slot. */
-export function credentialsSchema(slots: readonly string[]): Record<string, unknown> {
+export function credentialsSchema(slots: readonly CredentialSlot[]): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
-  for (const slot of slots) {
-    properties[slot] = {
+  for (const { name, kinds } of slots) {
+    properties[name] = {
       type: 'string',
       pattern: CREDENTIAL_ID_PATTERN,
-      description: `vault record id for vault("${slot}"); without it the secret named "${slot}" is used. Find ids with secrets.list (any kind).`,
+      description: `vault record id for vault("${name}") (${kindsText(kinds)}); without it the secret named "${name}" is used. Find ids with secrets.list${kinds.length === 1 ? ` {kind: "${kinds[0]}"}` : ''}.`,
     };
   }
   return {
@@ -83,6 +87,11 @@ export function credentialsSchema(slots: readonly string[]): Record<string, unkn
 }
 
 /** The sentence a tool's description gains for its slots. */
-export function slotGuidance(slots: readonly string[]): string {
-  return `Credential slots: ${slots.map((s) => `credentials.${s}`).join(', ')} (each any secret kind; pass a vault record id from secrets.list, or leave it out to use the secret of the same name).`;
+export function slotGuidance(slots: readonly CredentialSlot[]): string {
+  const listed = slots.map((s) => `credentials.${s.name} (${kindsText(s.kinds)})`).join(', ');
+  return `Credential slots: ${listed}. Pass a vault record id from secrets.list (filter by kind), or leave a slot out to use the secret of the same name.`;
+}
+
+function kindsText(kinds: readonly string[]): string {
+  return kinds.length === 0 ? 'any kind' : `kind ${kinds.join(' or ')}`;
 }

@@ -8,18 +8,32 @@
 import { LangError } from '../lang/index.js';
 import type { VaultLookup } from '../runtime/index.js';
 import { SecretsError } from './errors.js';
-import { RECORD_ID } from './records.js';
+import { checkKind, RECORD_ID } from './records.js';
 import type { Vault } from './vault.js';
 
 /** Record ids by slot, as a call passed them (`credentials`); checked by the caller. */
 export type Credentials = Readonly<Record<string, string>>;
 
 export function vaultLookup(vault: Vault, credentials: Credentials = {}): VaultLookup {
-  return async (slot) => {
+  return async (slot, kind) => {
     const id = Object.hasOwn(credentials, slot) ? credentials[slot] : undefined;
     try {
-      if (id !== undefined && RECORD_ID.test(id)) return (await vault.resolve({ id })).value;
-      return (await vault.resolve({ name: slot })).value;
+      if (kind !== undefined) checkKind(kind);
+      const record =
+        id !== undefined && RECORD_ID.test(id)
+          ? await vault.resolve({ id })
+          : await vault.resolve({ name: slot });
+      if (kind !== undefined && record.kind !== kind) {
+        throw new LangError(
+          'SECRET_KIND_MISMATCH',
+          `vault("${slot}"): the secret is of kind ${record.kind}, the call asks for ${kind}`,
+          undefined,
+          {
+            hint: `pass a ${kind} record under credentials.${slot}, or change its kind with mhl secrets edit`,
+          },
+        );
+      }
+      return record.value;
     } catch (error) {
       if (!(error instanceof SecretsError)) throw error;
       throw new LangError(error.code, lookupMessage(error, slot, id), undefined, {
@@ -38,5 +52,7 @@ function lookupMessage(error: SecretsError, slot: string, id: string | undefined
       ? `vault("${slot}"): no secret named "${slot}" in the vault`
       : `vault("${slot}"): no secret with the record id passed under credentials.${slot}`;
   }
+  // A record's own rule (a bad kind) has no path in it; the vault's faults name its files.
+  if (error.code.startsWith('SECRET_')) return `vault("${slot}"): ${error.message}`;
   return `vault("${slot}"): the vault cannot be read (${error.code})`;
 }

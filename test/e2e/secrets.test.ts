@@ -245,6 +245,35 @@ describe('secrets through the setup page', () => {
     assert.equal(diagnostic(unknown)['error_code'], 'SECRET_NOT_FOUND', JSON.stringify(unknown));
   });
 
+  it("lists a slot's kinds and refuses a record of another kind", async () => {
+    const { tools } = await client.listTools();
+    const tool = tools.find((t) => t.name === 'UseToken');
+    assert.match(String(tool?.description), /credentials\.api\/token \(kind token\)/);
+    assert.match(String(tool?.description), /credentials\.api\/token/);
+    const other = JSON.parse(
+      (await cli(setup, ['list', '--kind', 'password', '--json'])).stdout,
+    ) as {
+      secrets: { id: string }[];
+    };
+    const out = join(tempDir(), 'token.txt');
+    const wrong = (await client.callTool({
+      name: 'UseToken',
+      arguments: { out, credentials: { 'api/token': other.secrets[0]?.id } },
+    })) as Record<string, unknown>;
+    assert.equal(diagnostic(wrong)['error_code'], 'SECRET_KIND_MISMATCH', JSON.stringify(wrong));
+    assert.ok(!JSON.stringify(wrong).includes(OTHER_VALUE));
+    assert.equal(
+      (await cli(setup, ['add', 'api/token', '--kind', 'token', '--stdin'], VALUE)).code,
+      0,
+    );
+    const right = (await client.callTool({ name: 'UseToken', arguments: { out } })) as Record<
+      string,
+      unknown
+    >;
+    assert.notEqual(right['isError'], true, JSON.stringify(right));
+    assert.equal(readFileSync(out, 'utf8'), VALUE);
+  });
+
   it('lists metadata by kind over MCP, never a value', async () => {
     const listed = (await client.callTool({
       name: 'secrets.list',

@@ -27,11 +27,11 @@ export interface BuiltinContext {
 }
 
 /**
- * A host's secret lookup for `vault("slot")`: the value, or a `LangError` with a stable code
- * (`SECRET_NOT_FOUND`, `VAULT_*`). The host decides what a slot means (a name, or the record
+ * A host's secret lookup for `vault("slot", kind: "…")`: the value, or a `LangError` with a
+ * stable code (`SECRET_NOT_FOUND`, `SECRET_KIND_MISMATCH`, `VAULT_*`). The host decides what a slot means (a name, or the record
  * id a call passed under `credentials.<slot>`); the interpreter only redacts what it returns.
  */
-export type VaultLookup = (slot: string) => Promise<string>;
+export type VaultLookup = (slot: string, kind?: string) => Promise<string>;
 
 const joined = (args: CallArgs) => args.ordered.map(formatValue).join(' ');
 
@@ -63,18 +63,19 @@ export function builtinFunctions(ctx: BuiltinContext): ReadonlyMap<string, Funct
     [
       'vault',
       new FunctionValue('vault', async (a) => {
-        const slot = a.ordered[0];
-        if (typeof slot !== 'string' || a.ordered.length !== 1)
-          throw new LangError(
-            'TYPE',
-            `vault: expected one secret name, got ${typeOf(slot ?? null)}`,
-          );
+        const slot = a.positional[0];
+        const kind = a.named.get('kind');
+        const others = [...a.named.keys()].some((k) => k !== 'kind');
+        if (typeof slot !== 'string' || a.positional.length !== 1 || others)
+          throw new LangError('TYPE', 'vault: expected one secret name and an optional kind: "…"');
+        if (kind !== undefined && typeof kind !== 'string')
+          throw new LangError('TYPE', `vault: kind must be a string, got ${typeOf(kind)}`);
         if (ctx.vault === undefined)
           throw new LangError(
             'UNSUPPORTED',
             'vault(): this host has no secret vault; read secrets with env("NAME")',
           );
-        const value = await ctx.vault(slot);
+        const value = await ctx.vault(slot, kind);
         // Before the value goes anywhere: from here on every text the run writes is redacted.
         ctx.redactor.register(value);
         return value;

@@ -51,8 +51,9 @@ function stripLineBreak(text: string): string {
 /** One line from the terminal with echo off; Ctrl-C or Ctrl-D before Enter cancels. */
 function prompt(question: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(question);
+  // Echo off first, then the prompt: a value typed the moment the prompt shows is never echoed.
   stdin.setRawMode(true);
+  process.stderr.write(question);
   stdin.setEncoding('utf8');
   stdin.resume();
   return new Promise((done, fail) => {

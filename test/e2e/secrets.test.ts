@@ -8,7 +8,8 @@
  * and leave the capability usable.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -16,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { controlProof, parseVaultKey } from '../../src/secrets/key.js';
-import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { type HttpServer, type Reply, send, serverStarter } from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
 
@@ -517,6 +518,39 @@ describe('mhl secrets on the command line', () => {
     assert.ok(!run.stdout.includes(VALUE) && !run.stderr.includes(VALUE));
     for (const [path, text] of filesUnder(join(cwd, '.mhl')))
       assert.ok(!text.includes(VALUE), path);
+  });
+
+  it('prompts on a terminal with echo off', async (t) => {
+    // util-linux `script` gives the CLI a real pseudo-terminal.
+    if (!existsSync('/usr/bin/script')) {
+      if (process.env['CI'] === 'true')
+        assert.fail('/usr/bin/script is needed for the terminal test');
+      return t.skip('no /usr/bin/script on this machine: the terminal prompt is not tested');
+    }
+    const own = { config: tempDir('mhl-secrets-tty-') };
+    const command = `'${process.execPath}' '${CLI}' secrets add typed`;
+    const child = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], {
+      env: { ...process.env, XDG_CONFIG_HOME: own.config },
+      stdio: 'pipe',
+    });
+    let screen = '';
+    let typed = false;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      screen += d;
+      // Typed once the prompt is on the screen: the terminal is in raw mode by then.
+      if (!typed && screen.includes('(not shown): ')) {
+        typed = true;
+        child.stdin.write(`${VALUE}\r`);
+      }
+    });
+    const code = await new Promise<number | null>((done) => child.on('close', done));
+    assert.equal(code, 0, screen);
+    assert.match(screen, /added typed \(generic\) sec_/);
+    assert.ok(!screen.includes(VALUE), 'the value was echoed');
+    const run = await runCli(['secrets', 'list', '--json'], {
+      env: { XDG_CONFIG_HOME: own.config },
+    });
+    assert.match(run.stdout, /"name":"typed"/);
   });
 
   it('refuses a value past 64 KiB on standard input', async () => {

@@ -16,8 +16,10 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import fc from 'fast-check';
 import { controlProof, parseVaultKey } from '../../src/secrets/key.js';
 import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { holds } from '../helpers/fuzz.js';
 import { type HttpServer, type Reply, send, serverStarter } from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
 
@@ -392,6 +394,48 @@ describe('setup capabilities that must not work', () => {
       assert.equal((await page(setup.port, bad)).status, 403, bad);
     }
     assert.equal((await send(setup.port, { method: 'PUT', path })).status, 405);
+  });
+
+  it('answers any form body with a refusal, never a fault, and keeps the link (property)', async (t) => {
+    // A link to add a name that is then taken: no body, however well formed, can store it.
+    const url = await mint(setup, 'add', 'fuzzed');
+    assert.equal((await cli(setup, ['add', 'fuzzed', '--stdin'], VALUE)).code, 0);
+    const path = pathOf(url);
+    const types = [
+      'application/x-www-form-urlencoded',
+      'application/x-www-form-urlencoded; charset=latin1',
+      'text/plain',
+      '',
+    ];
+    const fields = fc.constantFrom(
+      'value',
+      'label',
+      'VALUE',
+      '__proto__',
+      'capability',
+      '',
+      '%76alue',
+    );
+    const pair = fc.tuple(fields, fc.string({ maxLength: 40 })).map(([k, v]) => `${k}=${v}`);
+    const body = fc.oneof(
+      fc.string({ maxLength: 200 }),
+      fc.array(pair, { maxLength: 5 }).map((pairs) => pairs.join('&')),
+      fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
+    );
+    await holds(
+      t,
+      fc.asyncProperty(body, fc.constantFrom(...types), async (text, type) => {
+        const reply = await post(
+          setup.port,
+          path,
+          text,
+          type === '' ? {} : { 'content-type': type },
+        );
+        assert.ok([400, 415].includes(reply.status), `${reply.status} for ${JSON.stringify(text)}`);
+      }),
+      150,
+    );
+    assert.equal((await page(setup.port, path)).status, 200, 'the link still works');
   });
 
   it('mints only for the holder of the vault key', async () => {

@@ -192,8 +192,13 @@ async function mint(
       return sendJson(res, 409, { error: 'SECRET_EXISTS' });
     if (mode === 'edit' && existing === undefined)
       return sendJson(res, 404, { error: 'SECRET_NOT_FOUND' });
+    // An edit's page shows what the record has unless the command said otherwise.
+    if (existing !== undefined) grant = { kind: existing.kind, label: existing.label, ...grant };
   } catch (error) {
-    if (error instanceof SecretsError) return sendJson(res, 400, { error: error.code });
+    if (error instanceof SecretsError) {
+      // A record's own rule is the caller's to fix; the vault's faults are the server's.
+      return sendJson(res, error.code.startsWith('SECRET_') ? 400 : 500, { error: error.code });
+    }
     if (error instanceof SyntaxError) return sendJson(res, 400, { error: 'INVALID_REQUEST' });
     throw error;
   }

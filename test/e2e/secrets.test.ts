@@ -303,6 +303,42 @@ describe('secrets through the setup page', () => {
     assert.equal(diagnostic(bad)['code'], 'INVALID_ARGUMENT');
   });
 
+  it('answers a damaged vault with its code over MCP and on the setup path, never a path', async () => {
+    const file = join(setup.config, 'mhl', 'vault.json');
+    const sealed = readFileSync(file, 'utf8');
+    // An edit link made while the vault is whole shows the record's kind and label.
+    const edit = await page(setup.port, pathOf(await mint(setup, 'edit', 'db/password')));
+    assert.match(edit.text, /Kind: <code>generic<\/code>/);
+    assert.match(edit.text, /value="the &lt;database&gt;"/);
+    writeFileSync(file, 'not a vault');
+    try {
+      const listed = (await client.callTool({ name: 'secrets.list', arguments: {} })) as Record<
+        string,
+        unknown
+      >;
+      assert.equal(diagnostic(listed)['code'], 'VAULT_CORRUPT');
+      const out = join(tempDir(), 'value.txt');
+      const used = (await client.callTool({ name: 'UseSecret', arguments: { out } })) as Record<
+        string,
+        unknown
+      >;
+      assert.equal(diagnostic(used)['error_code'], 'VAULT_CORRUPT', JSON.stringify(used));
+      for (const reply of [listed, used]) assert.ok(!JSON.stringify(reply).includes(setup.config));
+      const mintReply = await cli(setup, [
+        'add',
+        'x',
+        '--open',
+        '--port',
+        String(setup.port),
+        '--json',
+      ]);
+      assert.equal(mintReply.code, 1);
+      assert.equal(readFileSync(file, 'utf8'), 'not a vault', 'left as it was');
+    } finally {
+      writeFileSync(file, sealed);
+    }
+  });
+
   it('never writes a value or a capability to the server log', () => {
     const log = setup.server.stderr;
     assert.match(log, /secret stored through the setup page/, 'the log was captured');

@@ -18,13 +18,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { Logger } from '../log/index.js';
-import {
-  BodyBudget,
-  type BodyLimits,
-  discardRest,
-  isJsonContentType,
-  readBody,
-} from '../transport/body.js';
+import { type BodyLimits, discardRest, isJsonContentType, readBody } from '../transport/body.js';
 import { isLoopback } from '../transport/index.js';
 import type { Route } from '../transport/routes.js';
 import type { CapabilityStore, SetupGrant } from './capabilities.js';
@@ -40,15 +34,13 @@ export const MINT_PATH = '/secrets/capabilities';
 /** A form body: a 64 KiB value percent-encoded (three bytes each) and a label fit. */
 const MAX_FORM_BYTES = 200 * 1024;
 const MAX_MINT_BYTES = 4096;
-/** Bytes of setup bodies held at once; the setup page has one user. */
-const BODY_BUDGET_BYTES = 2 * 1024 * 1024;
 
 export interface SetupRoutesOptions {
   readonly vault: Vault;
   readonly capabilities: CapabilityStore;
   readonly logger: Logger;
-  /** Deadline for a body once its headers are in (`--body-timeout`). */
-  readonly bodyTimeoutMs: number;
+  /** The server's one body deadline and budget, shared with every row that reads a body. */
+  readonly body: BodyLimits;
 }
 
 const MintSchema = z
@@ -61,10 +53,7 @@ const MintSchema = z
   .strict();
 
 export function setupRoutes(options: SetupRoutesOptions): Route[] {
-  const body: BodyLimits = {
-    timeoutMs: options.bodyTimeoutMs,
-    budget: new BodyBudget(BODY_BUDGET_BYTES),
-  };
+  const { body } = options;
   const refuseJson = (res: ServerResponse, status: number) =>
     sendJson(res, status, { error: status === 405 ? 'METHOD_NOT_ALLOWED' : 'FORBIDDEN' });
   return [

@@ -8,6 +8,7 @@ import { controlToolRisk } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
 import { ArgumentError } from '../runs/index.js';
 import { type Surface, type ToolDefinition, toolError } from '../surfaces/index.js';
+import type { BodyLimits } from '../transport/body.js';
 import { CapabilityStore } from './capabilities.js';
 import { SecretsError } from './errors.js';
 import { checkKind, SECRET_KINDS } from './records.js';
@@ -20,7 +21,7 @@ export interface SecretsSurfaceOptions {
   readonly vault: Vault;
   readonly logger: Logger;
   /** Set when serving HTTP on a loopback address: the setup page is served then only. */
-  readonly setup?: { readonly bodyTimeoutMs: number; readonly capabilityTtlMs?: number };
+  readonly setup?: { readonly body: BodyLimits; readonly capabilityTtlMs?: number };
 }
 
 const LIST_SCHEMA = {
@@ -46,7 +47,7 @@ export function secretsSurface(options: SecretsSurfaceOptions): Surface {
             setup.capabilityTtlMs === undefined ? {} : { ttlMs: setup.capabilityTtlMs },
           ),
           logger: options.logger,
-          bodyTimeoutMs: setup.bodyTimeoutMs,
+          body: setup.body,
         });
   return { name: 'secrets', tools: [listTool(options.vault)], routes };
 }

@@ -22,6 +22,8 @@ export const PROFILES = ['pipelines'] as const;
 
 const DEFAULT_HTTP_HOST = '127.0.0.1';
 const DEFAULT_HTTP_PORT = 8787;
+/** `mhl serve a2a`'s port, as the Go server's. */
+const DEFAULT_A2A_PORT = 8710;
 const DEFAULT_MAX_ACTIVE = 32;
 const MAX_MAX_ACTIVE = 4096;
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -47,6 +49,9 @@ const DEFAULT_BODY_BUFFER_MIB = 8;
 /** One address may hold half the budget: at 2 MiB, one largest (1 MiB) body still fits. */
 const MIN_BODY_BUFFER_MIB = 2;
 const MAX_BODY_BUFFER_MIB = 4096;
+
+/** A managed-service configuration identity: 32 lowercase hex digits (docs/service.md). */
+const CONFIGURATION_ID = /^[0-9a-f]{32}$/;
 
 /** The HTTP listener and its guards. */
 export const HttpConfigSchema = z
@@ -77,6 +82,11 @@ export const HttpConfigSchema = z
     maxConnections: z.number().int().positive().describe('open connections at once'),
     maxConnectionsPerAddress: z.number().int().positive().describe('the same, per remote address'),
     bodyBufferBytes: z.number().int().positive().describe('bytes of bodies held at once'),
+    configurationId: z
+      .string()
+      .regex(CONFIGURATION_ID)
+      .optional()
+      .describe('the managed-service configuration identity readiness reports'),
   })
   .strict();
 
@@ -84,6 +94,9 @@ export type HttpConfig = z.infer<typeof HttpConfigSchema>;
 
 export const ServeConfigSchema = z
   .object({
+    serve: z
+      .enum(['mcp', 'a2a'])
+      .describe('the command: serve mcp (MCP, and A2A over HTTP) or serve a2a (A2A only)'),
     profile: z.enum(PROFILES).describe('which surfaces are served'),
     root: z.string().describe('absolute path of the served folder'),
     workflowsPack: z.string().optional().describe('path of a DMPK pack to serve'),
@@ -112,6 +125,12 @@ export const ServeConfigSchema = z
       .positive()
       .optional()
       .describe('how long a finished run stays pollable'),
+    a2aWaitMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('how long a blocking A2A send waits for its task (MHL_SERVE_A2A_WAIT; 30 s)'),
     passEnv: z.array(z.string()).describe('extra variable names children inherit (MHL_PASS_ENV)'),
     logLevel: z.string().describe('pino level (MHL_LOG_LEVEL)'),
   })
@@ -148,6 +167,8 @@ export interface ServeFlags {
   readonly maxConnections?: string;
   readonly maxConnectionsPerAddress?: string;
   readonly bodyBufferMib?: string;
+  /** Set by `mhl service` in the unit it writes; readiness reports it. */
+  readonly configurationId?: string;
 }
 
 /** A refused configuration: what to print and the exit status (2 usage, 1 invalid setup). */
@@ -176,6 +197,7 @@ const HTTP_ONLY_FLAGS = [
   'maxConnections',
   'maxConnectionsPerAddress',
   'bodyBufferMib',
+  'configurationId',
 ] as const;
 
 /**
@@ -186,9 +208,17 @@ export function readServeConfig(
   dir: string | undefined,
   flags: ServeFlags,
   env: Env,
+  command: 'mcp' | 'a2a' = 'mcp',
 ): ConfigResult {
   try {
-    return { ok: true, config: ServeConfigSchema.parse(assemble(dir, flags, env)) };
+    // `serve a2a` is HTTP only, on its own default port.
+    const given: ServeFlags =
+      command === 'a2a' ? { ...flags, http: true, transport: 'http' } : flags;
+    const assembled = assemble(dir, given, env, command === 'a2a' ? DEFAULT_A2A_PORT : undefined);
+    return {
+      ok: true,
+      config: ServeConfigSchema.parse({ serve: command, ...(assembled as object) }),
+    };
   } catch (error) {
     if (error instanceof Refused) return { ok: false, message: error.message, exit: error.exit };
     if (error instanceof z.ZodError) {
@@ -209,13 +239,18 @@ class Refused extends Error {
   }
 }
 
-function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown {
+function assemble(
+  dir: string | undefined,
+  flags: ServeFlags,
+  env: Env,
+  defaultPort?: number,
+): unknown {
   if (flags.json)
     throw new Refused('--json is not supported: logs are already JSON lines on stderr');
   if (flags.maxQueued !== undefined) {
     throw new Refused('--max-queued was removed: there is no queue; use --max-active');
   }
-  const http = readHttp(flags, env);
+  const http = readHttp(flags, env, defaultPort ?? DEFAULT_HTTP_PORT);
   const cwd = resolve(flags.cwd ?? '.');
   if (!isDirectory(cwd)) throw new Refused(`--cwd ${flags.cwd ?? '.'} is not a directory`);
   const drainMs = parseDuration(flags.drainTimeout ?? '0');
@@ -226,6 +261,14 @@ function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown
   const terminalRunTtlMs = ttlText === undefined ? undefined : parseDuration(ttlText);
   if (ttlText !== undefined && (terminalRunTtlMs === undefined || terminalRunTtlMs === 0)) {
     throw new Refused('MHL_SERVE_TERMINAL_RUN_TTL takes a duration such as 1h or 90s');
+  }
+  const waitText = nonEmpty(env['MHL_SERVE_A2A_WAIT']);
+  const a2aWaitMs = waitText === undefined ? undefined : parseDuration(waitText);
+  if (
+    waitText !== undefined &&
+    (a2aWaitMs === undefined || a2aWaitMs === 0 || a2aWaitMs > MAX_DEADLINE_MS)
+  ) {
+    throw new Refused('MHL_SERVE_A2A_WAIT takes a duration from 1ms to 1h, such as 30s');
   }
   const stateDir = nonEmpty(flags.stateDir) ?? nonEmpty(env['MHL_SERVE_STATE_DIR']);
   const profile = flags.profile ?? 'pipelines';
@@ -270,13 +313,14 @@ function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown
     ...(stateDir !== undefined ? { stateDir: resolve(stateDir) } : {}),
     drainMs,
     ...(terminalRunTtlMs !== undefined ? { terminalRunTtlMs } : {}),
+    ...(a2aWaitMs !== undefined ? { a2aWaitMs } : {}),
     passEnv: (env['MHL_PASS_ENV'] ?? '').split(',').filter(Boolean),
     logLevel: nonEmpty(env['MHL_LOG_LEVEL']) ?? 'info',
   };
 }
 
 /** The HTTP part, or undefined for stdio; HTTP-only flags without HTTP are refused. */
-function readHttp(flags: ServeFlags, env: Env): HttpConfig | undefined {
+function readHttp(flags: ServeFlags, env: Env, defaultPort: number): HttpConfig | undefined {
   if (flags.http && flags.transport === 'stdio') {
     throw new Refused('--http and --transport stdio contradict each other');
   }
@@ -288,7 +332,7 @@ function readHttp(flags: ServeFlags, env: Env): HttpConfig | undefined {
   }
   const port = wholeNumber(
     flags.port,
-    DEFAULT_HTTP_PORT,
+    defaultPort,
     0,
     65535,
     '--port takes a whole number from 0 to 65535',
@@ -304,9 +348,13 @@ function readHttp(flags: ServeFlags, env: Env): HttpConfig | undefined {
     );
   }
   const host = (nonEmpty(flags.addr) ?? DEFAULT_HTTP_HOST).replace(/^\[(.*)\]$/, '$1');
+  if (flags.configurationId !== undefined && !CONFIGURATION_ID.test(flags.configurationId)) {
+    throw new Refused('--configuration-id takes 32 lowercase hex digits');
+  }
   return {
     host,
     port,
+    ...(flags.configurationId !== undefined ? { configurationId: flags.configurationId } : {}),
     ...(token !== undefined ? { token } : {}),
     ...(principalHeader !== undefined ? { principalHeader } : {}),
     ...readSessionLimits(flags, env),

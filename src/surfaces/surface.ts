@@ -19,12 +19,12 @@ export interface Surface {
   readonly resources?: readonly ResourceProvider[];
   /** JSON-RPC methods this surface answers (a method may exist in some eras only). */
   readonly methods?: readonly MethodEntry[];
-  /** HTTP rows this surface serves (src/transport/routes.ts); collected by the server. */
-  readonly routes?: readonly Route[];
   /** Merged into the capabilities the server declares (both eras). */
   readonly capabilities?: Readonly<Record<string, unknown>>;
   /** Merged into what `initialize` declares only (features the 2025 revisions alone have). */
   readonly legacyCapabilities?: Readonly<Record<string, unknown>>;
+  /** HTTP route rows this surface answers (served only over HTTP; a clash fails start-up). */
+  readonly routes?: readonly Route[];
   /**
    * Owners (`ownerOf` keys) of background work under way that only they can reach (async runs,
    * jobs): the HTTP transport keeps a legacy session that is such an owner.

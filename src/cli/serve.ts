@@ -14,6 +14,7 @@ import {
 } from '../catalog/index.js';
 import { checkerVersions } from '../lang/index.js';
 import { createLogger, type Logger } from '../log/index.js';
+import { CAPABILITY_TTL_MS, Vault, vaultPaths } from '../secrets/index.js';
 import {
   CATALOG_PROFILES,
   createServer,
@@ -21,6 +22,7 @@ import {
   loadServedPack,
   readServeConfig,
   type ServeFlags,
+  type ServerSecrets,
   serveStdio,
   takeServeEngineKey,
   takeServeKey,
@@ -72,17 +74,16 @@ export async function runServe(
     return 1;
   }
   const catalog = loaded.catalog;
+  const secrets = serverSecrets(process.env);
+  if (typeof secrets === 'string') {
+    io.err(`${name}: ${secrets}`);
+    return 2;
+  }
   // A2A is HTTP only: its surface loads only when serving HTTP.
   const a2a =
     config.http === undefined ? {} : { a2a: (await import('../surfaces/a2a/index.js')).a2aSurface };
-  const created = createServer(config, {
-    catalog,
-    version,
-    env: process.env,
-    logger,
-    engineKey,
-    ...a2a,
-  });
+  const parts = { catalog, version, env: process.env, logger, engineKey, secrets, ...a2a };
+  const created = createServer(config, parts);
   if (!created.ok) {
     io.err(`${name}: ${created.problem}`);
     return 1;
@@ -91,6 +92,22 @@ export async function runServe(
   // The HTTP half loads only when serving HTTP.
   const { serveHttp } = await import('../server/serve-http.js');
   return serveHttp(created.server, io);
+}
+
+/**
+ * The user's vault (`$XDG_CONFIG_HOME/mhl`, docs/secrets.md), and the setup links' lifetime:
+ * ten minutes, or shorter with `MHL_SECRETS_CAPABILITY_TTL_MS` (0 makes every link expire at
+ * once, which is how the tests see an expired link without waiting). A refusal as text.
+ */
+function serverSecrets(env: NodeJS.ProcessEnv): ServerSecrets | string {
+  const vault = new Vault(vaultPaths(env));
+  const ttl = env['MHL_SECRETS_CAPABILITY_TTL_MS'];
+  if (ttl === undefined || ttl === '') return { vault };
+  const ms = /^\d{1,7}$/.test(ttl) ? Number(ttl) : Number.NaN;
+  if (!(ms <= CAPABILITY_TTL_MS)) {
+    return `MHL_SECRETS_CAPABILITY_TTL_MS must be whole milliseconds from 0 to ${CAPABILITY_TTL_MS}`;
+  }
+  return { vault, capabilityTtlMs: ms };
 }
 
 /**

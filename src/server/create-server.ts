@@ -25,7 +25,7 @@ import { BodyBudget, type BodyLimits } from '../transport/body.js';
 import { Metrics } from '../transport/index.js';
 import type { Route } from '../transport/routes.js';
 import type { ServeConfig } from './config.js';
-import { PROFILE_TABLE } from './profiles.js';
+import { PROFILE_TABLE, type ServerSecrets } from './profiles.js';
 
 /** What a server is made from besides its configuration. */
 export interface ServerParts {
@@ -35,6 +35,8 @@ export interface ServerParts {
   /** The environment `env()` reads in workflows (the process's, less the pack key). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
+  /** The user's vault, for `vault()`, `secrets.list` and the setup page; none without it. */
+  readonly secrets?: ServerSecrets;
   /** Makes the A2A surface; pass it when serving HTTP (it is loaded only then). */
   readonly a2a?: A2aSurfaceFactory;
   /** `MHL_ENGINE_KEY`'s text, taken out of the environment first (workflow-engine only). */
@@ -123,6 +125,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     admission,
     metrics,
     env: parts.env,
+    ...(parts.secrets === undefined ? {} : { secrets: parts.secrets }),
     version: parts.version,
     runChanges,
     body,

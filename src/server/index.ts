@@ -21,5 +21,5 @@ export {
 } from './create-server.js';
 export { takeServeEngineKey } from './engine-profile.js';
 export { loadServedPack, takeServeKey } from './pack.js';
-export { CATALOG_PROFILES, emptyCatalog } from './profiles.js';
+export { CATALOG_PROFILES, emptyCatalog, type ServerSecrets } from './profiles.js';
 export { serveStdio } from './serve-stdio.js';

@@ -1,5 +1,5 @@
 /**
- * `mhl serve mcp [DIR]`: reads the configuration once (flags, then `MHL_SERVE_*`), loads every
+ * `mhl serve mcp [DIR]` and `mhl serve a2a [DIR]`: reads the configuration once (flags, then `MHL_SERVE_*`), loads every
  * workflow under DIR (or from a DMPK pack) once, assembles the server (`createServer`) and
  * serves it on stdio or, with `--http`, over Streamable HTTP. Exit status: 0 after a clean
  * shutdown; 1 for a folder that does not load, an invalid setup, a bind failure or an expired
@@ -9,20 +9,22 @@ import { join } from 'node:path';
 import {
   type CachedCatalogResult,
   type CacheFallback,
-  type Catalog,
   loadCatalog,
   loadCatalogCached,
 } from '../catalog/index.js';
 import { checkerVersions } from '../lang/index.js';
 import { createLogger, type Logger } from '../log/index.js';
+import { CAPABILITY_TTL_MS, Vault, vaultPaths } from '../secrets/index.js';
 import {
-  type CreateServerResult,
+  CATALOG_PROFILES,
   createServer,
+  emptyCatalog,
   loadServedPack,
-  OWN_SOURCE_PROFILES,
   readServeConfig,
   type ServeFlags,
+  type ServerSecrets,
   serveStdio,
+  takeServeEngineKey,
   takeServeKey,
 } from '../server/index.js';
 import { cacheRoot } from '../store/index.js';
@@ -42,58 +44,70 @@ export type ServeOptions = ServeFlags & {
  */
 const MATERIALISE_DELAY_MS = 200;
 
-/** Runs `mhl serve mcp`; resolves to the exit status. */
+/** Runs `mhl serve mcp` (or `mhl serve a2a`, HTTP only); resolves to the exit status. */
 export async function runServe(
   dir: string | undefined,
   options: ServeOptions,
   io: Output,
   version: string,
+  command: 'mcp' | 'a2a' = 'mcp',
 ): Promise<number> {
+  const name = `mhl serve ${command}`;
   // First, before any child or workflow can run: no one after this point sees the key.
   const packKey = takeServeKey();
-  const read = readServeConfig(dir, options, process.env);
+  const engineKey = takeServeEngineKey();
+  const read = readServeConfig(dir, options, process.env, command);
   if (!read.ok) {
-    io.err(`mhl serve mcp: ${read.message}`);
+    io.err(`${name}: ${read.message}`);
     return read.exit;
   }
   const { config } = read;
   const logger = createLogger(config.logLevel);
-  if (OWN_SOURCE_PROFILES.has(config.profile)) {
-    // The profile reads DIR itself (it is no MHL folder): it gets an empty catalog.
-    if (config.workflowsPack !== undefined) {
-      io.err(`mhl serve mcp: --workflows-pack does not apply to --profile ${config.profile}`);
-      return 2;
-    }
-    const catalog: Catalog = {
-      workflows: new Map(),
-      prompts: new Map(),
-      root: config.root,
-      source: 'dir',
-    };
-    return serveCreated(createServer(config, { catalog, version, env: process.env, logger }), io);
-  }
-  const loaded =
-    config.workflowsPack === undefined
+  // A profile that does not serve `.mh` workflows reads DIR itself when it is built.
+  const loaded = !CATALOG_PROFILES.has(config.profile)
+    ? ({ ok: true, catalog: emptyCatalog(config.root) } as const)
+    : config.workflowsPack === undefined
       ? loadFolder(config.root, options, version, fallbackTo(logger, io))
       : loadServedPack(config.workflowsPack, config.root, packKey);
   if (!loaded.ok) {
-    reportCatalogProblems(loaded, io, 'mhl serve mcp');
+    reportCatalogProblems(loaded, io, name);
     return 1;
   }
   const catalog = loaded.catalog;
-  return serveCreated(createServer(config, { catalog, version, env: process.env, logger }), io);
-}
-
-/** Serves an assembled server on the configured transport; resolves to the exit status. */
-async function serveCreated(created: CreateServerResult, io: Output): Promise<number> {
+  const secrets = serverSecrets(process.env);
+  if (typeof secrets === 'string') {
+    io.err(`${name}: ${secrets}`);
+    return 2;
+  }
+  // A2A is HTTP only: its surface loads only when serving HTTP.
+  const a2a =
+    config.http === undefined ? {} : { a2a: (await import('../surfaces/a2a/index.js')).a2aSurface };
+  const parts = { catalog, version, env: process.env, logger, engineKey, secrets, ...a2a };
+  const created = createServer(config, parts);
   if (!created.ok) {
-    io.err(`mhl serve mcp: ${created.problem}`);
+    io.err(`${name}: ${created.problem}`);
     return 1;
   }
-  if (created.server.config.http === undefined) return serveStdio(created.server);
+  if (config.http === undefined) return serveStdio(created.server);
   // The HTTP half loads only when serving HTTP.
   const { serveHttp } = await import('../server/serve-http.js');
   return serveHttp(created.server, io);
+}
+
+/**
+ * The user's vault (`$XDG_CONFIG_HOME/mhl`, docs/secrets.md), and the setup links' lifetime:
+ * ten minutes, or shorter with `MHL_SECRETS_CAPABILITY_TTL_MS` (0 makes every link expire at
+ * once, which is how the tests see an expired link without waiting). A refusal as text.
+ */
+function serverSecrets(env: NodeJS.ProcessEnv): ServerSecrets | string {
+  const vault = new Vault(vaultPaths(env));
+  const ttl = env['MHL_SECRETS_CAPABILITY_TTL_MS'];
+  if (ttl === undefined || ttl === '') return { vault };
+  const ms = /^\d{1,7}$/.test(ttl) ? Number(ttl) : Number.NaN;
+  if (!(ms <= CAPABILITY_TTL_MS)) {
+    return `MHL_SECRETS_CAPABILITY_TTL_MS must be whole milliseconds from 0 to ${CAPABILITY_TTL_MS}`;
+  }
+  return { vault, capabilityTtlMs: ms };
 }
 
 /**

@@ -15,8 +15,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Workflow } from '../catalog/index.js';
 import { ArgumentError } from './argument-error.js';
-import { type LegHost, type LiveRun, launch } from './run-leg.js';
+import { RunChangeFeed, type RunChangeKind } from './change-feed.js';
+import { type LegHost, type LiveRun, launch, reclaimedRun } from './run-leg.js';
 import { RunLog } from './run-log.js';
+import { peekOf, type RunPeek } from './run-peek.js';
 import {
   busy,
   checkArgumentsSize,
@@ -24,13 +26,11 @@ import {
   draining,
   type Limits,
   limitsOf,
-  reclaimedView,
   resumableAfter,
 } from './run-policy.js';
 import { checkQueue, roomFor } from './run-quota.js';
 import {
   deleteRun,
-  type RunRecord,
   readRecord,
   scanStoredRuns,
   sweepStoredRuns,
@@ -38,6 +38,7 @@ import {
 } from './run-records.js';
 import { RunTable } from './run-table.js';
 import { refusalOf } from './state-fault.js';
+import { StepTimeline } from './step-timeline.js';
 import {
   type Caller,
   type CheckedCall,
@@ -51,6 +52,8 @@ import {
 
 export class RunRegistry {
   readonly #options: RunRegistryOptions;
+  /** Every change to a held run's view or log, published once (`change-feed.ts`). */
+  readonly changes: RunChangeFeed;
   /** Held runs, by id and owner, and the owners of runs only in the store. */
   readonly #table = new RunTable<LiveRun>();
   readonly #limits: Limits;
@@ -65,10 +68,16 @@ export class RunRegistry {
 
   constructor(options: RunRegistryOptions) {
     this.#options = options;
+    this.changes =
+      options.changes ??
+      new RunChangeFeed((error) =>
+        options.logger.error({ err: error }, 'run change listener threw'),
+      );
     this.#host = {
       options,
       ended: { completed: 0, failed: 0, canceled: 0, paused: 0 },
       set: (run, fields) => this.#set(run, fields),
+      changed: (run) => this.#changed(run.runId, 'view'),
       persist: (run) => this.#persist(run),
       now: () => this.#now(),
       iso: () => this.#iso(),
@@ -141,6 +150,7 @@ export class RunRegistry {
       digest: workflow.definition.digest,
       view: { runId, tool: name, state: 'pending', startedAt: at, updatedAt: at },
       log: this.#newLog(runId),
+      timeline: new StepTimeline(),
       leg: undefined,
       finishedAt: undefined,
     };
@@ -269,6 +279,7 @@ export class RunRegistry {
     const run = await this.#find(runId, caller);
     if (run.leg) {
       run.leg.controller.abort(new Error('canceled by run/cancel'));
+      run.timeline.end(this.#now(), 'canceled');
       const resumable = resumableAfter(run.workflow, 'canceled', true);
       this.#set(run, {
         state: 'canceled',
@@ -283,7 +294,7 @@ export class RunRegistry {
         // Not recorded, so not cancelled: the run stays paused, as a restart would find it.
         run.view = paused;
         run.finishedAt = undefined;
-        this.#options.onChange?.(run.runId);
+        this.#changed(run.runId, 'view');
         this.#refuse(run, error);
       });
     }
@@ -296,6 +307,16 @@ export class RunRegistry {
       .owned(caller.owner)
       .map((run) => run.view)
       .sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+  }
+
+  /**
+   * One of the caller's held runs, for a viewer, or undefined: decided exactly as `list`
+   * decides (the owner index), so a viewer sees the runs `list` lists and no others, and
+   * never claims a released run by looking at it.
+   */
+  peek(runId: string, caller: Caller): RunPeek | undefined {
+    const run = this.#table.get(runId);
+    return run !== undefined && run.owner === caller.owner ? peekOf(run) : undefined;
   }
 
   async logs(
@@ -418,7 +439,7 @@ export class RunRegistry {
       throw unknownRun();
     // A read may take its key over the quota (the next start makes room), never the table.
     if (this.#table.size >= this.#limits.runs) throw busy('runs are held in memory');
-    const run = this.#rebuild(record, workflow, caller);
+    const run = reclaimedRun(this.#host, record, workflow, caller, this.#newLog(runId));
     this.#table.add(run);
     return run;
   }
@@ -443,40 +464,20 @@ export class RunRegistry {
     return run;
   }
 
-  /** A run from its record: one that was in flight when its process died is now `failed`. */
-  #rebuild(record: RunRecord, workflow: Workflow, caller: Caller): LiveRun {
-    const view = reclaimedView(record.view, workflow, this.#iso());
-    const run: LiveRun = {
-      runId: record.view.runId,
-      workflow,
-      owner: caller.owner,
-      quota: caller.quota,
-      principalOwner: record.principalOwner,
-      arguments: record.arguments,
-      digest: record.digest,
-      view,
-      log: this.#newLog(record.view.runId),
-      leg: undefined,
-      finishedAt: this.#now(),
-    };
-    this.#options.logger.info(
-      { runId: run.runId, owner: caller.owner, state: view.state },
-      'run reclaimed',
-    );
-    return run;
-  }
-
   #set(
     run: LiveRun,
     fields: Partial<Omit<RunView, 'runId' | 'tool' | 'startedAt'>> & { state?: RunState },
   ): void {
     run.view = { ...run.view, ...fields, updatedAt: this.#iso() };
-    this.#options.onChange?.(run.runId);
+    this.#changed(run.runId, 'view');
+  }
+
+  #changed(runId: string, kind: RunChangeKind): void {
+    this.changes.publish({ runId, kind });
   }
 
   #newLog(runId: string): RunLog {
-    const onChange = this.#options.onChange;
-    return new RunLog(undefined, onChange && (() => onChange(runId)));
+    return new RunLog(undefined, () => this.#changed(runId, 'log'));
   }
 
   #persist(run: LiveRun): Promise<void> {

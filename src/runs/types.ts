@@ -8,6 +8,7 @@ import type { Catalog, Workflow } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
 import type { Store } from '../store/index.js';
 import type { Admission } from './admission.js';
+import type { RunChangeFeed } from './change-feed.js';
 import type { LegServices } from './executor.js';
 import type { StateFaultCode } from './state-fault.js';
 
@@ -119,6 +120,8 @@ export interface CheckedCall {
   readonly cwd: string;
   /** Bounds each leg when the caller asked for a limit. */
   readonly timeoutMs?: number;
+  /** Vault record ids by credential slot, for `vault()` (ids only, never values). */
+  readonly credentials?: Readonly<Record<string, string>>;
 }
 
 export interface RunRegistryOptions {
@@ -132,10 +135,10 @@ export interface RunRegistryOptions {
   readonly check: (workflow: Workflow, args: Readonly<Record<string, unknown>>) => CheckedCall;
   readonly terminalTtlMs?: number;
   /**
-   * Told the id of a run whose view or log changed (resource subscriptions); called
-   * synchronously, so it must be cheap and must not throw.
+   * Where the registry publishes each change to a run's view or log (resource subscriptions,
+   * the live runs page); the registry makes its own when none is given.
    */
-  readonly onChange?: (runId: string) => void;
+  readonly changes?: RunChangeFeed;
   /**
    * Most runs held in memory and most waiting for a slot, server-wide (defaults 10,000 and
    * 1,000) and per caller (defaults 1,000 and 250).

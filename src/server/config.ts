@@ -1,3 +1,4 @@
+// Over 500 lines: every general serve flag and variable with its check and refusal, in one place.
 /**
  * `ServeConfig`: everything `mhl serve mcp` is configured by, read once from the command's flags
  * and the environment (flags win) and parsed with zod. Nothing else in the server reads
@@ -16,12 +17,15 @@ import {
   MAX_RUNS,
 } from '../runs/index.js';
 import { MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT } from '../transport/index.js';
+import { profileFlags } from './profile-flags.js';
 
 /** The profiles `--profile` accepts; a profile chooses the surfaces served. */
-export const PROFILES = ['pipelines', 'sessions'] as const;
+export const PROFILES = ['pipelines', 'workflow-engine', 'sessions'] as const;
 
 const DEFAULT_HTTP_HOST = '127.0.0.1';
 const DEFAULT_HTTP_PORT = 8787;
+/** `mhl serve a2a`'s port, as the Go server's. */
+const DEFAULT_A2A_PORT = 8710;
 const DEFAULT_MAX_ACTIVE = 32;
 const MAX_MAX_ACTIVE = 4096;
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -47,6 +51,9 @@ const DEFAULT_BODY_BUFFER_MIB = 8;
 /** One address may hold half the budget: at 2 MiB, one largest (1 MiB) body still fits. */
 const MIN_BODY_BUFFER_MIB = 2;
 const MAX_BODY_BUFFER_MIB = 4096;
+
+/** A managed-service configuration identity: 32 lowercase hex digits (docs/service.md). */
+const CONFIGURATION_ID = /^[0-9a-f]{32}$/;
 
 /** The HTTP listener and its guards. */
 export const HttpConfigSchema = z
@@ -77,6 +84,11 @@ export const HttpConfigSchema = z
     maxConnections: z.number().int().positive().describe('open connections at once'),
     maxConnectionsPerAddress: z.number().int().positive().describe('the same, per remote address'),
     bodyBufferBytes: z.number().int().positive().describe('bytes of bodies held at once'),
+    configurationId: z
+      .string()
+      .regex(CONFIGURATION_ID)
+      .optional()
+      .describe('the managed-service configuration identity readiness reports'),
   })
   .strict();
 
@@ -84,9 +96,13 @@ export type HttpConfig = z.infer<typeof HttpConfigSchema>;
 
 export const ServeConfigSchema = z
   .object({
+    serve: z
+      .enum(['mcp', 'a2a'])
+      .describe('the command: serve mcp (MCP, and A2A over HTTP) or serve a2a (A2A only)'),
     profile: z.enum(PROFILES).describe('which surfaces are served'),
     root: z.string().describe('absolute path of the served folder'),
     workflowsPack: z.string().optional().describe('path of a DMPK pack to serve'),
+    migrationTarget: z.string().optional().describe('the workflow-engine migration target'),
     http: HttpConfigSchema.optional().describe('set for Streamable HTTP; absent for stdio'),
     cwd: z.string().describe('absolute working directory of calls without context.cwd'),
     requireCwd: z.boolean().describe('refuse calls without an absolute context.cwd'),
@@ -112,6 +128,12 @@ export const ServeConfigSchema = z
       .positive()
       .optional()
       .describe('how long a finished run stays pollable'),
+    a2aWaitMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('how long a blocking A2A send waits for its task (MHL_SERVE_A2A_WAIT; 30 s)'),
     passEnv: z.array(z.string()).describe('extra variable names children inherit (MHL_PASS_ENV)'),
     logLevel: z.string().describe('pino level (MHL_LOG_LEVEL)'),
   })
@@ -129,6 +151,7 @@ export interface ServeFlags {
   readonly token?: string;
   readonly principalHeader?: string;
   readonly workflowsPack?: string;
+  readonly migrationTarget?: string;
   readonly json?: boolean;
   readonly cwd?: string;
   readonly requireCwd?: boolean;
@@ -148,6 +171,8 @@ export interface ServeFlags {
   readonly maxConnections?: string;
   readonly maxConnectionsPerAddress?: string;
   readonly bodyBufferMib?: string;
+  /** Set by `mhl service` in the unit it writes; readiness reports it. */
+  readonly configurationId?: string;
 }
 
 /** A refused configuration: what to print and the exit status (2 usage, 1 invalid setup). */
@@ -176,6 +201,7 @@ const HTTP_ONLY_FLAGS = [
   'maxConnections',
   'maxConnectionsPerAddress',
   'bodyBufferMib',
+  'configurationId',
 ] as const;
 
 /**
@@ -186,9 +212,17 @@ export function readServeConfig(
   dir: string | undefined,
   flags: ServeFlags,
   env: Env,
+  command: 'mcp' | 'a2a' = 'mcp',
 ): ConfigResult {
   try {
-    return { ok: true, config: ServeConfigSchema.parse(assemble(dir, flags, env)) };
+    // `serve a2a` is HTTP only, on its own default port.
+    const given: ServeFlags =
+      command === 'a2a' ? { ...flags, http: true, transport: 'http' } : flags;
+    const assembled = assemble(dir, given, env, command === 'a2a' ? DEFAULT_A2A_PORT : undefined);
+    return {
+      ok: true,
+      config: ServeConfigSchema.parse({ serve: command, ...(assembled as object) }),
+    };
   } catch (error) {
     if (error instanceof Refused) return { ok: false, message: error.message, exit: error.exit };
     if (error instanceof z.ZodError) {
@@ -209,13 +243,18 @@ class Refused extends Error {
   }
 }
 
-function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown {
+function assemble(
+  dir: string | undefined,
+  flags: ServeFlags,
+  env: Env,
+  defaultPort?: number,
+): unknown {
   if (flags.json)
     throw new Refused('--json is not supported: logs are already JSON lines on stderr');
   if (flags.maxQueued !== undefined) {
     throw new Refused('--max-queued was removed: there is no queue; use --max-active');
   }
-  const http = readHttp(flags, env);
+  const http = readHttp(flags, env, defaultPort ?? DEFAULT_HTTP_PORT);
   const cwd = resolve(flags.cwd ?? '.');
   if (!isDirectory(cwd)) throw new Refused(`--cwd ${flags.cwd ?? '.'} is not a directory`);
   const drainMs = parseDuration(flags.drainTimeout ?? '0');
@@ -227,14 +266,25 @@ function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown
   if (ttlText !== undefined && (terminalRunTtlMs === undefined || terminalRunTtlMs === 0)) {
     throw new Refused('MHL_SERVE_TERMINAL_RUN_TTL takes a duration such as 1h or 90s');
   }
+  const waitText = nonEmpty(env['MHL_SERVE_A2A_WAIT']);
+  const a2aWaitMs = waitText === undefined ? undefined : parseDuration(waitText);
+  if (
+    waitText !== undefined &&
+    (a2aWaitMs === undefined || a2aWaitMs === 0 || a2aWaitMs > MAX_DEADLINE_MS)
+  ) {
+    throw new Refused('MHL_SERVE_A2A_WAIT takes a duration from 1ms to 1h, such as 30s');
+  }
   const stateDir = nonEmpty(flags.stateDir) ?? nonEmpty(env['MHL_SERVE_STATE_DIR']);
   const profile = flags.profile ?? 'pipelines';
   if (!(PROFILES as readonly string[]).includes(profile)) {
     throw new Refused(`--profile takes one of: ${PROFILES.join(', ')}`);
   }
+  const own = profileFlags(flags, profile);
+  if (!own.ok) throw new Refused(own.problem);
   return {
     profile,
     root: resolve(dir ?? '.'),
+    ...own.values,
     ...(flags.workflowsPack !== undefined ? { workflowsPack: flags.workflowsPack } : {}),
     ...(http !== undefined ? { http } : {}),
     cwd,
@@ -270,13 +320,14 @@ function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown
     ...(stateDir !== undefined ? { stateDir: resolve(stateDir) } : {}),
     drainMs,
     ...(terminalRunTtlMs !== undefined ? { terminalRunTtlMs } : {}),
+    ...(a2aWaitMs !== undefined ? { a2aWaitMs } : {}),
     passEnv: (env['MHL_PASS_ENV'] ?? '').split(',').filter(Boolean),
     logLevel: nonEmpty(env['MHL_LOG_LEVEL']) ?? 'info',
   };
 }
 
 /** The HTTP part, or undefined for stdio; HTTP-only flags without HTTP are refused. */
-function readHttp(flags: ServeFlags, env: Env): HttpConfig | undefined {
+function readHttp(flags: ServeFlags, env: Env, defaultPort: number): HttpConfig | undefined {
   if (flags.http && flags.transport === 'stdio') {
     throw new Refused('--http and --transport stdio contradict each other');
   }
@@ -288,7 +339,7 @@ function readHttp(flags: ServeFlags, env: Env): HttpConfig | undefined {
   }
   const port = wholeNumber(
     flags.port,
-    DEFAULT_HTTP_PORT,
+    defaultPort,
     0,
     65535,
     '--port takes a whole number from 0 to 65535',
@@ -304,9 +355,13 @@ function readHttp(flags: ServeFlags, env: Env): HttpConfig | undefined {
     );
   }
   const host = (nonEmpty(flags.addr) ?? DEFAULT_HTTP_HOST).replace(/^\[(.*)\]$/, '$1');
+  if (flags.configurationId !== undefined && !CONFIGURATION_ID.test(flags.configurationId)) {
+    throw new Refused('--configuration-id takes 32 lowercase hex digits');
+  }
   return {
     host,
     port,
+    ...(flags.configurationId !== undefined ? { configurationId: flags.configurationId } : {}),
     ...(token !== undefined ? { token } : {}),
     ...(principalHeader !== undefined ? { principalHeader } : {}),
     ...readSessionLimits(flags, env),

@@ -7,7 +7,8 @@
 import type { Catalog } from '../catalog/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { Dispatcher, type Session } from '../protocol/index.js';
-import { Admission, ownerOf } from '../runs/index.js';
+import { Admission, ownerOf, RunChangeFeed } from '../runs/index.js';
+import type { A2aSurfaceFactory } from '../surfaces/a2a/index.js';
 import {
   COMPLETIONS_CAPABILITY,
   completionMethods,
@@ -20,9 +21,11 @@ import {
   ToolTable,
   toolMethods,
 } from '../surfaces/index.js';
+import { BodyBudget, type BodyLimits } from '../transport/body.js';
 import { Metrics } from '../transport/index.js';
+import type { Route } from '../transport/routes.js';
 import type { ServeConfig } from './config.js';
-import { PROFILE_TABLE } from './profiles.js';
+import { PROFILE_TABLE, type ServerSecrets } from './profiles.js';
 
 /** What a server is made from besides its configuration. */
 export interface ServerParts {
@@ -32,6 +35,12 @@ export interface ServerParts {
   /** The environment `env()` reads in workflows (the process's, less the pack key). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
+  /** The user's vault, for `vault()`, `secrets.list` and the setup page; none without it. */
+  readonly secrets?: ServerSecrets;
+  /** Makes the A2A surface; pass it when serving HTTP (it is loaded only then). */
+  readonly a2a?: A2aSurfaceFactory;
+  /** `MHL_ENGINE_KEY`'s text, taken out of the environment first (workflow-engine only). */
+  readonly engineKey?: string | undefined;
 }
 
 /** An assembled server, not yet serving. */
@@ -41,6 +50,10 @@ export interface MhlServer {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly version: string;
+  /** The HTTP rows the surfaces add (the Agent Card, `/a2a`); served over HTTP only. */
+  readonly routes: readonly Route[];
+  /** The deadline and shared budget of every HTTP body; set when serving HTTP. */
+  readonly body: BodyLimits | undefined;
   /** Names of the served workflows, for the start-up log line. */
   readonly workflows: readonly string[];
   /** True while a request is in flight on a legacy session: it is neither swept nor evicted. */
@@ -92,7 +105,18 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     read: () => admission.active,
   });
   const tools = new ToolTable();
-  // Made once the dispatcher is; runs report their changes from the start, so through this.
+  // Runs publish their changes from the start; subscriptions subscribe once the dispatcher is made.
+  const runChanges = new RunChangeFeed((error) =>
+    logger.error({ err: error }, 'run change listener threw'),
+  );
+  // One budget for every body the server reads, whichever route (MCP, A2A, ops) reads it.
+  const body: BodyLimits | undefined =
+    config.http === undefined
+      ? undefined
+      : {
+          timeoutMs: config.http.bodyTimeoutMs,
+          budget: new BodyBudget(config.http.bodyBufferBytes),
+        };
   let subscriptions: Subscriptions | undefined;
   const built = PROFILE_TABLE[config.profile]({
     config,
@@ -101,7 +125,12 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     admission,
     metrics,
     env: parts.env,
-    onRunChange: (runId) => subscriptions?.runChanged(runId),
+    ...(parts.secrets === undefined ? {} : { secrets: parts.secrets }),
+    version: parts.version,
+    runChanges,
+    body,
+    a2a: parts.a2a,
+    engineKey: parts.engineKey,
   });
   if ('problem' in built) return { ok: false, problem: built.problem };
   const { surfaces } = built;
@@ -124,11 +153,17 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
   });
   const providers = surfaces.flatMap((s) => s.resources ?? []);
   subscriptions = new Subscriptions(dispatcher, providers);
+  const resources = subscriptions;
+  const unsubscribe = runChanges.subscribe(({ runId }) => resources.runChanged(runId));
   dispatcher.onSessionClose((session) => {
     for (const surface of surfaces) surface.sessionEnded?.(session);
   });
   registerMethods(dispatcher, [
-    ...toolMethods(tools, { admission, onCall: (outcome) => metrics.toolCall(outcome) }),
+    ...toolMethods(tools, {
+      admission,
+      onCall: (outcome) => metrics.toolCall(outcome),
+      ...(built.tools !== undefined ? { policy: built.tools } : {}),
+    }),
     ...resourceMethods(providers),
     ...surfaces.flatMap((s) => s.methods ?? []),
     // Over every surface's prompts and resources.
@@ -152,6 +187,8 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     logger,
     metrics,
     version: parts.version,
+    routes: surfaces.flatMap((s) => s.routes ?? []),
+    body,
     workflows: [...parts.catalog.workflows.keys()],
     sessionBusy: (session) => dispatcher.inFlightOn(session) > 0,
     // Without a principal, only the session reaches its runs and jobs: eviction spares it.
@@ -169,6 +206,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     },
     stop: async () => {
       dispatcher.closeAll('shutting down');
+      unsubscribe();
       subscriptions?.close();
       await Promise.all(surfaces.map((s) => s.stop?.()));
     },

@@ -8,8 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
-import { type Admission, JobRegistry } from '../runs/index.js';
+import { type Admission, JobRegistry, type RunChangeFeed } from '../runs/index.js';
 import { AgentLimiters, childEnvironment } from '../runtime/index.js';
+import { secretsSurface, type Vault, vaultLookup } from '../secrets/index.js';
+import type { A2aSurfaceFactory } from '../surfaces/a2a/index.js';
 import {
   jobTools,
   logJobEvents,
@@ -19,17 +21,29 @@ import {
   reservedNameProblem,
   type Surface,
   sessionsSurface,
+  type ToolPolicy,
   ToolTable,
+  uiSurface,
   workflowResources,
   workflowTemplates,
   workflowTools,
 } from '../surfaces/index.js';
-import type { Metrics } from '../transport/index.js';
+import type { BodyLimits } from '../transport/body.js';
+import { isLoopback, type Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
+import { workflowEngineProfile } from './engine-profile.js';
 import { runsSurface } from './runs.js';
+
+/** The vault a server reads, and how long its setup links live (`MHL_SECRETS_CAPABILITY_TTL_MS`). */
+export interface ServerSecrets {
+  readonly vault: Vault;
+  readonly capabilityTtlMs?: number;
+}
 
 /** What every profile is built from. */
 export interface ProfileParts {
+  /** The running binary's version (the runs page shows it). */
+  readonly version: string;
   readonly config: ServeConfig;
   readonly catalog: Catalog;
   readonly logger: Logger;
@@ -37,12 +51,22 @@ export interface ProfileParts {
   readonly metrics: Metrics;
   /** The environment `env()` reads (the process's, less the pack key). */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Told each async run whose view or log changed (resource subscriptions). */
-  readonly onRunChange: (runId: string) => void;
+  /** Each change to an async run's view or log (resource subscriptions, the runs page). */
+  readonly runChanges: RunChangeFeed;
+  /** The shared body deadline and budget; set when serving HTTP. */
+  readonly body: BodyLimits | undefined;
+  /** Makes the A2A surface; given when serving HTTP (it is loaded only then). */
+  readonly a2a: A2aSurfaceFactory | undefined;
+  /** `MHL_ENGINE_KEY`'s text, taken out of the environment at start (workflow-engine only). */
+  readonly engineKey?: string | undefined;
+  /** The user's vault; without it `vault()` is unsupported and no secrets surface is served. */
+  readonly secrets?: ServerSecrets;
 }
 
 /** A profile's surfaces, or the start-up problem that stops it. */
-export type ProfileResult = { readonly surfaces: Surface[] } | { readonly problem: string };
+export type ProfileResult =
+  | { readonly surfaces: Surface[]; readonly tools?: ToolPolicy }
+  | { readonly problem: string };
 
 export type Profile = (parts: ProfileParts) => ProfileResult;
 
@@ -52,6 +76,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
   // Agents' disk caches of calls and runs, a folder per run inside: private (mkdtemp), owned by
   // this server and removed when it closes.
   const cacheRoot = mkdtempSync(join(tmpdir(), 'mhl-cache-'));
+  const vault = parts.secrets?.vault;
   const pipelines: PipelineSurfaceOptions = {
     cacheRoot,
     // Per-agent rate limits are the server's, shared by its calls and runs (spec §5.1).
@@ -63,6 +88,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     requireCwd: config.requireCwd,
     childEnv: childEnvironment(config.passEnv, parts.env),
     env: parts.env,
+    ...(vault === undefined ? {} : { vault: (credentials) => vaultLookup(vault, credentials) }),
   };
   const workflows: Surface = {
     name: 'pipelines',
@@ -108,13 +134,76 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     pipelines,
     published: (name) => names.has(name),
     target: workflows.tools?.[0],
-    onChange: parts.onRunChange,
+    changes: parts.runChanges,
   });
   if ('problem' in runs) {
     workflows.close?.();
     return { problem: runs.problem };
   }
-  return { surfaces: [workflows, jobs, runs] };
+  const surfaces: Surface[] = [workflows, jobs, runs];
+  // The runs page lives on the MCP HTTP server only: stdio has no browser to serve, and
+  // `mhl serve a2a` has no `/mcp` for its buttons.
+  if (config.http !== undefined && config.serve !== 'a2a') {
+    surfaces.push(
+      uiSurface({
+        registry: runs.registry,
+        tokenRequired: config.http.token !== undefined,
+        principalHeader: config.http.principalHeader,
+        version: parts.version,
+        logger,
+      }),
+    );
+  }
+  // A2A is HTTP: the card and `/a2a` beside `/mcp`, or alone on `mhl serve a2a`.
+  if (config.http !== undefined && parts.body !== undefined && parts.a2a !== undefined) {
+    const a2a = parts.a2a({
+      catalog,
+      registry: runs.registry,
+      version: parts.version,
+      logger,
+      body: parts.body,
+      bearer: config.http.token !== undefined,
+      principalHeader: config.http.token === undefined ? undefined : config.http.principalHeader,
+      atRoot: config.serve === 'a2a',
+      ...(config.a2aWaitMs !== undefined ? { waitMs: config.a2aWaitMs } : {}),
+    });
+    surfaces.push(a2a);
+    // A blocking send waits on its run's state; log lines alone never end a wait.
+    parts.runChanges.subscribe((change) => {
+      if (change.kind === 'view') a2a.runChanged(change.runId);
+    });
+  }
+  if (parts.secrets !== undefined) {
+    surfaces.push(secretsOf(config, parts.secrets, parts.body, logger));
+  }
+  return { surfaces };
+}
+
+/**
+ * The secrets surface: `secrets.list` on every transport; the setup page only over HTTP on a
+ * loopback address (the form carries a secret in clear text, which only loopback keeps local).
+ */
+function secretsOf(
+  config: ServeConfig,
+  secrets: ServerSecrets,
+  body: BodyLimits | undefined,
+  logger: Logger,
+): Surface {
+  const { http } = config;
+  const local = http !== undefined && body !== undefined && isLoopback(http.host);
+  const ttl = secrets.capabilityTtlMs;
+  return secretsSurface({
+    vault: secrets.vault,
+    logger,
+    ...(local
+      ? {
+          setup: {
+            body,
+            ...(ttl === undefined ? {} : { capabilityTtlMs: ttl }),
+          },
+        }
+      : {}),
+  });
 }
 
 /**
@@ -134,11 +223,18 @@ export function sessionsProfile(parts: ProfileParts): ProfileResult {
 /** The profiles `--profile` selects, by name. */
 export const PROFILE_TABLE: Readonly<Record<ServeConfig['profile'], Profile>> = {
   pipelines: pipelinesProfile,
+  'workflow-engine': workflowEngineProfile,
   sessions: sessionsProfile,
 };
 
 /**
- * Profiles that load their own source from DIR: the server hands them an empty catalog and
- * they read the folder themselves (it holds no `.mh` files to check).
+ * Profiles whose DIR is a folder (or pack) of `.mh` workflows, loaded into the catalog before
+ * the profile is built. The others read DIR themselves when built (a release folder, say) and
+ * get an empty catalog.
  */
-export const OWN_SOURCE_PROFILES: ReadonlySet<ServeConfig['profile']> = new Set(['sessions']);
+export const CATALOG_PROFILES: ReadonlySet<ServeConfig['profile']> = new Set(['pipelines']);
+
+/** The catalog of a profile that serves no `.mh` workflows. */
+export function emptyCatalog(root: string): Catalog {
+  return { workflows: new Map(), prompts: new Map(), root, source: 'dir' };
+}

@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
-import { type Admission, checkWorkflowCall, ownerOf, RunRegistry } from '../runs/index.js';
+import {
+  type Admission,
+  checkWorkflowCall,
+  ownerOf,
+  type RunChangeFeed,
+  RunRegistry,
+} from '../runs/index.js';
 import { DirStore, probeWritable } from '../store/index.js';
 import {
   type PipelineSurfaceOptions,
@@ -41,15 +47,17 @@ export interface RunsOptions {
   readonly published: (name: string) => boolean;
   /** A workflow tool, whose `context` schema the run tools' `arguments` describe. */
   readonly target: ToolDefinition | undefined;
-  /** Told each run whose view or log changed. */
-  readonly onChange: (runId: string) => void;
+  /** Where the registry publishes each change to a run's view or log. */
+  readonly changes: RunChangeFeed;
 }
 
 /**
  * The run surface; `stop` cancels what still runs, `close` removes temporary state. A
  * `--state-dir` that cannot be written is the start-up problem instead (see `stateDirProblem`).
  */
-export function runsSurface(options: RunsOptions): Surface | { readonly problem: string } {
+export function runsSurface(
+  options: RunsOptions,
+): (Surface & { readonly registry: RunRegistry }) | { readonly problem: string } {
   const { logger } = options;
   const problem = options.stateDir === undefined ? undefined : stateDirProblem(options.stateDir);
   if (problem?.fatal) return { problem: problem.text };
@@ -81,15 +89,21 @@ export function runsSurface(options: RunsOptions): Surface | { readonly problem:
       ...(options.pipelines.agentLimiters !== undefined
         ? { agentLimiters: options.pipelines.agentLimiters }
         : {}),
+      ...(options.pipelines.vault !== undefined ? { vault: options.pipelines.vault } : {}),
     },
     check: (workflow, args) => {
       const { inputs, call } = checkWorkflowCall(workflow, args, unbounded);
       const bounded = Number.isFinite(call.timeoutMs);
-      return { inputs, cwd: call.cwd, ...(bounded ? { timeoutMs: call.timeoutMs } : {}) };
+      return {
+        inputs,
+        cwd: call.cwd,
+        ...(bounded ? { timeoutMs: call.timeoutMs } : {}),
+        ...(call.credentials !== undefined ? { credentials: call.credentials } : {}),
+      };
     },
     ...(options.terminalTtlMs !== undefined ? { terminalTtlMs: options.terminalTtlMs } : {}),
     limits: options.limits,
-    onChange: options.onChange,
+    changes: options.changes,
   });
   registerRunMetrics(options.metrics, registry);
   const surface = runSurface({
@@ -103,6 +117,7 @@ export function runsSurface(options: RunsOptions): Surface | { readonly problem:
   return {
     name: 'runs',
     ...surface,
+    registry,
     start: () => {
       sweeper = setInterval(() => {
         registry

@@ -10,6 +10,16 @@ export {
   workflowTemplates,
 } from './completion.js';
 export {
+  type EngineContext,
+  engineSurface,
+  KeyRing,
+  loadEngineKeys,
+  loadRelease,
+  type Release,
+  ReleaseStore,
+  takeEngineKey,
+} from './engine/index.js';
+export {
   jobTools,
   logJobEvents,
   reservedNameProblem,
@@ -33,8 +43,10 @@ export type { Surface } from './surface.js';
 export {
   type PreparedCall,
   type ToolDefinition,
+  type ToolPolicy,
   type ToolResult,
   ToolTable,
   toolError,
   toolMethods,
 } from './tools.js';
+export { type UiSurfaceOptions, uiSurface } from './ui/index.js';

@@ -135,7 +135,7 @@ describe('sessions children and deliveries', () => {
       agent_id: 'w2',
       bundle: 'reference',
     });
-    assert.ok((big._meta?.['bundled_steps'] as string[]).length > 0);
+    assert.ok(((big._meta?.['bundled_steps'] as string[] | undefined) ?? []).length > 0);
     const again = await server.call('get_activity', {
       session_index: s,
       context_tokens: 200000,

@@ -146,7 +146,7 @@ describe('sessions profile contracts', () => {
     assert.equal(code(unknown), 'ACTIVITY_NOT_FOUND');
     const off = await server.call('next_activity', { session_index: s, activity_id: 'verify' });
     assert.equal(off.isError, undefined);
-    assert.equal((off._meta?.['validation'] as { status: string }).status, 'warning');
+    assert.equal((off._meta?.['validation'] as { status?: string } | undefined)?.status, 'warning');
     const noCurrent = await server.call('get_activity', { session_index: s, context_tokens: 0 });
     assert.equal(code(noCurrent), 'INVALID_ARGUMENT', 'context_tokens must be positive');
   });

@@ -17,7 +17,7 @@ import { CLI } from '../helpers/cli.js';
 const CORPUS = join(import.meta.dirname, '..', 'fixtures', 'sessions', 'corpus');
 
 const code = (r: ToolCallResult) =>
-  ((r._meta?.['mhl/diagnostic'] as { code?: string } | undefined) ?? {}).code;
+  (r._meta?.['mhl/diagnostic'] as { code?: string } | undefined)?.code;
 const text = (r: ToolCallResult) => r.content?.[0]?.text ?? '';
 
 describe('sessions seal', () => {

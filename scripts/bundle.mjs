@@ -7,7 +7,8 @@
 //     the code cache and runs it.
 // Ajv and yaml stay outside the bundle because they are loaded on first use
 // (src/lang/lazy-modules.ts); so do the language server's libraries (only `mhl lsp` loads them)
-// and undici (only an http call with `tls` or `proxy` does): every start reads and hashes the
+// and undici (only an http call with `tls` or `proxy` does), and pg (only a PostgreSQL store
+// loads it, src/store/postgres.ts): every start reads and hashes the
 // bundle, so code most commands never run should not be in it. zod's translated error messages are left out: mhl never selects a
 // locale, and the 64 of them were a third of the bundle's bytes.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -49,6 +50,8 @@ await build({
     'ajv/*',
     'yaml',
     'undici',
+    'pg',
+    'pg/*',
     'vscode-languageserver',
     'vscode-languageserver/*',
     'vscode-languageserver-textdocument',

@@ -17,8 +17,10 @@ import { createLogger, type Logger } from '../log/index.js';
 import {
   createServer,
   loadServedPack,
+  openServeStore,
   readServeConfig,
   type ServeFlags,
+  type ServeStore,
   serveStdio,
   takeServeKey,
 } from '../server/index.js';
@@ -64,8 +66,32 @@ export async function runServe(
     return 1;
   }
   const catalog = loaded.catalog;
-  const created = createServer(config, { catalog, version, env: process.env, logger });
+  let store: ServeStore | undefined;
+  if (config.store !== undefined) {
+    const opened = await openServeStore(
+      { url: config.store, origin: '--store' },
+      {
+        singleReplica: config.singleReplica,
+        leaseTtlMs: config.runLockTtlMs,
+        ...(config.replicaId !== undefined ? { replicaId: config.replicaId } : {}),
+      },
+      logger,
+    );
+    if (!opened.ok) {
+      io.err(`mhl serve mcp: ${opened.problem}`);
+      return 1;
+    }
+    store = opened.opened;
+  }
+  const created = createServer(config, {
+    catalog,
+    version,
+    env: process.env,
+    logger,
+    ...(store !== undefined ? { store } : {}),
+  });
   if (!created.ok) {
+    await store?.store.close();
     io.err(`mhl serve mcp: ${created.problem}`);
     return 1;
   }

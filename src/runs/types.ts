@@ -69,6 +69,8 @@ export const RUN_ERROR_CODES = {
   STATE_STORAGE_FULL: 'STATE_STORAGE_FULL',
   /** The run's record could not be saved: the state storage failed; retry later. */
   STATE_STORE_FAILED: 'STATE_STORE_FAILED',
+  /** The run's execution lease could not be read or taken: the shared store is unreachable. */
+  LEASE_UNAVAILABLE: 'LEASE_UNAVAILABLE',
 } as const;
 
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[keyof typeof RUN_ERROR_CODES];
@@ -131,6 +133,11 @@ export interface RunRegistryOptions {
   /** Validates a call's arguments; throws `ArgumentError` (fields relative to them) for bad ones. */
   readonly check: (workflow: Workflow, args: Readonly<Record<string, unknown>>) => CheckedCall;
   readonly terminalTtlMs?: number;
+  /**
+   * Set on a shared store (one with `lease`): this replica's id and the run lease TTL. Each run
+   * is then executed under a lease, its writes fenced, its record the truth other replicas read.
+   */
+  readonly replica?: { readonly id: string; readonly leaseTtlMs: number };
   /**
    * Told the id of a run whose view or log changed (resource subscriptions); called
    * synchronously, so it must be cheap and must not throw.

@@ -105,6 +105,24 @@ export const ServeConfigSchema = z
       .max(MAX_QUEUED_PER_CALLER)
       .describe('async runs of one owner that may wait for a slot'),
     stateDir: z.string().optional().describe('where async runs are kept; else a temp dir'),
+    store: z
+      .string()
+      .optional()
+      .describe('store URL (--store, MHL_SERVE_STORE): postgres://… or file:///dir; never logged'),
+    singleReplica: z
+      .boolean()
+      .describe('acknowledges one writer, so a store without cas may be used (--single-replica)'),
+    runLockTtlMs: z
+      .number()
+      .int()
+      .min(100)
+      .describe('run lease TTL on a shared store (MHL_SERVE_RUN_LOCK_TTL, default 45 s)'),
+    replicaId: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .describe('this replica in lease rows and logs (MHL_SERVE_REPLICA_ID); random by default'),
     drainMs: z.number().int().min(0).describe('how long working runs may finish at shutdown'),
     terminalRunTtlMs: z
       .number()
@@ -138,6 +156,8 @@ export interface ServeFlags {
   readonly maxRunsPerCaller?: string;
   readonly maxQueuedPerCaller?: string;
   readonly stateDir?: string;
+  readonly store?: string;
+  readonly singleReplica?: boolean;
   readonly drainTimeout?: string;
   readonly profile?: string;
   readonly maxSessions?: string;
@@ -228,6 +248,7 @@ function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown
     throw new Refused('MHL_SERVE_TERMINAL_RUN_TTL takes a duration such as 1h or 90s');
   }
   const stateDir = nonEmpty(flags.stateDir) ?? nonEmpty(env['MHL_SERVE_STATE_DIR']);
+  const replicas = readReplicas(flags, env);
   const profile = flags.profile ?? 'pipelines';
   if (!(PROFILES as readonly string[]).includes(profile)) {
     throw new Refused(`--profile takes one of: ${PROFILES.join(', ')}`);
@@ -268,11 +289,55 @@ function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown
       `--max-queued-per-caller takes a whole number from 1 to ${MAX_QUEUED_PER_CALLER}`,
     ),
     ...(stateDir !== undefined ? { stateDir: resolve(stateDir) } : {}),
+    ...replicas,
     drainMs,
     ...(terminalRunTtlMs !== undefined ? { terminalRunTtlMs } : {}),
     passEnv: (env['MHL_PASS_ENV'] ?? '').split(',').filter(Boolean),
     logLevel: nonEmpty(env['MHL_LOG_LEVEL']) ?? 'info',
   };
+}
+
+/** The default run lease TTL (seed 000): a slow renew on a busy host is not a dead replica. */
+export const DEFAULT_RUN_LOCK_TTL_MS = 45_000;
+
+/** `--store`, `--single-replica` and the lease settings. */
+function readReplicas(flags: ServeFlags, env: Env) {
+  const store = nonEmpty(flags.store) ?? nonEmpty(env['MHL_SERVE_STORE']);
+  if (store !== undefined && !/^(postgres(ql)?|file):\/\//i.test(store)) {
+    // The URL may hold a password: only its scheme is repeated.
+    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(store)?.[1];
+    throw new Refused(
+      `--store takes a postgres://… or file:///… URL${scheme ? `, not ${scheme}:` : ''}`,
+    );
+  }
+  const single = flags.singleReplica === true || truthy(env['MHL_SERVE_SINGLE_REPLICA']);
+  const ttlText = nonEmpty(env['MHL_SERVE_RUN_LOCK_TTL']);
+  // A bare number is seconds, as in the Go server; else a duration such as 45s or 1500ms.
+  const ttl =
+    ttlText === undefined
+      ? DEFAULT_RUN_LOCK_TTL_MS
+      : /^\d{1,6}$/.test(ttlText)
+        ? Number(ttlText) * 1000
+        : parseDuration(ttlText);
+  if (ttl === undefined || ttl < 100) {
+    throw new Refused(
+      'MHL_SERVE_RUN_LOCK_TTL takes seconds or a duration such as 45s (at least 100ms)',
+    );
+  }
+  const replicaId = nonEmpty(env['MHL_SERVE_REPLICA_ID']);
+  if (replicaId !== undefined && !/^[\x21-\x7e]{1,128}$/.test(replicaId)) {
+    throw new Refused('MHL_SERVE_REPLICA_ID takes 1 to 128 visible ASCII characters');
+  }
+  return {
+    ...(store !== undefined ? { store } : {}),
+    singleReplica: single,
+    runLockTtlMs: ttl,
+    ...(replicaId !== undefined ? { replicaId } : {}),
+  };
+}
+
+function truthy(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
 }
 
 /** The HTTP part, or undefined for stdio; HTTP-only flags without HTTP are refused. */

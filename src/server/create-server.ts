@@ -23,6 +23,7 @@ import {
 import { Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
 import { PROFILE_TABLE } from './profiles.js';
+import type { ServeStore } from './state-store.js';
 
 /** What a server is made from besides its configuration. */
 export interface ServerParts {
@@ -32,6 +33,8 @@ export interface ServerParts {
   /** The environment `env()` reads in workflows (the process's, less the pack key). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
+  /** The store opened from `--store` or an `extension store` declaration (`openServeStore`). */
+  readonly store?: ServeStore;
 }
 
 /** An assembled server, not yet serving. */
@@ -102,6 +105,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     metrics,
     env: parts.env,
     onRunChange: (runId) => subscriptions?.runChanged(runId),
+    store: parts.store,
   });
   if ('problem' in built) return { ok: false, problem: built.problem };
   const { surfaces } = built;

@@ -21,3 +21,9 @@ export {
 } from './create-server.js';
 export { loadServedPack, takeServeKey } from './pack.js';
 export { serveStdio } from './serve-stdio.js';
+export {
+  type OpenStoreResult,
+  openServeStore,
+  type ServeStore,
+  type StoreSource,
+} from './state-store.js';

@@ -26,6 +26,7 @@ import {
 import type { Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
 import { runsSurface } from './runs.js';
+import type { ServeStore } from './state-store.js';
 
 /** What every profile is built from. */
 export interface ProfileParts {
@@ -38,6 +39,8 @@ export interface ProfileParts {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Told each async run whose view or log changed (resource subscriptions). */
   readonly onRunChange: (runId: string) => void;
+  /** The store opened from `--store` or an `extension store` declaration, if any. */
+  readonly store?: ServeStore | undefined;
 }
 
 /** A profile's surfaces, or the start-up problem that stops it. */
@@ -96,6 +99,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
   };
   const runs = runsSurface({
     stateDir: config.stateDir,
+    shared: parts.store,
     terminalTtlMs: config.terminalRunTtlMs,
     limits: { runsPerCaller: config.maxRunsPerCaller, queuedPerCaller: config.maxQueuedPerCaller },
     drainMs: config.drainMs,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
 import { type Admission, checkWorkflowCall, ownerOf, RunRegistry } from '../runs/index.js';
-import { DirStore, probeWritable } from '../store/index.js';
+import { DirStore, probeWritable, storeCan } from '../store/index.js';
 import {
   type PipelineSurfaceOptions,
   runSurface,
@@ -18,6 +18,7 @@ import {
   type ToolDefinition,
 } from '../surfaces/index.js';
 import type { Metrics } from '../transport/index.js';
+import type { ServeStore } from './state-store.js';
 
 /** How often finished runs past their TTL are swept. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -25,6 +26,8 @@ const SWEEP_INTERVAL_MS = 60_000;
 export interface RunsOptions {
   /** Absolute `--state-dir`; undefined for a temporary one. */
   readonly stateDir: string | undefined;
+  /** The store `--store` or an `extension store` opened; `stateDir` is then unused for runs. */
+  readonly shared?: ServeStore | undefined;
   readonly terminalTtlMs: number | undefined;
   /** `--max-runs-per-caller` and `--max-queued-per-caller`. */
   readonly limits: { readonly runsPerCaller: number; readonly queuedPerCaller: number };
@@ -50,13 +53,16 @@ export interface RunsOptions {
  * `--state-dir` that cannot be written is the start-up problem instead (see `stateDirProblem`).
  */
 export function runsSurface(options: RunsOptions): Surface | { readonly problem: string } {
-  const { logger } = options;
-  const problem = options.stateDir === undefined ? undefined : stateDirProblem(options.stateDir);
+  const { logger, shared } = options;
+  const problem =
+    options.stateDir === undefined || shared !== undefined
+      ? undefined
+      : stateDirProblem(options.stateDir);
   if (problem?.fatal) return { problem: problem.text };
   // A full disk may be freed while the server runs, and until then everything but runs works.
   if (problem) logger.warn({ code: 'STATE_STORAGE_FULL' }, problem.text);
-  const temporary = options.stateDir === undefined;
-  const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'mhl-serve-'));
+  const temporary = options.stateDir === undefined && shared === undefined;
+  const stateDir = options.stateDir ?? (temporary ? mkdtempSync(join(tmpdir(), 'mhl-serve-')) : '');
   if (temporary) {
     // A warning over HTTP, where a server is meant to outlive its clients; on stdio the server
     // lives and dies with its one client, and every start would repeat it.
@@ -66,7 +72,7 @@ export function runsSurface(options: RunsOptions): Surface | { readonly problem:
       'no --state-dir: async run state is kept in a temporary directory and lost on restart',
     );
   }
-  const store = new DirStore(join(stateDir, '.mhl'));
+  const store = shared?.store ?? new DirStore(join(stateDir, '.mhl'));
   // An async run outlives calls: only the caller's own context.timeout_ms bounds it.
   const unbounded = { ...options.pipelines, defaultTimeoutMs: Number.POSITIVE_INFINITY };
   const registry = new RunRegistry({
@@ -88,10 +94,21 @@ export function runsSurface(options: RunsOptions): Surface | { readonly problem:
       return { inputs, cwd: call.cwd, ...(bounded ? { timeoutMs: call.timeoutMs } : {}) };
     },
     ...(options.terminalTtlMs !== undefined ? { terminalTtlMs: options.terminalTtlMs } : {}),
+    ...(shared !== undefined
+      ? { replica: { id: shared.replicaId, leaseTtlMs: shared.leaseTtlMs } }
+      : {}),
     limits: options.limits,
     onChange: options.onChange,
   });
   registerRunMetrics(options.metrics, registry);
+  if (shared !== undefined && storeCan(shared.store, 'scan')) {
+    options.metrics.register({
+      name: 'mhl_serve_runs_pending',
+      type: 'gauge',
+      help: 'Async runs waiting to execute on any replica sharing the store (one indexed count per housekeeping pass).',
+      read: () => registry.pendingEverywhere ?? 0,
+    });
+  }
   const surface = runSurface({
     catalog: options.catalog,
     registry,
@@ -104,6 +121,10 @@ export function runsSurface(options: RunsOptions): Surface | { readonly problem:
     name: 'runs',
     ...surface,
     start: () => {
+      // On a shared store the first pass comes at once: the pending gauge and old runs.
+      if (shared !== undefined) {
+        registry.sweep().catch((error: unknown) => logger.error({ err: error }, 'run sweep failed'));
+      }
       sweeper = setInterval(() => {
         registry
           .sweep()

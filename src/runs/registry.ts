@@ -49,6 +49,7 @@ import {
   deleteRun,
   type RunRecord,
   readRecord,
+  recordKey,
   scanStoredRuns,
   sweepStoredRuns,
   writeRecord,
@@ -118,7 +119,7 @@ export class RunRegistry {
       options,
       endedBy: { completed: 0, failed: 0, canceled: 0, paused: 0 },
       set: (run, fields) => this.#set(run, fields),
-      persist: (run) => this.#persist(run),
+      persist: (run, final) => this.#persist(run, final),
       storeFor: (run) =>
         this.#shared && run.lease ? fencedStore(this.#shared, run.lease) : options.store,
       stepped: (run) => this.#publishStep(run),
@@ -738,12 +739,12 @@ export class RunRegistry {
     return new RunLog(undefined, onChange && (() => onChange(runId)));
   }
 
-  #persist(run: LiveRun): Promise<void> {
+  #persist(run: LiveRun, final = false): Promise<void> {
     if (!this.#shared) return writeRecord(this.#options.store, this.#record(run));
     // One after another per run, so a step's status can never land after the terminal one.
     const write = (this.#writes.get(run) ?? Promise.resolve())
       .catch(() => {})
-      .then(() => this.#writeShared(this.#shared as SharedStore, run));
+      .then(() => this.#writeShared(this.#shared as SharedStore, run, final));
     this.#writes.set(
       run,
       write.catch(() => {}),
@@ -751,14 +752,24 @@ export class RunRegistry {
     return write;
   }
 
-  async #writeShared(shared: SharedStore, run: LiveRun): Promise<void> {
+  async #writeShared(shared: SharedStore, run: LiveRun, final: boolean): Promise<void> {
     const record = this.#record(run);
     const lease = run.lease;
     if (lease === undefined) return writeRecord(shared, record);
-    if (lease.lost || !(await writeRecordFenced(shared, record, lease.fence))) {
+    const written =
+      !lease.lost &&
+      (final
+        ? await shared.fence.writeFenced(
+            [{ key: recordKey(run.runId), value: JSON.stringify(record) }],
+            lease.fence,
+            { release: true },
+          )
+        : await writeRecordFenced(shared, record, lease.fence));
+    if (!written) {
       lease.lose();
       throw new Error(LEASE_LOST_MESSAGE);
     }
+    if (final) lease.released();
   }
 
   #record(run: LiveRun): RunRecord {

@@ -114,6 +114,12 @@ export class RunLease {
     this.#onLost(LEASE_LOST_MESSAGE);
   }
 
+  /** The lease was given up with the run's last write: only the heartbeat is left to stop. */
+  released(): void {
+    this.#ended = true;
+    this.#stopTimer();
+  }
+
   /** Stops the heartbeat and gives the lease up (best effort: it lapses anyway). */
   async release(): Promise<void> {
     if (this.#ended) return;

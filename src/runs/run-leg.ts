@@ -52,7 +52,8 @@ export interface LegHost {
     run: LiveRun,
     fields: Partial<Omit<RunView, 'runId' | 'tool' | 'startedAt'>> & { state?: RunState },
   ): void;
-  persist(run: LiveRun): Promise<void>;
+  /** `final`: the leg's last record, which gives its lease up in the same transaction. */
+  persist(run: LiveRun, final?: boolean): Promise<void>;
   /** The store the leg's checkpoints go to (fenced on its lease on a shared store). */
   storeFor(run: LiveRun): Store;
   /** A step started: on a shared store its status is published (in the background). */
@@ -199,7 +200,7 @@ export async function finish(
     'run ended',
   );
   await host
-    .persist(run)
+    .persist(run, true)
     .catch((error: unknown) =>
       host.options.logger.error(
         { err: error, runId: run.runId },

@@ -123,7 +123,9 @@ export function runsSurface(options: RunsOptions): Surface | { readonly problem:
     start: () => {
       // On a shared store the first pass comes at once: the pending gauge and old runs.
       if (shared !== undefined) {
-        registry.sweep().catch((error: unknown) => logger.error({ err: error }, 'run sweep failed'));
+        registry
+          .sweep()
+          .catch((error: unknown) => logger.error({ err: error }, 'run sweep failed'));
       }
       sweeper = setInterval(() => {
         registry

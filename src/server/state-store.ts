@@ -60,11 +60,12 @@ export async function openServeStore(
     description = source.url;
   } else {
     const pg = await import('../store/postgres.js');
-    description = `${pg.describeDsn(source.url)}#${source.table ?? 'mhl_store'}`;
+    const { dsn, table } = splitTable(source.url, source.table);
+    description = `${pg.describeDsn(dsn)}#${table ?? 'mhl_store'}`;
     try {
       store = await pg.openPostgresStore({
-        dsn: source.url,
-        ...(source.table !== undefined ? { table: source.table } : {}),
+        dsn,
+        ...(table !== undefined ? { table } : {}),
         onPoolError: (message) =>
           logger.warn({ store: description, err: { message } }, 'store connection lost'),
       });
@@ -88,4 +89,21 @@ export async function openServeStore(
     'state store opened',
   );
   return { ok: true, opened: { store, description, replicaId, leaseTtlMs: settings.leaseTtlMs } };
+}
+
+/**
+ * The DSN without mhl's own `table` query parameter (`postgres://…/db?table=schema.runs`), so
+ * one database can hold several deployments' tables; a declared table wins over it.
+ */
+function splitTable(url: string, declared: string | undefined): { dsn: string; table?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { dsn: url, ...(declared !== undefined ? { table: declared } : {}) };
+  }
+  const fromUrl = parsed.searchParams.get('table') ?? undefined;
+  parsed.searchParams.delete('table');
+  const table = declared ?? fromUrl;
+  return { dsn: parsed.toString(), ...(table !== undefined ? { table } : {}) };
 }

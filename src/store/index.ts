@@ -28,6 +28,7 @@ export {
   type DeleteOptions,
   type Fence,
   type FenceCapability,
+  type FencedWriteOptions,
   type Lease,
   type LeaseCapability,
   type LeaseState,

@@ -122,7 +122,11 @@ export class MemoryStore implements Store {
         this.#writeFenced([{ key, value }], fence, options),
       deleteFenced: async (key, fence, options) =>
         this.#writeFenced([{ key, value: undefined }], fence, options),
-      writeFenced: async (writes, fence, options) => this.#writeFenced(writes, fence, options),
+      writeFenced: async (writes, fence, options) => {
+        const done = this.#writeFenced(writes, fence, options);
+        if (done && options?.release) this.#leases.delete(fence.runId);
+        return done;
+      },
     };
     return this.#fence;
   }

@@ -23,6 +23,7 @@ import {
   type DeleteOptions,
   type Fence,
   type FenceCapability,
+  type FencedWriteOptions,
   type Lease,
   type LeaseCapability,
   type ScanCapability,
@@ -426,7 +427,7 @@ export class PostgresStore implements Store {
   async #writeFenced(
     writes: readonly BatchWrite[],
     fence: Fence,
-    options: StoreOptions | undefined,
+    options: FencedWriteOptions | undefined,
   ): Promise<boolean> {
     for (const write of writes) {
       this.#check(write.key, options);
@@ -470,6 +471,14 @@ export class PostgresStore implements Store {
           );
           if (rows.length === 0) conflict(write.key);
         }
+      }
+      if (options?.release) {
+        await this.#query(
+          key,
+          `DELETE FROM ${this.#n.leases} WHERE run_id = $1 AND token = $2`,
+          [fence.runId, fence.token],
+          client,
+        );
       }
       await this.#query(key, 'COMMIT', [], client);
       return true;

@@ -107,6 +107,15 @@ export interface BatchWrite {
   readonly value: string | undefined;
 }
 
+/** Options of `writeFenced`. */
+export interface FencedWriteOptions extends StoreOptions {
+  /**
+   * Gives the lease up in the same transaction: a run's last record lands exactly when its
+   * lease ends, so whoever reads the record sees the run free to resume.
+   */
+  readonly release?: boolean;
+}
+
 /** Capability `fence`: writes that land only while a lease is live and held with this token. */
 export interface FenceCapability {
   /** Resolves to false (writing nothing) when the lease expired or another token holds it. */
@@ -120,7 +129,7 @@ export interface FenceCapability {
   writeFenced(
     writes: readonly BatchWrite[],
     fence: Fence,
-    options?: StoreOptions,
+    options?: FencedWriteOptions,
   ): Promise<boolean>;
 }
 

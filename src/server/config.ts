@@ -16,6 +16,7 @@ import {
   MAX_RUNS,
 } from '../runs/index.js';
 import { MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT } from '../transport/index.js';
+import { readReplicas } from './replica-config.js';
 
 /** The profiles `--profile` accepts; a profile chooses the surfaces served. */
 export const PROFILES = ['pipelines'] as const;
@@ -248,7 +249,7 @@ function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown
     throw new Refused('MHL_SERVE_TERMINAL_RUN_TTL takes a duration such as 1h or 90s');
   }
   const stateDir = nonEmpty(flags.stateDir) ?? nonEmpty(env['MHL_SERVE_STATE_DIR']);
-  const replicas = readReplicas(flags, env);
+  const replicas = readReplicas(flags, env, (message) => new Refused(message));
   const profile = flags.profile ?? 'pipelines';
   if (!(PROFILES as readonly string[]).includes(profile)) {
     throw new Refused(`--profile takes one of: ${PROFILES.join(', ')}`);
@@ -295,49 +296,6 @@ function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown
     passEnv: (env['MHL_PASS_ENV'] ?? '').split(',').filter(Boolean),
     logLevel: nonEmpty(env['MHL_LOG_LEVEL']) ?? 'info',
   };
-}
-
-/** The default run lease TTL (seed 000): a slow renew on a busy host is not a dead replica. */
-export const DEFAULT_RUN_LOCK_TTL_MS = 45_000;
-
-/** `--store`, `--single-replica` and the lease settings. */
-function readReplicas(flags: ServeFlags, env: Env) {
-  const store = nonEmpty(flags.store) ?? nonEmpty(env['MHL_SERVE_STORE']);
-  if (store !== undefined && !/^(postgres(ql)?|file):\/\//i.test(store)) {
-    // The URL may hold a password: only its scheme is repeated.
-    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(store)?.[1];
-    throw new Refused(
-      `--store takes a postgres://… or file:///… URL${scheme ? `, not ${scheme}:` : ''}`,
-    );
-  }
-  const single = flags.singleReplica === true || truthy(env['MHL_SERVE_SINGLE_REPLICA']);
-  const ttlText = nonEmpty(env['MHL_SERVE_RUN_LOCK_TTL']);
-  // A bare number is seconds, as in the Go server; else a duration such as 45s or 1500ms.
-  const ttl =
-    ttlText === undefined
-      ? DEFAULT_RUN_LOCK_TTL_MS
-      : /^\d{1,6}$/.test(ttlText)
-        ? Number(ttlText) * 1000
-        : parseDuration(ttlText);
-  if (ttl === undefined || ttl < 100) {
-    throw new Refused(
-      'MHL_SERVE_RUN_LOCK_TTL takes seconds or a duration such as 45s (at least 100ms)',
-    );
-  }
-  const replicaId = nonEmpty(env['MHL_SERVE_REPLICA_ID']);
-  if (replicaId !== undefined && !/^[\x21-\x7e]{1,128}$/.test(replicaId)) {
-    throw new Refused('MHL_SERVE_REPLICA_ID takes 1 to 128 visible ASCII characters');
-  }
-  return {
-    ...(store !== undefined ? { store } : {}),
-    singleReplica: single,
-    runLockTtlMs: ttl,
-    ...(replicaId !== undefined ? { replicaId } : {}),
-  };
-}
-
-function truthy(value: string | undefined): boolean {
-  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
 }
 
 /** The HTTP part, or undefined for stdio; HTTP-only flags without HTTP are refused. */
@@ -500,7 +458,7 @@ export function parseDuration(text: string): number | undefined {
   return amount * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
+export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 

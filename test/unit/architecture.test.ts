@@ -58,6 +58,7 @@ const LAZY_FACES: Readonly<Record<string, string>> = {
   'src/transport/routes.ts': 'the HTTP route table: HTTP only',
   'src/transport/body.ts': 'the body budget every HTTP row that reads a body shares: HTTP only',
   'src/server/serve-http.ts': 'serving over HTTP: mhl serve mcp imports it only with --http',
+  'src/store/postgres.ts': 'the PostgreSQL store: only a server given one loads it (and pg)',
   'src/catalog/sources.ts':
     'the .mh file walk, for mhl lint and mhl run, which must not load the catalog validators',
 };

@@ -16,6 +16,7 @@ import { checkerVersions } from '../lang/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import {
   createServer,
+  findDeclaredStore,
   loadServedPack,
   openServeStore,
   readServeConfig,
@@ -67,9 +68,24 @@ export async function runServe(
   }
   const catalog = loaded.catalog;
   let store: ServeStore | undefined;
-  if (config.store !== undefined) {
+  const declared =
+    config.workflowsPack === undefined
+      ? findDeclaredStore(config.root, process.env)
+      : ({ kind: 'none' } as const);
+  if (declared.kind === 'problem') {
+    io.err(`mhl serve mcp: ${declared.problem}`);
+    return 1;
+  }
+  // `--store` wins over a declaration, as flags win over the environment.
+  const source =
+    config.store !== undefined
+      ? { url: config.store, origin: '--store' }
+      : declared.kind === 'store'
+        ? declared.source
+        : undefined;
+  if (source !== undefined) {
     const opened = await openServeStore(
-      { url: config.store, origin: '--store' },
+      source,
       {
         singleReplica: config.singleReplica,
         leaseTtlMs: config.runLockTtlMs,

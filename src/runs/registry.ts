@@ -398,7 +398,8 @@ export class RunRegistry {
     const lease = run.lease;
     if (lease === undefined) return;
     await this.#writes.get(run);
-    run.lease = undefined;
+    // A resume may have taken a fresh lease meanwhile: that one is not this leg's to end.
+    if (run.lease === lease) run.lease = undefined;
     await lease.release();
   }
 

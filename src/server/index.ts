@@ -27,3 +27,4 @@ export {
   type ServeStore,
   type StoreSource,
 } from './state-store.js';
+export { type DeclaredStore, findDeclaredStore } from './store-declaration.js';

@@ -204,6 +204,56 @@ describe('replicas on one PostgreSQL store', () => {
   });
 });
 
+describe('extension store in a served folder', () => {
+  function served(declarations: string[]): string {
+    const dir = folder();
+    writeFileSync(join(dir, 'gate.mh'), readFileSync(join(FIXTURES, 'gate.mh')));
+    declarations.forEach((text, i) => writeFileSync(join(dir, `store${i}.mh`), text));
+    return dir;
+  }
+
+  it('keeps runs in the declared PostgreSQL store, its DSN from env()', async (t) => {
+    if (!(await pg(t))) return;
+    const dir = served([
+      `extension store State { dsn: env("MHL_TEST_DSN") table: "${schema}.declared" }\n`,
+    ]);
+    const url = new URL(PG_URL);
+    url.password = 'not-needed-pw';
+    const server = new HttpServer(dir, [], { MHL_TEST_DSN: url.toString(), MHL_LOG_LEVEL: 'info' });
+    servers.push(server);
+    const port = await server.ready;
+    const runId = (await call(port, 'run/start', { name: 'Approval', arguments: {} }))['runId'];
+    assert.equal(typeof runId, 'string');
+    assert.match(server.stderr, /"msg":"state store opened"/);
+    assert.match(server.stderr, new RegExp(`#${schema}\\.declared`));
+    assert.doesNotMatch(server.stderr, /not-needed-pw/);
+  });
+
+  it('refuses two declarations, naming both', async () => {
+    const dir = served([
+      'extension store A { dsn: "postgres://x@127.0.0.1:1/db" }\n',
+      'extension store B { dsn: "postgres://x@127.0.0.1:1/db" }\n',
+    ]);
+    const refused = await runCli(['serve', 'mcp', dir, '--http', '--port', '0']);
+    assert.equal(refused.code, 1);
+    assert.match(
+      refused.stderr,
+      /one extension store; found A \(store0\.mh:1:1\) and B \(store1\.mh:1:1\)/,
+    );
+  });
+
+  it('refuses a dsn whose env() is unset, or that is not a literal', async () => {
+    for (const text of [
+      'extension store A { dsn: env("MHL_UNSET_DSN_VAR") }\n',
+      'extension store A { dsn: ["postgres://x"] }\n',
+    ]) {
+      const refused = await runCli(['serve', 'mcp', served([text]), '--http', '--port', '0']);
+      assert.equal(refused.code, 1, text);
+      assert.match(refused.stderr, /extension store A \(store0\.mh:1:1\): dsn /);
+    }
+  });
+});
+
 describe('the store policy', () => {
   it('refuses a store without cas unless --single-replica', async () => {
     const dir = folder();

@@ -61,6 +61,7 @@ import {
   countPending,
   ownedRecords,
   purgeTerminal,
+  readWithLease,
   remoteView,
   sharedFields,
 } from './shared-runs.js';
@@ -486,10 +487,10 @@ export class RunRegistry {
       const workflow = this.#options.catalog.workflows.get(record.workflow);
       if (!workflow) continue;
       const inFlight = record.view.state === 'working' || record.view.state === 'queued';
-      const live = inFlight
-        ? await heldElsewhere(this.#shared, id).catch(() => undefined)
-        : undefined;
-      views.set(id, remoteView(record, workflow, live));
+      const read = inFlight
+        ? await readWithLease(this.#shared, id).catch(() => undefined)
+        : { record, live: undefined };
+      if (read?.record) views.set(id, remoteView(read.record, workflow, read.live));
     }
     return [...views.values()].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   }
@@ -655,14 +656,12 @@ export class RunRegistry {
       if (this.#table.reach(runId, caller.owner) !== 'live') throw unknownRun();
       return this.#claim(runId, caller);
     }
-    const record = await readRecord(shared, runId).catch((error: unknown) =>
+    const { record, live } = await readWithLease(shared, runId).catch((error: unknown) =>
       this.#refuse({ runId } as LiveRun, error),
     );
     const workflow = record && this.#options.catalog.workflows.get(record.workflow);
     const owner = record?.owner ?? record?.principalOwner;
     if (!record || !workflow || (owner !== undefined && owner !== caller.owner)) throw unknownRun();
-    const inFlight = record.view.state === 'working' || record.view.state === 'queued';
-    const live = inFlight ? await heldElsewhere(shared, runId).catch(() => undefined) : undefined;
     const view = remoteView(record, workflow, live);
     const held = this.#table.get(runId);
     // A leg may have started here while the record was read: memory is then the truth.

@@ -8,6 +8,7 @@
  */
 import type { Workflow } from '../catalog/index.js';
 import { type Store, storeCan } from '../store/index.js';
+import type { SharedStore } from './run-lease.js';
 import { resumableAfter } from './run-policy.js';
 import { cancelKey, parseRecord, type RunRecord, readRecord } from './run-records.js';
 import type { RunView } from './types.js';
@@ -52,6 +53,32 @@ export function remoteView(
     error: 'the replica executing this run stopped (its lease lapsed); resume it with run/resume',
     ...(resumableAfter(workflow, 'failed', true) ? { resumable: true as const } : {}),
   };
+}
+
+/**
+ * A run's record with whether its lease is live, read consistently: the record is read again
+ * after the lease, and the pair retried when it changed between them (a leg ending writes its
+ * last record and frees its lease at once; a resume takes the lease before its first write),
+ * so a run that just finished or just resumed is never mistaken for one whose replica died.
+ * `live` is undefined when the run is not in flight or the lease could not be read.
+ */
+export async function readWithLease(
+  store: SharedStore,
+  runId: string,
+): Promise<{ record: RunRecord | undefined; live: boolean | undefined }> {
+  let record = await readRecord(store, runId);
+  for (let attempt = 0; attempt < 3 && record !== undefined; attempt++) {
+    const state = record.view.state;
+    if (state !== 'working' && state !== 'queued' && state !== 'pending') break;
+    const live = await store.lease
+      .read(runId)
+      .then((lease) => lease?.live === true)
+      .catch(() => undefined);
+    const again = await readRecord(store, runId);
+    if (again?.view.updatedAt === record.view.updatedAt) return { record, live };
+    record = again;
+  }
+  return { record, live: undefined };
 }
 
 /** Every record of `owner`, from the owner index when the store can scan. */

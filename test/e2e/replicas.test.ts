@@ -208,7 +208,7 @@ describe('extension store in a served folder', () => {
   function served(declarations: string[]): string {
     const dir = folder();
     writeFileSync(join(dir, 'gate.mh'), readFileSync(join(FIXTURES, 'gate.mh')));
-    declarations.forEach((text, i) => writeFileSync(join(dir, `store${i}.mh`), text));
+    for (const [i, text] of declarations.entries()) writeFileSync(join(dir, `store${i}.mh`), text);
     return dir;
   }
 

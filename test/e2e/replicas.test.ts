@@ -14,7 +14,7 @@ import { after, describe, it, type TestContext } from 'node:test';
 import { runCli } from '../helpers/cli.js';
 import { call, HttpServer, modern } from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
-import { dropSchema, freshSchema, needPg, PG_URL } from '../helpers/postgres.js';
+import { dropSchema, freshSchema, needPg, PG_URL, sql } from '../helpers/postgres.js';
 import { settle } from '../helpers/runs.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/runs');
@@ -201,6 +201,51 @@ describe('replicas on one PostgreSQL store', () => {
     assert.deepEqual(marks(dir), ['first', 'last'], 'the stale replica never reached Last');
     // The stale replica now answers from the store: the successor's run.
     assert.equal((await status(a, runId))['state'], 'completed');
+  });
+});
+
+describe('housekeeping on a shared store', () => {
+  it('purges terminal runs past the TTL in batches, keeps paused ones, and counts pending', async (t) => {
+    if (!(await pg(t))) return;
+    const [a] = (await replicas(1)) as [number];
+    const table = `t${tables}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 130; i++) {
+      const args = { approved: true };
+      ids.push(
+        (await call(a, 'run/start', { name: 'Approval', arguments: args }, alice))[
+          'runId'
+        ] as string,
+      );
+    }
+    const paused = (await call(a, 'run/start', { name: 'Approval', arguments: {} }, alice))[
+      'runId'
+    ] as string;
+    for (const runId of [...ids, paused]) await settle(a, runId, alice);
+    await server(a).stop();
+    // A later replica whose TTL they are all past sweeps them at start-up, 100 at a time.
+    const store = `${PG_URL}?table=${schema}.${table}`;
+    const later = new HttpServer(
+      FIXTURES,
+      ['--store', store, '--token', TOKEN, '--principal-header', 'X-Who'],
+      { MHL_LOG_LEVEL: 'info', MHL_SERVE_TERMINAL_RUN_TTL: '1ms' },
+    );
+    servers.push(later);
+    const port = await later.ready;
+    await later.logged('"msg":"finished runs purged"');
+    assert.match(later.stderr, /"runs":130,"msg":"finished runs purged"/);
+    const left = (await sql(
+      `SELECT key FROM "${schema}".${table} WHERE key LIKE 'state/%/mhl-run.json'`,
+    )) as { key: string }[];
+    assert.deepEqual(
+      left.map((r) => r.key),
+      [`state/${paused}/mhl-run.json`],
+    );
+    assert.equal((await status(port, paused))['state'], 'paused');
+    const metrics = await fetch(`http://127.0.0.1:${port}/metrics`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    }).then((r) => r.text());
+    assert.match(metrics, /^mhl_serve_runs_pending 0$/m);
   });
 });
 

@@ -23,6 +23,7 @@ import {
 import { Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
 import { PROFILE_TABLE } from './profiles.js';
+import { storeSessionDirectory } from './shared-sessions.js';
 import type { ServeStore } from './state-store.js';
 
 /** What a server is made from besides its configuration. */
@@ -46,6 +47,8 @@ export interface MhlServer {
   readonly version: string;
   /** Names of the served workflows, for the start-up log line. */
   readonly workflows: readonly string[];
+  /** Legacy sessions shared with the other replicas of a shared store, if any. */
+  readonly sessionDirectory?: ReturnType<typeof storeSessionDirectory>;
   /** True while a request is in flight on a legacy session: it is neither swept nor evicted. */
   sessionBusy(session: Session): boolean;
   /**
@@ -150,7 +153,10 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     }
     return key;
   };
+  const directory =
+    parts.store !== undefined ? storeSessionDirectory(parts.store.store, logger) : undefined;
   const server: MhlServer = {
+    ...(directory !== undefined ? { sessionDirectory: directory } : {}),
     config,
     dispatcher,
     logger,

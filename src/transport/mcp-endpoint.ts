@@ -16,6 +16,7 @@ import { handleMcpPost, type McpDispatcher, type McpPostContext, principalOf } f
 import type { Metrics } from './metrics.js';
 import { sendJson } from './respond.js';
 import type { Route } from './routes.js';
+import type { SessionDirectory } from './session-directory.js';
 import { SESSION_IDLE_TTL_MS, SessionTable, type SessionTableOptions } from './sessions.js';
 
 /**
@@ -39,6 +40,8 @@ export interface McpEndpointOptions {
   readonly sessions?: Omit<SessionTableOptions, 'onEnd'>;
   /** The deadline and shared budget of every POST body. */
   readonly body: BodyLimits;
+  /** Sessions shared with other replicas (a shared store), if any. */
+  readonly directory?: SessionDirectory | undefined;
 }
 
 /** The `/mcp` rows and the legacy sessions behind them; `start` once, then `close`. */
@@ -81,6 +84,7 @@ export class McpEndpoint {
         this.#refused[cap]++;
       },
       body: options.body,
+      directory: options.directory,
     };
   }
 
@@ -160,6 +164,8 @@ export class McpEndpoint {
     if (this.#sessions.get(id, principal) === undefined || !this.#sessions.delete(id)) {
       return refuseJsonRpc(res, 404, 'unknown session');
     }
+    // Ended for every replica: none resolves it from the directory again.
+    void this.#options.directory?.remove(id).catch(() => {});
     res.writeHead(204).end();
   }
 }

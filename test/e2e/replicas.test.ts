@@ -12,7 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it, type TestContext } from 'node:test';
 import { runCli } from '../helpers/cli.js';
-import { call, HttpServer, modern } from '../helpers/http-server.js';
+import {
+  call,
+  HttpServer,
+  inLegacySession,
+  modern,
+  openLegacySession,
+  resultOf,
+} from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
 import { dropSchema, freshSchema, needPg, PG_URL, sql } from '../helpers/postgres.js';
 import { settle } from '../helpers/runs.js';
@@ -38,13 +45,17 @@ const alice = { authorization: `Bearer ${TOKEN}`, 'x-who': 'alice' };
 const bob = { authorization: `Bearer ${TOKEN}`, 'x-who': 'bob' };
 
 /** `n` replicas on a fresh table, each ready to serve. */
-async function replicas(n: number, env: Record<string, string> = {}): Promise<number[]> {
+async function replicas(
+  n: number,
+  env: Record<string, string> = {},
+  principals = true,
+): Promise<number[]> {
   tables += 1;
   const store = `${PG_URL}?table=${schema}.t${tables}`;
   const started = Array.from({ length: n }, (_, i) => {
     const server = new HttpServer(
       FIXTURES,
-      ['--store', store, '--token', TOKEN, '--principal-header', 'X-Who'],
+      ['--store', store, ...(principals ? ['--token', TOKEN, '--principal-header', 'X-Who'] : [])],
       { MHL_LOG_LEVEL: 'info', MHL_SERVE_REPLICA_ID: `r${tables}-${i}`, ...env },
     );
     servers.push(server);
@@ -124,6 +135,36 @@ describe('replicas on one PostgreSQL store', () => {
     assert.equal(done['state'], 'completed');
     assert.deepEqual(marks(dir), ['first', 'last'], 'no completed step ran twice');
     assert.match(server(b).stderr, /"msg":"run resumed"/);
+  });
+
+  it('resolves a legacy session on every replica, and its runs are that session’s alone', async (t) => {
+    if (!(await pg(t))) return;
+    const [a, b, c] = (await replicas(3, {}, false)) as [number, number, number];
+    const mine = await openLegacySession(a);
+    const other = await openLegacySession(c);
+    const started = resultOf(
+      await inLegacySession(b, mine, 'run/start', { name: 'Approval', arguments: {} }),
+      'run/start on another replica',
+    );
+    const runId = started['runId'] as string;
+    await until(
+      async () => {
+        const reply = await inLegacySession(c, mine, 'run/status', { runId });
+        return resultOf(reply, 'run/status')['state'] === 'paused' ? true : undefined;
+      },
+      { what: 'the run to pause, seen from a third replica' },
+    );
+    for (const port of [a, b, c]) {
+      const foreign = (await inLegacySession(port, other, 'run/status', { runId })).json();
+      assert.equal((foreign['error'] as { code: number }).code, -32602, `on ${port}`);
+    }
+    const listed = resultOf(await inLegacySession(a, mine, 'run/list', {}), 'run/list');
+    assert.deepEqual(
+      (listed['runs'] as { runId: string }[]).map((r) => r.runId),
+      [runId],
+    );
+    const unknown = await inLegacySession(b, '00000000-0000-4000-8000-000000000000', 'ping', {});
+    assert.equal(unknown.status, 404);
   });
 
   it('lets exactly one of two racing resumes execute, every time', async (t) => {

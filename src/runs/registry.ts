@@ -108,6 +108,8 @@ export class RunRegistry {
   #pending: number | undefined;
   /** Each run's last record write on a shared store, so the next waits for it. */
   readonly #writes = new WeakMap<LiveRun, Promise<void>>();
+  /** Runs with a step publish queued and not yet started. */
+  readonly #stepQueued = new WeakSet<LiveRun>();
 
   constructor(options: RunRegistryOptions) {
     this.#options = options;
@@ -407,6 +409,14 @@ export class RunRegistry {
   /** On a shared store, the status at a step boundary is published, after earlier writes. */
   #publishStep(run: LiveRun): void {
     if (!this.#shared || !run.lease) return;
+    // One publish waiting is enough: it writes the view as it is when its turn comes, so quick
+    // steps coalesce into fewer writes and the record is never behind the last boundary.
+    if (this.#stepQueued.has(run)) return;
+    this.#stepQueued.add(run);
+    const write = (this.#writes.get(run) ?? Promise.resolve()).then(() => {
+      this.#stepQueued.delete(run);
+    });
+    this.#writes.set(run, write);
     this.#persist(run).catch((error: unknown) =>
       this.#options.logger.warn({ err: error, runId: run.runId }, 'step status not published'),
     );

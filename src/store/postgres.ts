@@ -419,8 +419,42 @@ export class PostgresStore implements Store {
         );
         return rows[0]?.held === true;
       },
-      writeFenced: (writes, fence, options) => this.#writeFenced(writes, fence, options),
+      writeFenced: (writes, fence, options) => {
+        const [only] = writes;
+        return writes.length === 1 && only?.value !== undefined
+          ? this.#putFencedReleasing(only.key, only.value, fence, options)
+          : this.#writeFenced(writes, fence, options);
+      },
     };
+  }
+
+  /**
+   * One key written under the lease, the lease given up too when asked: a run's last record
+   * and the end of its lease in one statement (one round trip, not a transaction's five).
+   */
+  async #putFencedReleasing(
+    key: string,
+    value: string,
+    fence: Fence,
+    options: FencedWriteOptions | undefined,
+  ): Promise<boolean> {
+    this.#check(key, options);
+    validateValue(key, value);
+    const upsert = this.#upsert.replace('%FROM%', 'FROM lease');
+    const release = options?.release
+      ? `, freed AS (DELETE FROM ${this.#n.leases} WHERE run_id = $5 AND token = $6
+           AND EXISTS (SELECT 1 FROM written))`
+      : '';
+    const sql = `${this.#held('$5', '$6')}, written AS (${upsert})${release}
+      SELECT count(*)::int AS n FROM written`;
+    const rows = await this.#query<{ n: number }>(key, sql, [
+      ...this.#keyArgs(key, value),
+      fence.runId,
+      fence.token,
+    ]);
+    if ((rows[0]?.n ?? 0) > 0) return true;
+    if (!(await this.#holds(fence))) return false;
+    return conflict(key);
   }
 
   /** A transaction that holds the lease row share-locked while it writes every key. */

@@ -417,7 +417,7 @@ export class RunRegistry {
       this.#stepQueued.delete(run);
     });
     this.#writes.set(run, write);
-    this.#persist(run).catch((error: unknown) =>
+    this.#persist(run, false, true).catch((error: unknown) =>
       this.#options.logger.warn({ err: error, runId: run.runId }, 'step status not published'),
     );
   }
@@ -749,12 +749,17 @@ export class RunRegistry {
     return new RunLog(undefined, onChange && (() => onChange(runId)));
   }
 
-  #persist(run: LiveRun, final = false): Promise<void> {
+  /**
+   * `final`: the leg's last record, which ends its lease too; `advisory`: a step boundary's
+   * status, which the store may commit without waiting for its log flush (the step's
+   * checkpoint, written durably, is what a resume reads).
+   */
+  #persist(run: LiveRun, final = false, advisory = false): Promise<void> {
     if (!this.#shared) return writeRecord(this.#options.store, this.#record(run));
     // One after another per run, so a step's status can never land after the terminal one.
     const write = (this.#writes.get(run) ?? Promise.resolve())
       .catch(() => {})
-      .then(() => this.#writeShared(this.#shared as SharedStore, run, final));
+      .then(() => this.#writeShared(this.#shared as SharedStore, run, final, advisory));
     this.#writes.set(
       run,
       write.catch(() => {}),
@@ -762,7 +767,12 @@ export class RunRegistry {
     return write;
   }
 
-  async #writeShared(shared: SharedStore, run: LiveRun, final: boolean): Promise<void> {
+  async #writeShared(
+    shared: SharedStore,
+    run: LiveRun,
+    final: boolean,
+    advisory: boolean,
+  ): Promise<void> {
     const record = this.#record(run);
     const lease = run.lease;
     if (lease === undefined) return writeRecord(shared, record);
@@ -774,7 +784,7 @@ export class RunRegistry {
             lease.fence,
             { release: true },
           )
-        : await writeRecordFenced(shared, record, lease.fence));
+        : await writeRecordFenced(shared, record, lease.fence, !advisory));
     if (!written) {
       lease.lose();
       throw new Error(LEASE_LOST_MESSAGE);

@@ -56,8 +56,11 @@ export function writeRecordFenced(
   store: StoreWith<'fence'>,
   record: RunRecord,
   fence: Fence,
+  durable = true,
 ): Promise<boolean> {
-  return store.fence.putFenced(recordKey(record.view.runId), JSON.stringify(record), fence);
+  return store.fence.putFenced(recordKey(record.view.runId), JSON.stringify(record), fence, {
+    durable,
+  });
 }
 
 const STATE_NAMES = [

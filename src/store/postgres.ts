@@ -103,10 +103,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   };
   const main = new PoolClass({ ...base, max: options.maxConnections ?? 10 });
   const leases = new PoolClass({ ...base, max: options.leaseConnections ?? 2 });
+  // Advisory writes only (`durable: false`): fenced and atomic as any, not waiting for the flush.
+  const relaxed = new PoolClass({ ...base, max: 2, options: '-c synchronous_commit=off' });
   const onError = (error: Error) => options.onPoolError?.(scrub(error.message, secret));
   main.on('error', onError);
   leases.on('error', onError);
-  const store = new PostgresStore(main, leases, tableNames(table), secret);
+  relaxed.on('error', onError);
+  const store = new PostgresStore({ main, leases, relaxed }, tableNames(table), secret);
   try {
     const client = await main.connect();
     try {
@@ -161,15 +164,21 @@ export class PostgresStore implements Store {
   readonly scan: ScanCapability;
   readonly #main: Pool;
   readonly #leases: Pool;
+  readonly #relaxed: Pool;
   readonly #n: TableNames;
   readonly #secret: string | undefined;
   /** The statement that upserts a key unless it would be a parent or child of another key. */
   readonly #upsert: string;
   #closed = false;
 
-  constructor(main: Pool, leases: Pool, names: TableNames, secret: string | undefined) {
-    this.#main = main;
-    this.#leases = leases;
+  constructor(
+    pools: { main: Pool; leases: Pool; relaxed: Pool },
+    names: TableNames,
+    secret: string | undefined,
+  ) {
+    this.#main = pools.main;
+    this.#leases = pools.leases;
+    this.#relaxed = pools.relaxed;
     this.#n = names;
     this.#secret = secret;
     const t = names.data;
@@ -234,7 +243,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await Promise.allSettled([this.#main.end(), this.#leases.end()]);
+    await Promise.allSettled([this.#main.end(), this.#leases.end(), this.#relaxed.end()]);
   }
 
   /** A `StoreError` for a failed operation: the driver's words, the password scrubbed. */
@@ -398,11 +407,12 @@ export class PostgresStore implements Store {
         this.#check(key, options);
         validateValue(key, value);
         const sql = `${this.#held('$5', '$6')} ${this.#upsert.replace('%FROM%', 'FROM lease')}`;
-        const rows = await this.#query(key, sql, [
-          ...this.#keyArgs(key, value),
-          fence.runId,
-          fence.token,
-        ]);
+        const rows = await this.#query(
+          key,
+          sql,
+          [...this.#keyArgs(key, value), fence.runId, fence.token],
+          options?.durable === false ? this.#relaxed : this.#main,
+        );
         if (rows.length > 0) return true;
         // Nothing written: the lease is gone, or the key clashes with another.
         if (!(await this.#holds(fence))) return false;

@@ -119,7 +119,19 @@ export interface FencedWriteOptions extends StoreOptions {
 /** Capability `fence`: writes that land only while a lease is live and held with this token. */
 export interface FenceCapability {
   /** Resolves to false (writing nothing) when the lease expired or another token holds it. */
-  putFenced(key: string, value: string, fence: Fence, options?: StoreOptions): Promise<boolean>;
+  putFenced(
+    key: string,
+    value: string,
+    fence: Fence,
+    options?: StoreOptions & {
+      /**
+       * False for an advisory record a crash of the store may lose (never tear): a run's status
+       * at a step boundary, which its checkpoint supersedes. PostgreSQL then commits without
+       * waiting for the WAL flush. Default true.
+       */
+      readonly durable?: boolean;
+    },
+  ): Promise<boolean>;
   /** Resolves to false (deleting nothing) when the lease expired or another token holds it. */
   deleteFenced(key: string, fence: Fence, options?: StoreOptions): Promise<boolean>;
   /**

@@ -67,6 +67,11 @@ export interface McpPostContext {
   readonly body: BodyLimits;
   /** Sessions shared with other replicas: looked up on a miss, published once initialized. */
   readonly directory?: SessionDirectory | undefined;
+  /**
+   * When each session was last published, and how often one in use is published again, so
+   * its shared record outlives the idle TTL while any replica serves it.
+   */
+  readonly published?: { readonly at: WeakMap<Session, number>; readonly everyMs: number };
 }
 
 /** A refusal answered before dispatch: HTTP status plus the JSON-RPC error. */
@@ -136,6 +141,7 @@ export async function handleMcpPost(
     const found = resolveSession(req, message, caller, ctx);
     const { session, created } =
       'missing' in found ? await adopt(found.missing, caller, ctx) : found;
+    if (created === undefined && ctx.directory !== undefined) refresh(session, principal, ctx);
     // Room for the session is reserved before the `initialize` runs: a refusal costs nothing.
     const admitting = created === 'initialize' && idOf(message) !== null;
     const full = admitting ? ctx.sessions.admit(ctx.now(), caller.client) : undefined;
@@ -263,8 +269,38 @@ function resolveSession(
   return { session, created: undefined };
 }
 
+/** Publishes a session in use again once its record is older than `published.everyMs`. */
+function refresh(session: Session, principal: string | undefined, ctx: McpPostContext): void {
+  const published = ctx.published;
+  const now = ctx.now();
+  if (published === undefined || now - (published.at.get(session) ?? 0) < published.everyMs) return;
+  published.at.set(session, now);
+  void publish(session, principal, ctx);
+}
+
+/** Writes the session's shared record; a failure leaves it usable on this replica. */
+async function publish(
+  session: Session,
+  principal: string | undefined,
+  ctx: McpPostContext,
+): Promise<void> {
+  const protocol = session.protocolVersion;
+  if (ctx.directory === undefined || protocol === undefined) return;
+  const digest = principalDigest(principal);
+  ctx.published?.at.set(session, ctx.now());
+  await ctx.directory
+    .publish({
+      id: session.id,
+      ...(digest !== undefined ? { principalDigest: digest } : {}),
+      protocol,
+      initialized: session.initialized,
+      lastUsed: ctx.now(),
+    })
+    .catch(() => {});
+}
+
 /** The digest a shared session record keeps of its principal. */
-function principalDigest(principal: string | undefined): string | undefined {
+export function principalDigest(principal: string | undefined): string | undefined {
   return principal === undefined
     ? undefined
     : createHash('sha256').update(`principal:${principal}`).digest('hex');
@@ -296,6 +332,7 @@ async function adopt(
   session.negotiate({ protocolVersion: shared.protocol });
   if (shared.initialized) session.markInitialized();
   ctx.sessions.add(session);
+  ctx.published?.at.set(session, shared.lastUsed);
   return { session, created: undefined };
 }
 
@@ -354,19 +391,7 @@ async function dispatch(
     ctx.sessions.add(session);
     // Published before the client learns the id, so its next request resolves on any replica;
     // a directory that failed leaves the session usable here, as a single replica's is.
-    const protocol = session.protocolVersion;
-    if (ctx.directory !== undefined && protocol !== undefined) {
-      const digest = principalDigest(principal);
-      await ctx.directory
-        .publish({
-          id: session.id,
-          ...(digest !== undefined ? { principalDigest: digest } : {}),
-          protocol,
-          initialized: session.initialized,
-          lastUsed: ctx.now(),
-        })
-        .catch(() => {});
-    }
+    await publish(session, principal, ctx);
     res.setHeader('mcp-session-id', session.id);
   }
   sendJson(res, statusOf(final, created === 'ephemeral'), final);

@@ -19,6 +19,7 @@ import {
   modern,
   openLegacySession,
   resultOf,
+  send,
 } from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
 import { dropSchema, freshSchema, needPg, PG_URL, sql } from '../helpers/postgres.js';
@@ -165,6 +166,11 @@ describe('replicas on one PostgreSQL store', () => {
     );
     const unknown = await inLegacySession(b, '00000000-0000-4000-8000-000000000000', 'ping', {});
     assert.equal(unknown.status, 404);
+    // Ended on a replica that never served it: gone for every replica that had not adopted it.
+    const brief = await openLegacySession(a);
+    const ended = await send(b, { method: 'DELETE', headers: { 'mcp-session-id': brief } });
+    assert.equal(ended.status, 204);
+    assert.equal((await inLegacySession(c, brief, 'ping', {})).status, 404);
   });
 
   it('lets exactly one of two racing resumes execute, every time', async (t) => {

@@ -12,9 +12,9 @@
  * DSN's password never appears in an error or a log line (`describeDsn`, `scrub`). Must not
  * know runs, owners or checkpoints.
  */
-import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Pool, PoolClient, PoolConfig, QueryResultRow } from 'pg';
+import { leaseCapability } from './postgres-lease.js';
 import { likePrefix, scanCapability } from './postgres-scan.js';
 import { isTableName, migrate, type TableNames, tableNames } from './postgres-schema.js';
 import {
@@ -24,7 +24,6 @@ import {
   type Fence,
   type FenceCapability,
   type FencedWriteOptions,
-  type Lease,
   type LeaseCapability,
   type ScanCapability,
   STORE_ERROR_CODES,
@@ -152,9 +151,6 @@ function ancestors(key: string): string[] {
   return out;
 }
 
-/** Milliseconds since the epoch of a timestamptz, as SQL. */
-const EPOCH_MS = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
-
 /** A store in PostgreSQL; see the module header. Made by `openPostgresStore`. */
 export class PostgresStore implements Store {
   readonly capabilities = CAPABILITIES;
@@ -189,7 +185,11 @@ export class PostgresStore implements Store {
         SET value = EXCLUDED.value, version = nextval('${names.sequence.replaceAll('"', '')}'), updated_at = now()
       RETURNING version::text AS version`;
     this.cas = this.#casCapability();
-    this.lease = this.#leaseCapability();
+    this.lease = leaseCapability(
+      (key, sql, args) => this.#query(key, sql, args, this.#leases),
+      names.leases,
+      (key, options) => this.#check(key, options),
+    );
     this.fence = this.#fenceCapability();
     this.scan = scanCapability(
       (key, sql, args) => this.#query(key, sql, args),
@@ -315,70 +315,6 @@ export class PostgresStore implements Store {
           [key, expected, value],
         );
         return rows[0]?.version;
-      },
-    };
-  }
-
-  #leaseCapability(): LeaseCapability {
-    const l = this.#n.leases;
-    const ttl = `now() + make_interval(secs => $TTL::float8 / 1000)`;
-    type Row = { holder: string; expires: number };
-    const lease = (runId: string, token: string, row: Row): Lease => ({
-      runId,
-      holder: row.holder,
-      token,
-      expiresAt: Math.round(row.expires),
-    });
-    return {
-      acquire: async (runId, holder, ttlMs, options) => {
-        this.#check(runId, options);
-        const token = randomBytes(16).toString('hex');
-        const rows = await this.#query<Row>(
-          runId,
-          `INSERT INTO ${l} AS l (run_id, holder, token, expires_at)
-             VALUES ($1, $2, $3, ${ttl.replace('$TTL', '$4')})
-           ON CONFLICT (run_id) DO UPDATE
-             SET holder = EXCLUDED.holder, token = EXCLUDED.token, expires_at = EXCLUDED.expires_at
-             WHERE l.expires_at <= now()
-           RETURNING holder, ${EPOCH_MS('expires_at')} AS expires`,
-          [runId, holder, token, ttlMs],
-          this.#leases,
-        );
-        return rows[0] && lease(runId, token, rows[0]);
-      },
-      renew: async (fence, ttlMs, options) => {
-        this.#check(fence.runId, options);
-        const rows = await this.#query<Row>(
-          fence.runId,
-          `UPDATE ${l} SET expires_at = ${ttl.replace('$TTL', '$3')}
-           WHERE run_id = $1 AND token = $2 AND expires_at > now()
-           RETURNING holder, ${EPOCH_MS('expires_at')} AS expires`,
-          [fence.runId, fence.token, ttlMs],
-          this.#leases,
-        );
-        return rows[0] && lease(fence.runId, fence.token, rows[0]);
-      },
-      release: async (fence, options) => {
-        this.#check(fence.runId, options);
-        const rows = await this.#query(
-          fence.runId,
-          `DELETE FROM ${l} WHERE run_id = $1 AND token = $2 RETURNING 1`,
-          [fence.runId, fence.token],
-          this.#leases,
-        );
-        return rows.length > 0;
-      },
-      read: async (runId, options) => {
-        this.#check(runId, options);
-        const rows = await this.#query<Row & { live: boolean }>(
-          runId,
-          `SELECT holder, ${EPOCH_MS('expires_at')} AS expires, expires_at > now() AS live
-           FROM ${l} WHERE run_id = $1`,
-          [runId],
-          this.#leases,
-        );
-        const row = rows[0];
-        return row && { holder: row.holder, expiresAt: Math.round(row.expires), live: row.live };
       },
     };
   }

@@ -12,7 +12,7 @@ import { BUILD_ID } from './build-id.js';
 
 /** A long-running command (a server) writes its entry this long after start, once it is serving. */
 const WRITE_DELAY_MS = 2000;
-const COMMANDS = new Set(['lint', 'run', 'test', 'serve', 'pack', 'lsp']);
+const COMMANDS = new Set(['lint', 'run', 'test', 'serve', 'pack', 'lsp', 'service']);
 
 const bundleUrl = new URL('./mhl-main.cjs', import.meta.url);
 const dynamicImports = (vm.constants as typeof vm.constants | undefined)

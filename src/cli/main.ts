@@ -8,6 +8,7 @@ import type { Output } from './lint.js';
 import type { PackCliOptions } from './pack.js';
 import type { RunCliOptions } from './run.js';
 import type { ServeOptions } from './serve.js';
+import type { ServiceCliOptions, ServiceCommand } from './service.js';
 import type { TestCliOptions } from './test.js';
 
 // Each command's module is imported when the command runs, so `mhl --version` and a stdio
@@ -187,11 +188,50 @@ function buildProgram(): Command {
       'HTTP: MiB of request bodies held in memory at once, all connections together (default 8)',
     )
     .addOption(new Option('--max-queued <n>').hideHelp())
+    // Written by `mhl service install` into its unit; readiness reports it (docs/service.md).
+    .addOption(new Option('--configuration-id <id>').hideHelp())
     .action(async (dir: string, options: ServeOptions) => {
       const { runServe } = await import('./serve.js');
       // Exit at once: once serving has ended, whatever still holds the event loop is work that
       // ignored cancellation past the shutdown budget (MCP_SHUTDOWN_TIMEOUT), not ours to wait for.
       process.exit(await runServe(dir, options, io, version()));
+    });
+
+  serve
+    .command('a2a')
+    .description('serve every workflow under DIR as an A2A skill (HTTP, A2A 1.0 and 0.3)')
+    .argument('[dir]', 'the folder of .mh workflows', '.')
+    .option('--addr <host>', 'the address to bind (default 127.0.0.1)')
+    .option('--port <port>', 'the port to bind, 0 for any free one (default 8710)')
+    .option('--token <token>', 'require Authorization: Bearer <token> (env MHL_SERVE_TOKEN)')
+    .option(
+      '--principal-header <name>',
+      'read the caller identity from this header; needs a token (env MHL_SERVE_PRINCIPAL_HEADER)',
+    )
+    .option(
+      '--workflows-pack <file>',
+      'read every workflow file from this DMPK pack, not DIR (key in env MHL_SERVE_WORKFLOWS_KEY)',
+    )
+    .option('--cwd <dir>', 'working directory for tasks without context.cwd (default: here)')
+    .option('--require-cwd', 'refuse tasks whose input has no absolute context.cwd')
+    .option(
+      '--no-catalog-cache',
+      'check every workflow afresh rather than reuse the last start of an unchanged folder',
+    )
+    .option('--max-active <n>', 'execution slots shared by all tasks (default 32)')
+    .option('--max-runs-per-caller <n>', 'tasks one caller may hold, finished ones included')
+    .option('--max-queued-per-caller <n>', 'tasks of one caller that may wait for a slot')
+    .option('--state-dir <dir>', 'keep tasks here so a later process can serve them')
+    .option('--drain-timeout <duration>', 'on shutdown, let working tasks finish this long')
+    .option('--headers-timeout <duration>', "deadline for a request's headers (default 10s)")
+    .option('--body-timeout <duration>', "deadline for a request's body (default 10s)")
+    .option('--request-timeout <duration>', 'deadline for a whole request (default 30s)')
+    .option('--max-connections <n>', 'connections open at once (default 512)')
+    .option('--max-connections-per-address <n>', 'connections from one address (default 256)')
+    .option('--body-buffer-mib <n>', 'MiB of request bodies held at once (default 8)')
+    .action(async (dir: string, options: ServeOptions) => {
+      const { runServe } = await import('./serve.js');
+      process.exit(await runServe(dir, options, io, version(), 'a2a'));
     });
 
   program
@@ -212,6 +252,8 @@ function buildProgram(): Command {
       );
     });
 
+  addServiceCommands(program);
+
   program
     .command('lsp')
     .description('serve the Language Server Protocol on stdio, for editors (see docs/editors.md)')
@@ -225,6 +267,46 @@ function buildProgram(): Command {
     });
 
   return program;
+}
+
+/** `mhl service …`: the managed per-user service (docs/service.md). */
+function addServiceCommands(program: Command): void {
+  const service = program
+    .command('service')
+    .description('run `mhl serve mcp --http` as a per-user systemd service (docs/service.md)');
+  const action =
+    (command: ServiceCommand) =>
+    async (...args: unknown[]): Promise<void> => {
+      const { runService } = await import('./service.js');
+      const dir = command === 'install' ? (args[0] as string | undefined) : undefined;
+      const options = (command === 'install' ? args[1] : args[0]) as ServiceCliOptions;
+      process.exitCode = await runService(command, dir, options, io, version(), process.env);
+    };
+  const output = (cmd: Command) =>
+    cmd
+      .option('--json', 'print the schema-version-1 JSON result')
+      .option('--quiet', 'print nothing on success (diagnostics still go to stderr)');
+  output(
+    service
+      .command('install')
+      .description('register the service (and start it, unless --no-start)')
+      .argument('[dir]', 'the folder of .mh workflows to serve', '.')
+      .option('--cwd <dir>', 'working directory for calls without context.cwd (default: here)')
+      .option('--port <port>', 'the loopback port (default 8787)')
+      .option('--max-active <n>', 'execution slots (default 32)')
+      .option('--default-timeout-ms <ms>', 'bounds every call (default 300000)')
+      .option('--no-start', 'register or reconcile only; start or stop nothing'),
+  ).action(action('install'));
+  const verbs: [ServiceCommand, string][] = [
+    ['start', 'start the registered service and wait for its readiness (15 s)'],
+    ['stop', 'stop exactly the registered service (5 s graceful, 15 s in all)'],
+    ['restart', 'stop, then start the service and wait for a new instance'],
+    ['uninstall', 'stop and remove the service and its state; user files stay'],
+    ['status', 'report every layer of the service; repairs and starts nothing'],
+  ];
+  for (const [verb, description] of verbs) {
+    output(service.command(verb).description(description)).action(action(verb));
+  }
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -1,5 +1,5 @@
 /**
- * `mhl serve mcp [DIR]`: reads the configuration once (flags, then `MHL_SERVE_*`), loads every
+ * `mhl serve mcp [DIR]` and `mhl serve a2a [DIR]`: reads the configuration once (flags, then `MHL_SERVE_*`), loads every
  * workflow under DIR (or from a DMPK pack) once, assembles the server (`createServer`) and
  * serves it on stdio or, with `--http`, over Streamable HTTP. Exit status: 0 after a clean
  * shutdown; 1 for a folder that does not load, an invalid setup, a bind failure or an expired
@@ -42,18 +42,20 @@ export type ServeOptions = ServeFlags & {
  */
 const MATERIALISE_DELAY_MS = 200;
 
-/** Runs `mhl serve mcp`; resolves to the exit status. */
+/** Runs `mhl serve mcp` (or `mhl serve a2a`, HTTP only); resolves to the exit status. */
 export async function runServe(
   dir: string | undefined,
   options: ServeOptions,
   io: Output,
   version: string,
+  command: 'mcp' | 'a2a' = 'mcp',
 ): Promise<number> {
+  const name = `mhl serve ${command}`;
   // First, before any child or workflow can run: no one after this point sees the key.
   const packKey = takeServeKey();
-  const read = readServeConfig(dir, options, process.env);
+  const read = readServeConfig(dir, options, process.env, command);
   if (!read.ok) {
-    io.err(`mhl serve mcp: ${read.message}`);
+    io.err(`${name}: ${read.message}`);
     return read.exit;
   }
   const { config } = read;
@@ -63,7 +65,7 @@ export async function runServe(
       ? loadFolder(config.root, options, version, fallbackTo(logger, io))
       : loadServedPack(config.workflowsPack, config.root, packKey);
   if (!loaded.ok) {
-    reportCatalogProblems(loaded, io, 'mhl serve mcp');
+    reportCatalogProblems(loaded, io, name);
     return 1;
   }
   const catalog = loaded.catalog;
@@ -73,7 +75,7 @@ export async function runServe(
       ? findDeclaredStore(config.root, process.env)
       : ({ kind: 'none' } as const);
   if (declared.kind === 'problem') {
-    io.err(`mhl serve mcp: ${declared.problem}`);
+    io.err(`${name}: ${declared.problem}`);
     return 1;
   }
   // `--store` wins over a declaration, as flags win over the environment.
@@ -94,21 +96,25 @@ export async function runServe(
       logger,
     );
     if (!opened.ok) {
-      io.err(`mhl serve mcp: ${opened.problem}`);
+      io.err(`${name}: ${opened.problem}`);
       return 1;
     }
     store = opened.opened;
   }
+  // A2A is HTTP only: its surface loads only when serving HTTP.
+  const a2a =
+    config.http === undefined ? {} : { a2a: (await import('../surfaces/a2a/index.js')).a2aSurface };
   const created = createServer(config, {
     catalog,
     version,
     env: process.env,
     logger,
+    ...a2a,
     ...(store !== undefined ? { store } : {}),
   });
   if (!created.ok) {
     await store?.store.close();
-    io.err(`mhl serve mcp: ${created.problem}`);
+    io.err(`${name}: ${created.problem}`);
     return 1;
   }
   if (config.http === undefined) return serveStdio(created.server);

@@ -22,6 +22,7 @@ import {
   PIPELINE_PROPERTIES,
   ROUTER_PROPERTIES,
 } from './builtins.js';
+import { checkExtension } from './check-extension.js';
 import { checkPipelineParts } from './check-pipeline-parts.js';
 import { DIAGNOSTIC_CODES, type Diagnostic, diagnostic, type Span } from './diagnostics.js';
 import type { Binding } from './modules.js';
@@ -47,6 +48,9 @@ export function checkDeclaration(
       return checkAgent(decl, report);
     case 'Memory':
       return checkMemory(decl, report);
+    case 'Extension':
+      checkUnique(decl.props, 'property', report);
+      return checkExtension(decl, report);
     case 'Router':
       return checkRouter(decl, bindings, report);
     case 'Pipeline':

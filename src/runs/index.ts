@@ -13,6 +13,12 @@ export {
   parseCallContext,
 } from './call-context.js';
 export {
+  type RunChange,
+  RunChangeFeed,
+  type RunChangeKind,
+  type RunChangeListener,
+} from './change-feed.js';
+export {
   JOB_TTL_MS,
   type JobFailure,
   type JobOutcome,
@@ -27,6 +33,8 @@ export {
 } from './jobs.js';
 export { ANONYMOUS_OWNER, type OwnerContext, ownerOf, quotaKeyOf } from './owner.js';
 export { RunRegistry } from './registry.js';
+export type { LogSlice } from './run-log.js';
+export type { RunPeek } from './run-peek.js';
 export {
   DEFAULT_QUEUED_PER_CALLER,
   DEFAULT_RUNS_PER_CALLER,
@@ -38,6 +46,7 @@ export {
   type StateFaultCode,
   stateFaultOf,
 } from './state-fault.js';
+export { MAX_SPANS, type SpanOutcome, type StepSpan, StepTimeline } from './step-timeline.js';
 export {
   type Caller,
   type CheckedCall,

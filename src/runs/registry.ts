@@ -23,6 +23,7 @@ import { randomBytes } from 'node:crypto';
 import type { Workflow } from '../catalog/index.js';
 import { storeCan } from '../store/index.js';
 import { ArgumentError } from './argument-error.js';
+import { RunChangeFeed, type RunChangeKind } from './change-feed.js';
 import {
   acquireLease,
   fencedStore,
@@ -31,8 +32,9 @@ import {
   RunLease,
   type SharedStore,
 } from './run-lease.js';
-import { type LegHost, type LiveRun, launch } from './run-leg.js';
+import { type LegHost, type LiveRun, launch, reclaimedRun } from './run-leg.js';
 import { RunLog } from './run-log.js';
+import { peekOf, type RunPeek } from './run-peek.js';
 import {
   busy,
   checkArgumentsSize,
@@ -40,7 +42,6 @@ import {
   draining,
   type Limits,
   limitsOf,
-  reclaimedView,
   resumableAfter,
 } from './run-policy.js';
 import { checkQueue, roomFor } from './run-quota.js';
@@ -66,6 +67,7 @@ import {
   sharedFields,
 } from './shared-runs.js';
 import { refusalOf } from './state-fault.js';
+import { StepTimeline } from './step-timeline.js';
 import {
   type Caller,
   type CheckedCall,
@@ -89,6 +91,8 @@ function elsewhere(runId: string): RunError {
 
 export class RunRegistry {
   readonly #options: RunRegistryOptions;
+  /** Every change to a held run's view or log, published once (`change-feed.ts`). */
+  readonly changes: RunChangeFeed;
   /** Held runs, by id and owner, and the owners of runs only in the store. */
   readonly #table = new RunTable<LiveRun>();
   readonly #limits: Limits;
@@ -113,6 +117,11 @@ export class RunRegistry {
 
   constructor(options: RunRegistryOptions) {
     this.#options = options;
+    this.changes =
+      options.changes ??
+      new RunChangeFeed((error) =>
+        options.logger.error({ err: error }, 'run change listener threw'),
+      );
     const { store } = options;
     this.#shared =
       options.replica !== undefined && storeCan(store, 'lease') && storeCan(store, 'fence')
@@ -122,6 +131,7 @@ export class RunRegistry {
       options,
       endedBy: { completed: 0, failed: 0, canceled: 0, paused: 0 },
       set: (run, fields) => this.#set(run, fields),
+      changed: (run) => this.#changed(run.runId, 'view'),
       persist: (run, final) => this.#persist(run, final),
       storeFor: (run) =>
         this.#shared && run.lease ? fencedStore(this.#shared, run.lease) : options.store,
@@ -208,6 +218,7 @@ export class RunRegistry {
       digest: workflow.definition.digest,
       view: { runId, tool: name, state: 'pending', startedAt: at, updatedAt: at },
       log: this.#newLog(runId),
+      timeline: new StepTimeline(),
       leg: undefined,
       finishedAt: undefined,
     };
@@ -450,6 +461,7 @@ export class RunRegistry {
     }
     if (run.leg) {
       run.leg.controller.abort(new Error('canceled by run/cancel'));
+      run.timeline.end(this.#now(), 'canceled');
       const resumable = resumableAfter(run.workflow, 'canceled', true);
       this.#set(run, {
         state: 'canceled',
@@ -464,7 +476,7 @@ export class RunRegistry {
         // Not recorded, so not cancelled: the run stays paused, as a restart would find it.
         run.view = paused;
         run.finishedAt = undefined;
-        this.#options.onChange?.(run.runId);
+        this.#changed(run.runId, 'view');
         this.#refuse(run, error);
       });
     }
@@ -503,6 +515,16 @@ export class RunRegistry {
       if (read?.record) views.set(id, remoteView(read.record, workflow, read.live));
     }
     return [...views.values()].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+  }
+
+  /**
+   * One of the caller's held runs, for a viewer, or undefined: decided exactly as `list`
+   * decides (the owner index), so a viewer sees the runs `list` lists and no others, and
+   * never claims a released run by looking at it.
+   */
+  peek(runId: string, caller: Caller): RunPeek | undefined {
+    const run = this.#table.get(runId);
+    return run !== undefined && run.owner === caller.owner ? peekOf(run) : undefined;
   }
 
   async logs(
@@ -650,7 +672,7 @@ export class RunRegistry {
       throw unknownRun();
     // A read may take its key over the quota (the next start makes room), never the table.
     if (this.#table.size >= this.#limits.runs) throw busy('runs are held in memory');
-    const run = this.#rebuild(record, workflow, caller);
+    const run = reclaimedRun(this.#host, record, workflow, caller, this.#newLog(runId));
     this.#table.add(run);
     return run;
   }
@@ -686,7 +708,7 @@ export class RunRegistry {
       return held;
     }
     if (this.#table.size >= this.#limits.runs) throw busy('runs are held in memory');
-    const run = this.#rebuild(record, workflow, caller);
+    const run = reclaimedRun(this.#host, record, workflow, caller, this.#newLog(runId));
     run.view = view;
     run.finishedAt = TERMINAL_STATES.has(view.state) ? this.#now() : undefined;
     this.#table.add(run);
@@ -713,40 +735,20 @@ export class RunRegistry {
     return run;
   }
 
-  /** A run from its record: one that was in flight when its process died is now `failed`. */
-  #rebuild(record: RunRecord, workflow: Workflow, caller: Caller): LiveRun {
-    const view = reclaimedView(record.view, workflow, this.#iso());
-    const run: LiveRun = {
-      runId: record.view.runId,
-      workflow,
-      owner: caller.owner,
-      quota: caller.quota,
-      principalOwner: record.principalOwner,
-      arguments: record.arguments,
-      digest: record.digest,
-      view,
-      log: this.#newLog(record.view.runId),
-      leg: undefined,
-      finishedAt: this.#now(),
-    };
-    this.#options.logger.info(
-      { runId: run.runId, owner: caller.owner, state: view.state },
-      'run reclaimed',
-    );
-    return run;
-  }
-
   #set(
     run: LiveRun,
     fields: Partial<Omit<RunView, 'runId' | 'tool' | 'startedAt'>> & { state?: RunState },
   ): void {
     run.view = { ...run.view, ...fields, updatedAt: this.#iso() };
-    this.#options.onChange?.(run.runId);
+    this.#changed(run.runId, 'view');
+  }
+
+  #changed(runId: string, kind: RunChangeKind): void {
+    this.changes.publish({ runId, kind });
   }
 
   #newLog(runId: string): RunLog {
-    const onChange = this.#options.onChange;
-    return new RunLog(undefined, onChange && (() => onChange(runId)));
+    return new RunLog(undefined, () => this.#changed(runId, 'log'));
   }
 
   /**

@@ -10,7 +10,9 @@ import { AdmissionClosedError, type Slot } from './admission.js';
 import { type LegUpdate, runLeg } from './executor.js';
 import type { RunLease } from './run-lease.js';
 import type { RunLog } from './run-log.js';
-import { resumableAfter } from './run-policy.js';
+import { reclaimedView, resumableAfter } from './run-policy.js';
+import type { RunRecord } from './run-records.js';
+import { type SpanOutcome, StepTimeline } from './step-timeline.js';
 import {
   type Caller,
   type CheckedCall,
@@ -33,6 +35,8 @@ export interface LiveRun {
   readonly digest: string;
   view: RunView;
   readonly log: RunLog;
+  /** The steps it entered and when, across its legs. */
+  readonly timeline: StepTimeline;
   /** The leg in flight, with the controller that cancels it. */
   leg: { readonly controller: AbortController; readonly done: Promise<void> } | undefined;
   /** When it last reached a terminal state (for the sweep). */
@@ -52,6 +56,8 @@ export interface LegHost {
     run: LiveRun,
     fields: Partial<Omit<RunView, 'runId' | 'tool' | 'startedAt'>> & { state?: RunState },
   ): void;
+  /** Publishes a change to the run's view made in place (its final state). */
+  changed(run: LiveRun): void;
   /** `final`: the leg's last record, which gives its lease up in the same transaction. */
   persist(run: LiveRun, final?: boolean): Promise<void>;
   /** The store the leg's checkpoints go to (fenced on its lease on a shared store). */
@@ -145,6 +151,7 @@ async function runOneLeg(
       log: run.log,
       logger: host.options.logger.child({ runId: run.runId }),
       onStep: (step, index, total) => {
+        run.timeline.enter(step, index, host.now());
         const reached = run.view.reached ?? [];
         host.set(run, {
           step,
@@ -163,6 +170,47 @@ async function runOneLeg(
     slot.release();
   }
 }
+
+/**
+ * A run rebuilt from its record for `caller`, who now holds it: one that was in flight when its
+ * process died is now `failed` (`reclaimedView`).
+ */
+export function reclaimedRun(
+  host: LegHost,
+  record: RunRecord,
+  workflow: Workflow,
+  caller: Caller,
+  log: RunLog,
+): LiveRun {
+  const view = reclaimedView(record.view, workflow, host.iso());
+  const run: LiveRun = {
+    runId: record.view.runId,
+    workflow,
+    owner: caller.owner,
+    quota: caller.quota,
+    principalOwner: record.principalOwner,
+    arguments: record.arguments,
+    digest: record.digest,
+    view,
+    log,
+    timeline: new StepTimeline(),
+    leg: undefined,
+    finishedAt: host.now(),
+  };
+  host.options.logger.info(
+    { runId: run.runId, owner: caller.owner, state: view.state },
+    'run reclaimed',
+  );
+  return run;
+}
+
+/** How the step a leg stopped in ended, by the state the leg ended in. */
+const SPAN_OUTCOMES: Partial<Record<RunState, SpanOutcome>> = {
+  completed: 'done',
+  failed: 'failed',
+  canceled: 'canceled',
+  paused: 'paused',
+};
 
 /** Ends a leg; `ran` is false when the leg stopped before running anything. */
 export async function finish(
@@ -190,7 +238,9 @@ export async function finish(
     ...(canResume ? { resumable: true as const } : {}),
     updatedAt: host.iso(),
   };
-  host.options.onChange?.(run.runId);
+  const outcome = SPAN_OUTCOMES[run.view.state];
+  if (outcome !== undefined) run.timeline.end(host.now(), outcome);
+  host.changed(run);
   if (run.view.state !== 'paused') run.finishedAt = host.now();
   const ended = run.view.state;
   if (ended === 'completed' || ended === 'failed' || ended === 'canceled' || ended === 'paused')

@@ -8,6 +8,7 @@ import type { Catalog, Workflow } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
 import type { Store } from '../store/index.js';
 import type { Admission } from './admission.js';
+import type { RunChangeFeed } from './change-feed.js';
 import type { LegServices } from './executor.js';
 import type { StateFaultCode } from './state-fault.js';
 
@@ -139,10 +140,10 @@ export interface RunRegistryOptions {
    */
   readonly replica?: { readonly id: string; readonly leaseTtlMs: number };
   /**
-   * Told the id of a run whose view or log changed (resource subscriptions); called
-   * synchronously, so it must be cheap and must not throw.
+   * Where the registry publishes each change to a run's view or log (resource subscriptions,
+   * the live runs page); the registry makes its own when none is given.
    */
-  readonly onChange?: (runId: string) => void;
+  readonly changes?: RunChangeFeed;
   /**
    * Most runs held in memory and most waiting for a slot, server-wide (defaults 10,000 and
    * 1,000) and per caller (defaults 1,000 and 250).

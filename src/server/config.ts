@@ -16,13 +16,18 @@ import {
   MAX_RUNS,
 } from '../runs/index.js';
 import { MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT } from '../transport/index.js';
-import { readReplicas } from './replica-config.js';
+import { nonEmpty, parseDuration } from './config-values.js';
+import { REPLICA_FIELDS, readReplicas } from './replica-config.js';
+
+export { parseDuration } from './config-values.js';
 
 /** The profiles `--profile` accepts; a profile chooses the surfaces served. */
 export const PROFILES = ['pipelines'] as const;
 
 const DEFAULT_HTTP_HOST = '127.0.0.1';
 const DEFAULT_HTTP_PORT = 8787;
+/** `mhl serve a2a`'s port, as the Go server's. */
+const DEFAULT_A2A_PORT = 8710;
 const DEFAULT_MAX_ACTIVE = 32;
 const MAX_MAX_ACTIVE = 4096;
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -48,6 +53,9 @@ const DEFAULT_BODY_BUFFER_MIB = 8;
 /** One address may hold half the budget: at 2 MiB, one largest (1 MiB) body still fits. */
 const MIN_BODY_BUFFER_MIB = 2;
 const MAX_BODY_BUFFER_MIB = 4096;
+
+/** A managed-service configuration identity: 32 lowercase hex digits (docs/service.md). */
+const CONFIGURATION_ID = /^[0-9a-f]{32}$/;
 
 /** The HTTP listener and its guards. */
 export const HttpConfigSchema = z
@@ -78,6 +86,11 @@ export const HttpConfigSchema = z
     maxConnections: z.number().int().positive().describe('open connections at once'),
     maxConnectionsPerAddress: z.number().int().positive().describe('the same, per remote address'),
     bodyBufferBytes: z.number().int().positive().describe('bytes of bodies held at once'),
+    configurationId: z
+      .string()
+      .regex(CONFIGURATION_ID)
+      .optional()
+      .describe('the managed-service configuration identity readiness reports'),
   })
   .strict();
 
@@ -85,6 +98,9 @@ export type HttpConfig = z.infer<typeof HttpConfigSchema>;
 
 export const ServeConfigSchema = z
   .object({
+    serve: z
+      .enum(['mcp', 'a2a'])
+      .describe('the command: serve mcp (MCP, and A2A over HTTP) or serve a2a (A2A only)'),
     profile: z.enum(PROFILES).describe('which surfaces are served'),
     root: z.string().describe('absolute path of the served folder'),
     workflowsPack: z.string().optional().describe('path of a DMPK pack to serve'),
@@ -106,24 +122,7 @@ export const ServeConfigSchema = z
       .max(MAX_QUEUED_PER_CALLER)
       .describe('async runs of one owner that may wait for a slot'),
     stateDir: z.string().optional().describe('where async runs are kept; else a temp dir'),
-    store: z
-      .string()
-      .optional()
-      .describe('store URL (--store, MHL_SERVE_STORE): postgres://… or file:///dir; never logged'),
-    singleReplica: z
-      .boolean()
-      .describe('acknowledges one writer, so a store without cas may be used (--single-replica)'),
-    runLockTtlMs: z
-      .number()
-      .int()
-      .min(100)
-      .describe('run lease TTL on a shared store (MHL_SERVE_RUN_LOCK_TTL, default 45 s)'),
-    replicaId: z
-      .string()
-      .min(1)
-      .max(128)
-      .optional()
-      .describe('this replica in lease rows and logs (MHL_SERVE_REPLICA_ID); random by default'),
+    ...REPLICA_FIELDS,
     drainMs: z.number().int().min(0).describe('how long working runs may finish at shutdown'),
     terminalRunTtlMs: z
       .number()
@@ -131,6 +130,12 @@ export const ServeConfigSchema = z
       .positive()
       .optional()
       .describe('how long a finished run stays pollable'),
+    a2aWaitMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('how long a blocking A2A send waits for its task (MHL_SERVE_A2A_WAIT; 30 s)'),
     passEnv: z.array(z.string()).describe('extra variable names children inherit (MHL_PASS_ENV)'),
     logLevel: z.string().describe('pino level (MHL_LOG_LEVEL)'),
   })
@@ -169,6 +174,8 @@ export interface ServeFlags {
   readonly maxConnections?: string;
   readonly maxConnectionsPerAddress?: string;
   readonly bodyBufferMib?: string;
+  /** Set by `mhl service` in the unit it writes; readiness reports it. */
+  readonly configurationId?: string;
 }
 
 /** A refused configuration: what to print and the exit status (2 usage, 1 invalid setup). */
@@ -197,6 +204,7 @@ const HTTP_ONLY_FLAGS = [
   'maxConnections',
   'maxConnectionsPerAddress',
   'bodyBufferMib',
+  'configurationId',
 ] as const;
 
 /**
@@ -207,9 +215,17 @@ export function readServeConfig(
   dir: string | undefined,
   flags: ServeFlags,
   env: Env,
+  command: 'mcp' | 'a2a' = 'mcp',
 ): ConfigResult {
   try {
-    return { ok: true, config: ServeConfigSchema.parse(assemble(dir, flags, env)) };
+    // `serve a2a` is HTTP only, on its own default port.
+    const given: ServeFlags =
+      command === 'a2a' ? { ...flags, http: true, transport: 'http' } : flags;
+    const assembled = assemble(dir, given, env, command === 'a2a' ? DEFAULT_A2A_PORT : undefined);
+    return {
+      ok: true,
+      config: ServeConfigSchema.parse({ serve: command, ...(assembled as object) }),
+    };
   } catch (error) {
     if (error instanceof Refused) return { ok: false, message: error.message, exit: error.exit };
     if (error instanceof z.ZodError) {
@@ -230,13 +246,18 @@ class Refused extends Error {
   }
 }
 
-function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown {
+function assemble(
+  dir: string | undefined,
+  flags: ServeFlags,
+  env: Env,
+  defaultPort?: number,
+): unknown {
   if (flags.json)
     throw new Refused('--json is not supported: logs are already JSON lines on stderr');
   if (flags.maxQueued !== undefined) {
     throw new Refused('--max-queued was removed: there is no queue; use --max-active');
   }
-  const http = readHttp(flags, env);
+  const http = readHttp(flags, env, defaultPort ?? DEFAULT_HTTP_PORT);
   const cwd = resolve(flags.cwd ?? '.');
   if (!isDirectory(cwd)) throw new Refused(`--cwd ${flags.cwd ?? '.'} is not a directory`);
   const drainMs = parseDuration(flags.drainTimeout ?? '0');
@@ -247,6 +268,14 @@ function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown
   const terminalRunTtlMs = ttlText === undefined ? undefined : parseDuration(ttlText);
   if (ttlText !== undefined && (terminalRunTtlMs === undefined || terminalRunTtlMs === 0)) {
     throw new Refused('MHL_SERVE_TERMINAL_RUN_TTL takes a duration such as 1h or 90s');
+  }
+  const waitText = nonEmpty(env['MHL_SERVE_A2A_WAIT']);
+  const a2aWaitMs = waitText === undefined ? undefined : parseDuration(waitText);
+  if (
+    waitText !== undefined &&
+    (a2aWaitMs === undefined || a2aWaitMs === 0 || a2aWaitMs > MAX_DEADLINE_MS)
+  ) {
+    throw new Refused('MHL_SERVE_A2A_WAIT takes a duration from 1ms to 1h, such as 30s');
   }
   const stateDir = nonEmpty(flags.stateDir) ?? nonEmpty(env['MHL_SERVE_STATE_DIR']);
   const replicas = readReplicas(flags, env, (message) => new Refused(message));
@@ -293,13 +322,14 @@ function assemble(dir: string | undefined, flags: ServeFlags, env: Env): unknown
     ...replicas,
     drainMs,
     ...(terminalRunTtlMs !== undefined ? { terminalRunTtlMs } : {}),
+    ...(a2aWaitMs !== undefined ? { a2aWaitMs } : {}),
     passEnv: (env['MHL_PASS_ENV'] ?? '').split(',').filter(Boolean),
     logLevel: nonEmpty(env['MHL_LOG_LEVEL']) ?? 'info',
   };
 }
 
 /** The HTTP part, or undefined for stdio; HTTP-only flags without HTTP are refused. */
-function readHttp(flags: ServeFlags, env: Env): HttpConfig | undefined {
+function readHttp(flags: ServeFlags, env: Env, defaultPort: number): HttpConfig | undefined {
   if (flags.http && flags.transport === 'stdio') {
     throw new Refused('--http and --transport stdio contradict each other');
   }
@@ -311,7 +341,7 @@ function readHttp(flags: ServeFlags, env: Env): HttpConfig | undefined {
   }
   const port = wholeNumber(
     flags.port,
-    DEFAULT_HTTP_PORT,
+    defaultPort,
     0,
     65535,
     '--port takes a whole number from 0 to 65535',
@@ -327,9 +357,13 @@ function readHttp(flags: ServeFlags, env: Env): HttpConfig | undefined {
     );
   }
   const host = (nonEmpty(flags.addr) ?? DEFAULT_HTTP_HOST).replace(/^\[(.*)\]$/, '$1');
+  if (flags.configurationId !== undefined && !CONFIGURATION_ID.test(flags.configurationId)) {
+    throw new Refused('--configuration-id takes 32 lowercase hex digits');
+  }
   return {
     host,
     port,
+    ...(flags.configurationId !== undefined ? { configurationId: flags.configurationId } : {}),
     ...(token !== undefined ? { token } : {}),
     ...(principalHeader !== undefined ? { principalHeader } : {}),
     ...readSessionLimits(flags, env),
@@ -446,20 +480,6 @@ function wholeNumber(
   const value = /^\s*\d{1,16}\s*$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < min || value > max) throw new Refused(refusal);
   return value;
-}
-
-/** Milliseconds of `500ms`, `30s`, `2m`, `1h` (or a bare `0`); undefined when malformed. */
-export function parseDuration(text: string): number | undefined {
-  const match = /^(\d{1,9})(ms|s|m|h)?$/.exec(text.trim());
-  if (!match) return undefined;
-  const amount = Number(match[1]);
-  const unit = match[2];
-  if (unit === undefined) return amount === 0 ? 0 : undefined;
-  return amount * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
-}
-
-export function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
 function isDirectory(path: string): boolean {

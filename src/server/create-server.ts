@@ -7,7 +7,8 @@
 import type { Catalog } from '../catalog/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { Dispatcher, type Session } from '../protocol/index.js';
-import { Admission, ownerOf } from '../runs/index.js';
+import { Admission, ownerOf, RunChangeFeed } from '../runs/index.js';
+import type { A2aSurfaceFactory } from '../surfaces/a2a/index.js';
 import {
   COMPLETIONS_CAPABILITY,
   completionMethods,
@@ -20,7 +21,9 @@ import {
   ToolTable,
   toolMethods,
 } from '../surfaces/index.js';
+import { BodyBudget, type BodyLimits } from '../transport/body.js';
 import { Metrics } from '../transport/index.js';
+import type { Route } from '../transport/routes.js';
 import type { ServeConfig } from './config.js';
 import { PROFILE_TABLE } from './profiles.js';
 import { storeSessionDirectory } from './shared-sessions.js';
@@ -36,6 +39,8 @@ export interface ServerParts {
   readonly logger?: Logger;
   /** The store opened from `--store` or an `extension store` declaration (`openServeStore`). */
   readonly store?: ServeStore;
+  /** Makes the A2A surface; pass it when serving HTTP (it is loaded only then). */
+  readonly a2a?: A2aSurfaceFactory;
 }
 
 /** An assembled server, not yet serving. */
@@ -45,6 +50,10 @@ export interface MhlServer {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly version: string;
+  /** The HTTP rows the surfaces add (the Agent Card, `/a2a`); served over HTTP only. */
+  readonly routes: readonly Route[];
+  /** The deadline and shared budget of every HTTP body; set when serving HTTP. */
+  readonly body: BodyLimits | undefined;
   /** Names of the served workflows, for the start-up log line. */
   readonly workflows: readonly string[];
   /** Legacy sessions shared with the other replicas of a shared store, if any. */
@@ -98,7 +107,18 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     read: () => admission.active,
   });
   const tools = new ToolTable();
-  // Made once the dispatcher is; runs report their changes from the start, so through this.
+  // Runs publish their changes from the start; subscriptions subscribe once the dispatcher is made.
+  const runChanges = new RunChangeFeed((error) =>
+    logger.error({ err: error }, 'run change listener threw'),
+  );
+  // One budget for every body the server reads, whichever route (MCP, A2A, ops) reads it.
+  const body: BodyLimits | undefined =
+    config.http === undefined
+      ? undefined
+      : {
+          timeoutMs: config.http.bodyTimeoutMs,
+          budget: new BodyBudget(config.http.bodyBufferBytes),
+        };
   let subscriptions: Subscriptions | undefined;
   const built = PROFILE_TABLE[config.profile]({
     config,
@@ -107,7 +127,10 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     admission,
     metrics,
     env: parts.env,
-    onRunChange: (runId) => subscriptions?.runChanged(runId),
+    version: parts.version,
+    runChanges,
+    body,
+    a2a: parts.a2a,
     store: parts.store,
   });
   if ('problem' in built) return { ok: false, problem: built.problem };
@@ -131,6 +154,8 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
   });
   const providers = surfaces.flatMap((s) => s.resources ?? []);
   subscriptions = new Subscriptions(dispatcher, providers);
+  const resources = subscriptions;
+  const unsubscribe = runChanges.subscribe(({ runId }) => resources.runChanged(runId));
   dispatcher.onSessionClose((session) => {
     for (const surface of surfaces) surface.sessionEnded?.(session);
   });
@@ -162,6 +187,8 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     logger,
     metrics,
     version: parts.version,
+    routes: surfaces.flatMap((s) => s.routes ?? []),
+    body,
     workflows: [...parts.catalog.workflows.keys()],
     sessionBusy: (session) => dispatcher.inFlightOn(session) > 0,
     // Without a principal, only the session reaches its runs and jobs: eviction spares it.
@@ -179,6 +206,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     },
     stop: async () => {
       dispatcher.closeAll('shutting down');
+      unsubscribe();
       subscriptions?.close();
       await Promise.all(surfaces.map((s) => s.stop?.()));
     },

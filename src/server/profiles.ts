@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
-import { type Admission, JobRegistry } from '../runs/index.js';
+import { type Admission, JobRegistry, type RunChangeFeed } from '../runs/index.js';
 import { AgentLimiters, childEnvironment } from '../runtime/index.js';
+import type { A2aSurfaceFactory } from '../surfaces/a2a/index.js';
 import {
   jobTools,
   logJobEvents,
@@ -19,10 +20,12 @@ import {
   reservedNameProblem,
   type Surface,
   ToolTable,
+  uiSurface,
   workflowResources,
   workflowTemplates,
   workflowTools,
 } from '../surfaces/index.js';
+import type { BodyLimits } from '../transport/body.js';
 import type { Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
 import { runsSurface } from './runs.js';
@@ -30,6 +33,8 @@ import type { ServeStore } from './state-store.js';
 
 /** What every profile is built from. */
 export interface ProfileParts {
+  /** The running binary's version (the runs page shows it). */
+  readonly version: string;
   readonly config: ServeConfig;
   readonly catalog: Catalog;
   readonly logger: Logger;
@@ -37,8 +42,12 @@ export interface ProfileParts {
   readonly metrics: Metrics;
   /** The environment `env()` reads (the process's, less the pack key). */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Told each async run whose view or log changed (resource subscriptions). */
-  readonly onRunChange: (runId: string) => void;
+  /** Each change to an async run's view or log (resource subscriptions, the runs page). */
+  readonly runChanges: RunChangeFeed;
+  /** The shared body deadline and budget; set when serving HTTP. */
+  readonly body: BodyLimits | undefined;
+  /** Makes the A2A surface; given when serving HTTP (it is loaded only then). */
+  readonly a2a: A2aSurfaceFactory | undefined;
   /** The store opened from `--store` or an `extension store` declaration, if any. */
   readonly store?: ServeStore | undefined;
 }
@@ -111,13 +120,46 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     pipelines,
     published: (name) => names.has(name),
     target: workflows.tools?.[0],
-    onChange: parts.onRunChange,
+    changes: parts.runChanges,
   });
   if ('problem' in runs) {
     workflows.close?.();
     return { problem: runs.problem };
   }
-  return { surfaces: [workflows, jobs, runs] };
+  const surfaces: Surface[] = [workflows, jobs, runs];
+  // The runs page lives on the MCP HTTP server only: stdio has no browser to serve, and
+  // `mhl serve a2a` has no `/mcp` for its buttons.
+  if (config.http !== undefined && config.serve !== 'a2a') {
+    surfaces.push(
+      uiSurface({
+        registry: runs.registry,
+        tokenRequired: config.http.token !== undefined,
+        principalHeader: config.http.principalHeader,
+        version: parts.version,
+        logger,
+      }),
+    );
+  }
+  // A2A is HTTP: the card and `/a2a` beside `/mcp`, or alone on `mhl serve a2a`.
+  if (config.http !== undefined && parts.body !== undefined && parts.a2a !== undefined) {
+    const a2a = parts.a2a({
+      catalog,
+      registry: runs.registry,
+      version: parts.version,
+      logger,
+      body: parts.body,
+      bearer: config.http.token !== undefined,
+      principalHeader: config.http.token === undefined ? undefined : config.http.principalHeader,
+      atRoot: config.serve === 'a2a',
+      ...(config.a2aWaitMs !== undefined ? { waitMs: config.a2aWaitMs } : {}),
+    });
+    surfaces.push(a2a);
+    // A blocking send waits on its run's state; log lines alone never end a wait.
+    parts.runChanges.subscribe((change) => {
+      if (change.kind === 'view') a2a.runChanged(change.runId);
+    });
+  }
+  return { surfaces };
 }
 
 /** The profiles `--profile` selects, by name. */

@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
-import { type Admission, checkWorkflowCall, ownerOf, RunRegistry } from '../runs/index.js';
+import {
+  type Admission,
+  checkWorkflowCall,
+  ownerOf,
+  type RunChangeFeed,
+  RunRegistry,
+} from '../runs/index.js';
 import { DirStore, probeWritable, storeCan } from '../store/index.js';
 import {
   type PipelineSurfaceOptions,
@@ -44,15 +50,17 @@ export interface RunsOptions {
   readonly published: (name: string) => boolean;
   /** A workflow tool, whose `context` schema the run tools' `arguments` describe. */
   readonly target: ToolDefinition | undefined;
-  /** Told each run whose view or log changed. */
-  readonly onChange: (runId: string) => void;
+  /** Where the registry publishes each change to a run's view or log. */
+  readonly changes: RunChangeFeed;
 }
 
 /**
  * The run surface; `stop` cancels what still runs, `close` removes temporary state. A
  * `--state-dir` that cannot be written is the start-up problem instead (see `stateDirProblem`).
  */
-export function runsSurface(options: RunsOptions): Surface | { readonly problem: string } {
+export function runsSurface(
+  options: RunsOptions,
+): (Surface & { readonly registry: RunRegistry }) | { readonly problem: string } {
   const { logger, shared } = options;
   const problem =
     options.stateDir === undefined || shared !== undefined
@@ -98,7 +106,7 @@ export function runsSurface(options: RunsOptions): Surface | { readonly problem:
       ? { replica: { id: shared.replicaId, leaseTtlMs: shared.leaseTtlMs } }
       : {}),
     limits: options.limits,
-    onChange: options.onChange,
+    changes: options.changes,
   });
   registerRunMetrics(options.metrics, registry);
   if (shared !== undefined && storeCan(shared.store, 'scan')) {
@@ -120,6 +128,7 @@ export function runsSurface(options: RunsOptions): Surface | { readonly problem:
   return {
     name: 'runs',
     ...surface,
+    registry,
     start: () => {
       // On a shared store the first pass comes at once: the pending gauge and old runs.
       if (shared !== undefined) {

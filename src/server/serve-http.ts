@@ -35,7 +35,7 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
     requestStop = done;
   });
   // One budget for every body the server reads, whichever route reads it.
-  const body: BodyLimits = {
+  const body: BodyLimits = server.body ?? {
     timeoutMs: http.bodyTimeoutMs,
     budget: new BodyBudget(http.bodyBufferBytes),
   };
@@ -72,11 +72,13 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
     token: http.token,
     limits: http,
     routes: httpRoutes({
-      mcp,
+      mcp: server.config.serve === 'mcp' ? mcp : undefined,
+      surfaces: server.routes,
       ops: {
         version: server.version,
         pid: process.pid,
         instanceId: randomUUID(),
+        configurationId: http.configurationId ?? null,
         shuttingDown: () => stopping,
         requestShutdown: () => requestStop(),
         metrics: () => server.metrics.render(mcp.sessionsActive),
@@ -99,13 +101,17 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
       bound = await transport.listen();
     } catch (error) {
       logger.error({ err: error, code: 'MCP_SERVER_FAILED' }, 'could not listen');
-      io.err(`mhl serve mcp: MCP_SERVER_FAILED: cannot listen on ${http.host}:${http.port}`);
+      io.err(
+        `mhl serve ${server.config.serve}: MCP_SERVER_FAILED: cannot listen on ${http.host}:${http.port}`,
+      );
       return 1;
     }
     mcp.start();
     server.start();
     if (!isLoopback(http.host) && http.token === undefined) {
-      io.err('mhl serve mcp: warning: non-loopback address without --token; unauthenticated');
+      io.err(
+        `mhl serve ${server.config.serve}: warning: non-loopback address without --token; unauthenticated`,
+      );
     }
     const url = `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}`;
     logger.info({ workflows: server.workflows, root: server.config.root }, 'serving over http');

@@ -5,6 +5,7 @@
 export {
   type AtomicFs,
   DIR_MODE,
+  errnoCode,
   FILE_MODE,
   NODE_FS,
   type WriteAtomicOptions,

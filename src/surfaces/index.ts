@@ -37,3 +37,4 @@ export {
   toolError,
   toolMethods,
 } from './tools.js';
+export { type UiSurfaceOptions, uiSurface } from './ui/index.js';

@@ -5,6 +5,7 @@
  * chooses and registers them on one dispatcher; a surface never touches a socket or a stream.
  */
 import type { Session } from '../protocol/index.js';
+import type { Route } from '../transport/routes.js';
 import type { MethodEntry } from './methods.js';
 import type { ResourceProvider } from './resources.js';
 import type { ToolDefinition } from './tools.js';
@@ -22,6 +23,8 @@ export interface Surface {
   readonly capabilities?: Readonly<Record<string, unknown>>;
   /** Merged into what `initialize` declares only (features the 2025 revisions alone have). */
   readonly legacyCapabilities?: Readonly<Record<string, unknown>>;
+  /** HTTP route rows this surface answers (served only over HTTP; a clash fails start-up). */
+  readonly routes?: readonly Route[];
   /**
    * Owners (`ownerOf` keys) of background work under way that only they can reach (async runs,
    * jobs): the HTTP transport keeps a legacy session that is such an owner.

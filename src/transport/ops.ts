@@ -1,6 +1,6 @@
 /**
  * Operations endpoints beside `/mcp`, as rows of the route table: `GET /health/ready` (version,
- * pid and this process's `instance_id`), `GET /healthz`, `GET /readyz` (503 once shutdown
+ * pid, this process's `instance_id` and its `configuration_id`), `GET /healthz`, `GET /readyz` (503 once shutdown
  * began), `GET /metrics` and `POST /control/shutdown`, which starts shutdown only for a body of
  * exactly the current `{instance_id}` and never reveals that id on a mismatch. No CORS headers
  * are ever sent; the Host and Origin guards run before these handlers. Knows nothing of MCP.
@@ -21,6 +21,12 @@ export interface OpsOptions {
   readonly pid: number;
   /** A UUID v4 made once per process. */
   readonly instanceId: string;
+  /**
+   * The configuration identity a service manager started this process with
+   * (`--configuration-id`, docs/service.md), or null: readiness names it so `mhl service` can
+   * tell its own server from another one on the port.
+   */
+  readonly configurationId: string | null;
   /** True once shutdown has begun. */
   readonly shuttingDown: () => boolean;
   /** Starts shutdown; called after the 202 has been written. */
@@ -34,7 +40,7 @@ export interface OpsOptions {
 /**
  * The ops rows, behind the same Host and Origin guards as every row. The probes are `public`
  * (load balancers and service managers read them without credentials; readiness shows the
- * version, pid and instance id, nothing a token protects). `/metrics` and `/control/shutdown`
+ * version, pid, instance id and configuration id, nothing a token protects). `/metrics` and `/control/shutdown`
  * are `bearer`: with `--token` only a holder of the token reads the counters or stops the
  * server; without one, any local process can, as seed 002 describes.
  */
@@ -56,6 +62,7 @@ export function opsRoutes(options: OpsOptions): Route[] {
         version: options.version,
         pid: options.pid,
         instance_id: options.instanceId,
+        configuration_id: options.configurationId,
       }),
     ),
     probe('/healthz', (res) => plain(res, 200, 'ok')),

@@ -19,6 +19,8 @@ const SRC = join(ROOT, 'src');
  */
 const ORDER = [
   'cli',
+  // The managed per-user service (mhl service): talks to a server only over loopback HTTP.
+  'service',
   // The language server: editor features over lang, used only by `mhl lsp`.
   'lsp',
   'server',
@@ -43,6 +45,11 @@ const UPWARD_EXCEPTIONS: Readonly<Record<string, string>> = {
     'RequestContext. The dispatcher reaches surfaces only through that registration (protocol ' +
     'imports nothing of surfaces), so calls flow protocol -> surfaces while the types point up; ' +
     'turning it round needs a Surface interface owned below protocol (createServer, src/server).',
+  'surfaces -> transport':
+    'a surface may contribute HTTP rows (Surface.routes: the runs page, the Agent Card and /a2a), ' +
+    "typed by the route table's Route and reading bodies with the transport's shared body reader. The " +
+    'transport reaches those rows only through the route table the server builds, so calls flow ' +
+    'transport -> surfaces while these imports point up; only HTTP-only modules are imported.',
 };
 
 /**
@@ -59,6 +66,13 @@ const LAZY_FACES: Readonly<Record<string, string>> = {
   'src/transport/body.ts': 'the body budget every HTTP row that reads a body shares: HTTP only',
   'src/server/serve-http.ts': 'serving over HTTP: mhl serve mcp imports it only with --http',
   'src/store/postgres.ts': 'the PostgreSQL store: only a server given one loads it (and pg)',
+  'src/surfaces/a2a/index.ts':
+    'the A2A surface: HTTP only, so mhl serve imports it only with --http and for serve a2a',
+  'src/transport/respond.ts': 'the JSON and plain-text writers of HTTP rows: HTTP only',
+  'src/transport/sse.ts': 'event streams of HTTP answers: HTTP only',
+  'src/transport/mcp-post.ts':
+    'the POST exchange, and how it reads the principal header: HTTP only',
+  'src/transport/client-key.ts': 'who an HTTP request is counted as, for the quotas: HTTP only',
   'src/catalog/sources.ts':
     'the .mh file walk, for mhl lint and mhl run, which must not load the catalog validators',
 };

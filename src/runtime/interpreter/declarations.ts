@@ -9,6 +9,7 @@
 import type { DeclOf, ExprOf, LoadedProgram, NamedDecl, StmtOf } from '../../lang/index.js';
 import { type Binding, LangError, type Module, moduleScope, type Span } from '../../lang/index.js';
 import type { AgentState } from '../agents/agents.js';
+import { extensionReference } from '../extensions/index.js';
 import { NATIVES } from '../natives/index.js';
 import type { NativeContext } from '../natives/native.js';
 import { matchesType, typeText } from '../pipeline/inputs.js';
@@ -22,6 +23,7 @@ import { renderPrompt } from './prompts.js';
 import { type SpawnLimiter, waitFor } from './tasks.js';
 import {
   callArgs,
+  DurationValue,
   EnumValue,
   FunctionValue,
   formatValue,
@@ -187,10 +189,13 @@ export class RunScope implements Callables {
         return new Reference('enum', decl.name, (m) => variants.get(m));
       }
       case 'Extension':
-        return new Reference(
-          'extension',
-          decl.name,
-          unsupported(`extension ${decl.extKind} '${decl.name}'`, extensionGap(decl.extKind)),
+        return (
+          this.#extension(decl, module) ??
+          new Reference(
+            'extension',
+            decl.name,
+            unsupported(`extension ${decl.extKind} '${decl.name}'`, extensionGap(decl.extKind)),
+          )
         );
       case 'Router':
         // `R.delegate(…)` is a special call (it needs its named arguments unevaluated).
@@ -256,6 +261,21 @@ export class RunScope implements Callables {
     );
     const self: Reference = new Reference('tool', decl.name, (name) => methods.get(name));
     return self;
+  }
+
+  /** `extension mcp|a2a`: its properties evaluated in the declaring module, on first call. */
+  #extension(decl: DeclOf<'Extension'>, module: Module): Reference | undefined {
+    const { cwd, childEnv, env, redactor } = this.#services;
+    return extensionReference(decl, {
+      cwd,
+      childEnv,
+      env,
+      redactor,
+      evaluate: async (e, signal) =>
+        e.kind === 'Duration'
+          ? new DurationValue(e.ms)
+          : this.interpreter.evaluate(e, this.moduleEnv(module), signal),
+    });
   }
 
   #memory(decl: DeclOf<'Memory'>, module: Module): Reference {
@@ -556,10 +576,8 @@ function cloneValue(v: Value): Value {
   return v;
 }
 
-/** Why an extension kind has no methods in a run. */
+/** Why an extension kind has no methods in a run (mcp and a2a have theirs). */
 function extensionGap(kind: string): string {
-  if (kind === 'mcp' || kind === 'a2a')
-    return `the runtime has no ${kind === 'mcp' ? 'MCP' : 'A2A'} client yet`;
   if (kind === 'store') return 'a store is a state backend for mhl serve, not callable from a step';
   return 'external extension adapters are not part of this runtime';
 }

@@ -29,6 +29,8 @@ export const ERROR_HINTS: Readonly<Record<string, string>> = {
     'a native operation failed: check its arguments, and the command, file or URL it used; catch it with try/catch to recover',
   AGENT:
     "the agent call failed: check the agent's command, model and prompt (run the command by hand), or raise its retry/timeout settings",
+  EXTENSION:
+    "an extension call failed: read the server's or agent's message, check the extension's command or url, headers and the env() variables it reads; catch it with try/catch to recover",
   ROUTER:
     "the router could not pick an agent: check its select or decider, that it names one of its agents, and the delegate call's prompt and schema",
   TYPE: 'a value had the wrong type at run time: check what the expression at the position shown holds (log it), or convert it',

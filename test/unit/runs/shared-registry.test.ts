@@ -43,6 +43,23 @@ function replica(store: MemoryStore, id: string): RunRegistry {
 
 const TRIALS = 1000;
 
+/** A shared memory store whose lease operations fail while `down` is set: an unreachable store. */
+class FlakyLeases extends MemoryStore {
+  down = false;
+  override get lease() {
+    const real = super.lease;
+    const fail = () => {
+      if (this.down) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    };
+    return {
+      acquire: async (...args: Parameters<typeof real.acquire>) => (fail(), real.acquire(...args)),
+      renew: async (...args: Parameters<typeof real.renew>) => (fail(), real.renew(...args)),
+      release: async (...args: Parameters<typeof real.release>) => (fail(), real.release(...args)),
+      read: async (...args: Parameters<typeof real.read>) => (fail(), real.read(...args)),
+    };
+  }
+}
+
 describe('RunRegistry on a shared store', () => {
   it(`lets exactly one of two replicas resume a run, ${TRIALS} times`, async (t) => {
     const store = new MemoryStore();
@@ -111,5 +128,30 @@ describe('RunRegistry on a shared store', () => {
       what: 'the other replica to read it cancelled',
     });
     assert.equal((await b.status(runId, alice)).resumable, true);
+  });
+
+  it('refuses a start whose lease cannot be taken, and a resume whose lock cannot be read', async () => {
+    const store = new FlakyLeases();
+    const [a, b] = [replica(store, 'a'), replica(store, 'b')];
+    store.down = true;
+    await assert.rejects(a.start('Approval', {}, alice), (error: unknown) => {
+      assert.ok(error instanceof RunError);
+      assert.equal(error.code, 'LEASE_UNAVAILABLE');
+      assert.match(error.message, /could not acquire run execution lease/);
+      return true;
+    });
+    store.down = false;
+    const { runId } = await a.start('Approval', {}, alice);
+    await until(async () => (await b.status(runId, alice)).state === 'paused', {
+      what: 'the run to pause',
+    });
+    store.down = true;
+    await assert.rejects(b.resume(runId, { approved: true }, alice), { code: 'LEASE_UNAVAILABLE' });
+    store.down = false;
+    assert.equal((await b.status(runId, alice)).state, 'paused', 'nothing changed');
+    await b.resume(runId, { approved: true }, alice);
+    await until(async () => (await a.status(runId, alice)).state === 'completed', {
+      what: 'the resume on the other replica to complete',
+    });
   });
 });

@@ -52,10 +52,22 @@ class FlakyLeases extends MemoryStore {
       if (this.down) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
     };
     return {
-      acquire: async (...args: Parameters<typeof real.acquire>) => (fail(), real.acquire(...args)),
-      renew: async (...args: Parameters<typeof real.renew>) => (fail(), real.renew(...args)),
-      release: async (...args: Parameters<typeof real.release>) => (fail(), real.release(...args)),
-      read: async (...args: Parameters<typeof real.read>) => (fail(), real.read(...args)),
+      acquire: async (...args: Parameters<typeof real.acquire>) => {
+        fail();
+        return real.acquire(...args);
+      },
+      renew: async (...args: Parameters<typeof real.renew>) => {
+        fail();
+        return real.renew(...args);
+      },
+      release: async (...args: Parameters<typeof real.release>) => {
+        fail();
+        return real.release(...args);
+      },
+      read: async (...args: Parameters<typeof real.read>) => {
+        fail();
+        return real.read(...args);
+      },
     };
   }
 }

@@ -143,6 +143,7 @@ async function runOneLeg(
       inputs: checked.inputs,
       cwd: checked.cwd,
       ...(checked.timeoutMs !== undefined ? { timeoutMs: checked.timeoutMs } : {}),
+      ...(checked.credentials !== undefined ? { credentials: checked.credentials } : {}),
       resume,
       ...(caller.principal !== undefined ? { principal: caller.principal } : {}),
       signal,

@@ -122,6 +122,8 @@ export interface CheckedCall {
   readonly cwd: string;
   /** Bounds each leg when the caller asked for a limit. */
   readonly timeoutMs?: number;
+  /** Vault record ids by credential slot, for `vault()` (ids only, never values). */
+  readonly credentials?: Readonly<Record<string, string>>;
 }
 
 export interface RunRegistryOptions {

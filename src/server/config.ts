@@ -21,8 +21,10 @@ import { REPLICA_FIELDS, readReplicas } from './replica-config.js';
 
 export { parseDuration } from './config-values.js';
 
+import { profileFlags } from './profile-flags.js';
+
 /** The profiles `--profile` accepts; a profile chooses the surfaces served. */
-export const PROFILES = ['pipelines'] as const;
+export const PROFILES = ['pipelines', 'workflow-engine'] as const;
 
 const DEFAULT_HTTP_HOST = '127.0.0.1';
 const DEFAULT_HTTP_PORT = 8787;
@@ -104,6 +106,7 @@ export const ServeConfigSchema = z
     profile: z.enum(PROFILES).describe('which surfaces are served'),
     root: z.string().describe('absolute path of the served folder'),
     workflowsPack: z.string().optional().describe('path of a DMPK pack to serve'),
+    migrationTarget: z.string().optional().describe('the workflow-engine migration target'),
     http: HttpConfigSchema.optional().describe('set for Streamable HTTP; absent for stdio'),
     cwd: z.string().describe('absolute working directory of calls without context.cwd'),
     requireCwd: z.boolean().describe('refuse calls without an absolute context.cwd'),
@@ -153,6 +156,7 @@ export interface ServeFlags {
   readonly token?: string;
   readonly principalHeader?: string;
   readonly workflowsPack?: string;
+  readonly migrationTarget?: string;
   readonly json?: boolean;
   readonly cwd?: string;
   readonly requireCwd?: boolean;
@@ -283,9 +287,12 @@ function assemble(
   if (!(PROFILES as readonly string[]).includes(profile)) {
     throw new Refused(`--profile takes one of: ${PROFILES.join(', ')}`);
   }
+  const own = profileFlags(flags, profile);
+  if (!own.ok) throw new Refused(own.problem);
   return {
     profile,
     root: resolve(dir ?? '.'),
+    ...own.values,
     ...(flags.workflowsPack !== undefined ? { workflowsPack: flags.workflowsPack } : {}),
     ...(http !== undefined ? { http } : {}),
     cwd,

@@ -25,7 +25,7 @@ import { BodyBudget, type BodyLimits } from '../transport/body.js';
 import { Metrics } from '../transport/index.js';
 import type { Route } from '../transport/routes.js';
 import type { ServeConfig } from './config.js';
-import { PROFILE_TABLE } from './profiles.js';
+import { PROFILE_TABLE, type ServerSecrets } from './profiles.js';
 import { storeSessionDirectory } from './shared-sessions.js';
 import type { ServeStore } from './state-store.js';
 
@@ -39,8 +39,12 @@ export interface ServerParts {
   readonly logger?: Logger;
   /** The store opened from `--store` or an `extension store` declaration (`openServeStore`). */
   readonly store?: ServeStore;
+  /** The user's vault, for `vault()`, `secrets.list` and the setup page; none without it. */
+  readonly secrets?: ServerSecrets;
   /** Makes the A2A surface; pass it when serving HTTP (it is loaded only then). */
   readonly a2a?: A2aSurfaceFactory;
+  /** `MHL_ENGINE_KEY`'s text, taken out of the environment first (workflow-engine only). */
+  readonly engineKey?: string | undefined;
 }
 
 /** An assembled server, not yet serving. */
@@ -127,11 +131,13 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     admission,
     metrics,
     env: parts.env,
+    ...(parts.secrets === undefined ? {} : { secrets: parts.secrets }),
     version: parts.version,
     runChanges,
     body,
     a2a: parts.a2a,
     store: parts.store,
+    engineKey: parts.engineKey,
   });
   if ('problem' in built) return { ok: false, problem: built.problem };
   const { surfaces } = built;
@@ -160,7 +166,11 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     for (const surface of surfaces) surface.sessionEnded?.(session);
   });
   registerMethods(dispatcher, [
-    ...toolMethods(tools, { admission, onCall: (outcome) => metrics.toolCall(outcome) }),
+    ...toolMethods(tools, {
+      admission,
+      onCall: (outcome) => metrics.toolCall(outcome),
+      ...(built.tools !== undefined ? { policy: built.tools } : {}),
+    }),
     ...resourceMethods(providers),
     ...surfaces.flatMap((s) => s.methods ?? []),
     // Over every surface's prompts and resources.

@@ -19,7 +19,9 @@ export {
   type MhlServer,
   type ServerParts,
 } from './create-server.js';
+export { takeServeEngineKey } from './engine-profile.js';
 export { loadServedPack, takeServeKey } from './pack.js';
+export { CATALOG_PROFILES, emptyCatalog, type ServerSecrets } from './profiles.js';
 export { serveStdio } from './serve-stdio.js';
 export {
   type OpenStoreResult,

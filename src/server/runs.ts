@@ -95,11 +95,17 @@ export function runsSurface(
       ...(options.pipelines.agentLimiters !== undefined
         ? { agentLimiters: options.pipelines.agentLimiters }
         : {}),
+      ...(options.pipelines.vault !== undefined ? { vault: options.pipelines.vault } : {}),
     },
     check: (workflow, args) => {
       const { inputs, call } = checkWorkflowCall(workflow, args, unbounded);
       const bounded = Number.isFinite(call.timeoutMs);
-      return { inputs, cwd: call.cwd, ...(bounded ? { timeoutMs: call.timeoutMs } : {}) };
+      return {
+        inputs,
+        cwd: call.cwd,
+        ...(bounded ? { timeoutMs: call.timeoutMs } : {}),
+        ...(call.credentials !== undefined ? { credentials: call.credentials } : {}),
+      };
     },
     ...(options.terminalTtlMs !== undefined ? { terminalTtlMs: options.terminalTtlMs } : {}),
     ...(shared !== undefined

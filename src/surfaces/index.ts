@@ -10,6 +10,16 @@ export {
   workflowTemplates,
 } from './completion.js';
 export {
+  type EngineContext,
+  engineSurface,
+  KeyRing,
+  loadEngineKeys,
+  loadRelease,
+  type Release,
+  ReleaseStore,
+  takeEngineKey,
+} from './engine/index.js';
+export {
   jobTools,
   logJobEvents,
   reservedNameProblem,
@@ -32,6 +42,7 @@ export type { Surface } from './surface.js';
 export {
   type PreparedCall,
   type ToolDefinition,
+  type ToolPolicy,
   type ToolResult,
   ToolTable,
   toolError,

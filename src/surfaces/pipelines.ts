@@ -20,8 +20,16 @@ import {
 } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
 import type { RequestContext } from '../protocol/index.js';
-import { ABSOLUTE_PATH_PATTERN, checkWorkflowCall } from '../runs/index.js';
-import type { AgentLimiters } from '../runtime/index.js';
+import {
+  ABSOLUTE_PATH_PATTERN,
+  type CallCredentials,
+  checkWorkflowCall,
+  credentialsSchema,
+  slotGuidance,
+  slotsOf,
+  takesCredentials,
+} from '../runs/index.js';
+import type { AgentLimiters, VaultLookup } from '../runtime/index.js';
 import type { ResourceProvider } from './resources.js';
 import { runCall } from './sync-call.js';
 import type { PreparedCall, ToolDefinition } from './tools.js';
@@ -80,6 +88,8 @@ export interface PipelineSurfaceOptions {
   readonly cacheRoot: string;
   /** Agents' rate limits, shared by every call and run of this server (spec §5.1). */
   readonly agentLimiters?: AgentLimiters;
+  /** What `vault()` reads in a call, given the call's `credentials`; none without a vault. */
+  readonly vault?: (credentials: CallCredentials) => VaultLookup;
 }
 
 /** One tool per workflow, each taking the reserved `context` argument beside its inputs. */
@@ -114,9 +124,13 @@ function listedSchema(workflow: Workflow, requireCwd: boolean): Readonly<Record<
   // With --require-cwd the schema says what the server enforces: context and its cwd required.
   const context = requireCwd ? REQUIRED_CWD_CONTEXT_SCHEMA : CONTEXT_SCHEMA;
   const required = (workflow.inputSchema as { required?: string[] }).required ?? [];
+  // Slot guidance only: which slots exist and how to find an id, never a record id.
+  const credentials = takesCredentials(workflow)
+    ? { credentials: credentialsSchema(slotsOf(workflow)) }
+    : {};
   return {
     ...workflow.inputSchema,
-    properties: { ...projected.properties, context },
+    properties: { ...projected.properties, context, ...credentials },
     ...(requireCwd ? { required: [...required, 'context'] } : {}),
   };
 }
@@ -128,8 +142,10 @@ function listedEntry(
 ): ToolDefinition['entry'] {
   const entry = toolEntry(workflow);
   const { annotations, risk } = workflowRisk(workflow);
+  const slots = takesCredentials(workflow) ? slotsOf(workflow) : [];
   return {
     ...entry,
+    ...(slots.length > 0 ? { description: `${entry.description} ${slotGuidance(slots)}` } : {}),
     inputSchema,
     annotations,
     _meta: { ...entry._meta, [RISK_META_KEY]: risk },

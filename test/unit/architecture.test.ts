@@ -24,6 +24,8 @@ const ORDER = [
   // The language server: editor features over lang, used only by `mhl lsp`.
   'lsp',
   'server',
+  // The local vault and its setup page: the server and the CLI use it; it serves HTTP rows.
+  'secrets',
   'transport',
   'protocol',
   'surfaces',

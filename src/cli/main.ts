@@ -158,6 +158,14 @@ function buildProgram(): Command {
       'HTTP: keep async runs here so a later process can resume them (env MHL_SERVE_STATE_DIR)',
     )
     .option(
+      '--store <url>',
+      'keep runs and sessions in this store: postgres://… shared by replicas, or file:///dir (env MHL_SERVE_STORE)',
+    )
+    .option(
+      '--single-replica',
+      'acknowledge one writer, so a store without compare-and-swap may be used (env MHL_SERVE_SINGLE_REPLICA)',
+    )
+    .option(
       '--drain-timeout <duration>',
       'on shutdown, let working async runs finish for up to this long (e.g. 30s; default 0)',
     )

@@ -19,10 +19,13 @@ import {
   CATALOG_PROFILES,
   createServer,
   emptyCatalog,
+  findDeclaredStore,
   loadServedPack,
+  openServeStore,
   readServeConfig,
   type ServeFlags,
   type ServerSecrets,
+  type ServeStore,
   serveStdio,
   takeServeEngineKey,
   takeServeKey,
@@ -79,12 +82,54 @@ export async function runServe(
     io.err(`${name}: ${secrets}`);
     return 2;
   }
+  let store: ServeStore | undefined;
+  const declared =
+    config.workflowsPack === undefined
+      ? findDeclaredStore(config.root, process.env)
+      : ({ kind: 'none' } as const);
+  if (declared.kind === 'problem') {
+    io.err(`${name}: ${declared.problem}`);
+    return 1;
+  }
+  // `--store` wins over a declaration, as flags win over the environment.
+  const source =
+    config.store !== undefined
+      ? { url: config.store, origin: '--store' }
+      : declared.kind === 'store'
+        ? declared.source
+        : undefined;
+  if (source !== undefined) {
+    const opened = await openServeStore(
+      source,
+      {
+        singleReplica: config.singleReplica,
+        leaseTtlMs: config.runLockTtlMs,
+        ...(config.replicaId !== undefined ? { replicaId: config.replicaId } : {}),
+      },
+      logger,
+    );
+    if (!opened.ok) {
+      io.err(`${name}: ${opened.problem}`);
+      return 1;
+    }
+    store = opened.opened;
+  }
   // A2A is HTTP only: its surface loads only when serving HTTP.
   const a2a =
     config.http === undefined ? {} : { a2a: (await import('../surfaces/a2a/index.js')).a2aSurface };
-  const parts = { catalog, version, env: process.env, logger, engineKey, secrets, ...a2a };
+  const parts = {
+    catalog,
+    version,
+    env: process.env,
+    logger,
+    engineKey,
+    secrets,
+    ...a2a,
+    ...(store !== undefined ? { store } : {}),
+  };
   const created = createServer(config, parts);
   if (!created.ok) {
+    await store?.store.close();
     io.err(`${name}: ${created.problem}`);
     return 1;
   }

@@ -102,6 +102,10 @@ export async function runLeg(leg: Leg): Promise<LegUpdate> {
     }
     return update(outcome, leg.signal, redactor);
   } catch (error) {
+    // Stopped on purpose (a cancel, a lost lease) while a write was under way: say why.
+    if (leg.signal.aborted) {
+      return { state: 'canceled', error: messageOf(leg.signal.reason), resumable: true };
+    }
     // The runner reports program errors in its outcome; this is an infrastructure fault.
     const fault = stateFaultOf(error);
     if (fault === undefined)

@@ -33,6 +33,7 @@ import { isLoopback, type Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
 import { workflowEngineProfile } from './engine-profile.js';
 import { runsSurface } from './runs.js';
+import type { ServeStore } from './state-store.js';
 
 /** The vault a server reads, and how long its setup links live (`MHL_SECRETS_CAPABILITY_TTL_MS`). */
 export interface ServerSecrets {
@@ -57,6 +58,8 @@ export interface ProfileParts {
   readonly body: BodyLimits | undefined;
   /** Makes the A2A surface; given when serving HTTP (it is loaded only then). */
   readonly a2a: A2aSurfaceFactory | undefined;
+  /** The store opened from `--store` or an `extension store` declaration, if any. */
+  readonly store?: ServeStore | undefined;
   /** `MHL_ENGINE_KEY`'s text, taken out of the environment at start (workflow-engine only). */
   readonly engineKey?: string | undefined;
   /** The user's vault; without it `vault()` is unsupported and no secrets surface is served. */
@@ -123,6 +126,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
   };
   const runs = runsSurface({
     stateDir: config.stateDir,
+    shared: parts.store,
     terminalTtlMs: config.terminalRunTtlMs,
     limits: { runsPerCaller: config.maxRunsPerCaller, queuedPerCaller: config.maxQueuedPerCaller },
     drainMs: config.drainMs,

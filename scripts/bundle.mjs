@@ -7,8 +7,9 @@
 //     the code cache and runs it.
 // Ajv and yaml stay outside the bundle because they are loaded on first use
 // (src/lang/lazy-modules.ts); so do the language server's libraries (only `mhl lsp` loads them),
-// undici (only an http call with `tls` or `proxy` does) and the MCP and A2A client SDKs (only a
-// workflow calling an `extension mcp` or `extension a2a` does): every start reads and hashes the
+// undici (only an http call with `tls` or `proxy` does), the MCP and A2A client SDKs (only a
+// workflow calling an `extension mcp` or `extension a2a` does) and pg (only a PostgreSQL store
+// loads it, src/store/postgres.ts): every start reads and hashes the
 // bundle, so code most commands never run should not be in it. zod's translated error messages are left out: mhl never selects a
 // locale, and the 64 of them were a third of the bundle's bytes.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,6 +51,8 @@ await build({
     'ajv/*',
     'yaml',
     'undici',
+    'pg',
+    'pg/*',
     '@modelcontextprotocol/client',
     '@a2a-js/sdk',
     '@a2a-js/sdk/*',

@@ -56,8 +56,31 @@ export function workflowEffects(workflow: Workflow): RiskEffect[] {
   return RISK_EFFECTS.filter((e) => walk.found.has(e));
 }
 
+/** A credential slot: a `vault("name")` name and the kinds its calls accept (empty: any). */
+export interface CredentialSlot {
+  readonly name: string;
+  readonly kinds: readonly string[];
+}
+
+/**
+ * The credential slots of a workflow: the literal names of every `vault("name")` call it, or
+ * anything it reaches, makes (sorted by name), each with the literal `kind:` its calls ask for
+ * (a call without one accepts any kind). A call passes a vault record id for a slot under
+ * `credentials.<slot>`; `vault()` with a computed name has no slot a client could fill.
+ */
+export function workflowSlots(workflow: Workflow): CredentialSlot[] {
+  const walk = new EffectWalk(workflow.program.namespace);
+  walk.code(workflow.decl, workflow.program.root);
+  walk.drain();
+  return [...walk.slots]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, kinds]) => ({ name, kinds: kinds === 'any' ? [] : [...kinds].sort() }));
+}
+
 class EffectWalk {
   readonly found = new Set<RiskEffect>();
+  /** Slot name → the kinds its calls name, or `any` once a call names none. */
+  readonly slots = new Map<string, Set<string> | 'any'>();
   readonly #seen = new Set<Decl>();
   readonly #queue: (readonly [NamedDecl, Module])[] = [];
   readonly #namespace: Namespace;
@@ -85,6 +108,7 @@ class EffectWalk {
       return;
     }
     if (kind === 'Ident') this.#name((node as { name: string }).name, module);
+    if (kind === 'Call') this.#slot(node as Extract<Expr, { kind: 'Call' }>, module);
     if (kind === 'InlineAgent') this.#add(AGENT_EFFECTS);
     const fields = node as Record<string, unknown>;
     for (const key in fields) {
@@ -111,6 +135,18 @@ class EffectWalk {
       this.#add(native.ops?.[member.name] ?? native.otherwise);
     }
     return true;
+  }
+
+  /** `vault("name")` (or `vault("name", kind: "…")`) with literals, `vault` the built-in. */
+  #slot(call: Extract<Expr, { kind: 'Call' }>, module: Module): void {
+    if (call.callee.kind !== 'Ident' || call.callee.name !== 'vault') return;
+    if (this.#binding('vault', module) !== undefined) return;
+    const name = literalText(call.args.find((a) => a.name === undefined)?.value);
+    if (name === undefined) return;
+    const kind = literalText(call.args.find((a) => a.name === 'kind')?.value);
+    const known = this.slots.get(name);
+    if (kind === undefined || known === 'any') this.slots.set(name, 'any');
+    else this.slots.set(name, new Set([...(known ?? []), kind]));
   }
 
   #name(name: string, module: Module): void {
@@ -166,6 +202,12 @@ class EffectWalk {
   #add(effects: readonly RiskEffect[]): void {
     for (const e of effects) this.found.add(e);
   }
+}
+
+/** The text of a string literal without interpolation, else undefined. */
+function literalText(e: Expr | undefined): string | undefined {
+  const text = e?.kind === 'String' && e.segments.length === 1 ? e.segments[0] : undefined;
+  return typeof text === 'string' ? text : undefined;
 }
 
 function isKv(decl: Extract<Decl, { kind: 'Memory' }>): boolean {

@@ -49,11 +49,13 @@ export {
 } from './resources.js';
 export {
   CONTROL_RISK,
+  type CredentialSlot,
   controlToolRisk,
   RISK_META_KEY,
   type Risk,
   type WorkflowRisk,
   workflowRisk,
+  workflowSlots,
 } from './risk.js';
 export { resolveSchemaRef } from './schema-refs.js';
 export { listMhFiles } from './sources.js';

@@ -6,10 +6,16 @@
  * read-only, only file writes make it a writer, and a process, an agent or the network make it
  * high-risk and open-world. Declared annotations are kept only for their `title`.
  */
-import { RISK_EFFECTS, type RiskEffect, workflowEffects } from './effects.js';
+import {
+  type CredentialSlot,
+  RISK_EFFECTS,
+  type RiskEffect,
+  workflowEffects,
+  workflowSlots,
+} from './effects.js';
 import type { ToolAnnotations, Workflow } from './types.js';
 
-export { RISK_EFFECTS, type RiskEffect, workflowEffects };
+export { type CredentialSlot, RISK_EFFECTS, type RiskEffect, workflowEffects, workflowSlots };
 
 /** The `_meta["mhl/risk"]` object. */
 export interface Risk {

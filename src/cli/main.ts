@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { Output } from './lint.js';
 import type { PackCliOptions } from './pack.js';
 import type { RunCliOptions } from './run.js';
+import type { SecretsAction, SecretsCliOptions } from './secrets.js';
 import type { ServeOptions } from './serve.js';
 import type { ServiceCliOptions, ServiceCommand } from './service.js';
 import type { TestCliOptions } from './test.js';
@@ -125,7 +126,14 @@ function buildProgram(): Command {
       '--workflows-pack <file>',
       'HTTP: read every workflow file from this DMPK pack, not DIR (key in env MHL_SERVE_WORKFLOWS_KEY)',
     )
-    .option('--profile <name>', 'which surfaces to serve: pipelines (the default)')
+    .option(
+      '--profile <name>',
+      'which surfaces to serve: pipelines (the default), workflow-engine (DIR is a release), sessions (DIR holds workflow-server folders)',
+    )
+    .option(
+      '--migration-target <release-dir>',
+      'workflow-engine: a newer release checkpoints may migrate to',
+    )
     .option('--cwd <dir>', 'working directory for calls without context.cwd (default: here)')
     .option(
       '--require-cwd',
@@ -152,6 +160,14 @@ function buildProgram(): Command {
     .option(
       '--state-dir <dir>',
       'HTTP: keep async runs here so a later process can resume them (env MHL_SERVE_STATE_DIR)',
+    )
+    .option(
+      '--store <url>',
+      'keep runs and sessions in this store: postgres://… shared by replicas, or file:///dir (env MHL_SERVE_STORE)',
+    )
+    .option(
+      '--single-replica',
+      'acknowledge one writer, so a store without compare-and-swap may be used (env MHL_SERVE_SINGLE_REPLICA)',
     )
     .option(
       '--drain-timeout <duration>',
@@ -250,6 +266,50 @@ function buildProgram(): Command {
       process.exitCode = await withInterrupts((signal) =>
         runPack(dir, options, io, process.env, signal),
       );
+    });
+
+  const secrets = program
+    .command('secrets')
+    .description('manage the local secret vault that vault("NAME") reads (docs/secrets.md)');
+  const secretAction = (action: SecretsAction, description: string) =>
+    secrets
+      .command(action)
+      .description(description)
+      .option('--json', 'print one JSON object', false);
+  const withValue = (action: 'add' | 'edit', description: string) =>
+    secretAction(action, description)
+      .argument('<name>', 'the secret name vault("NAME") uses')
+      .addOption(
+        new Option(
+          '--kind <kind>',
+          'its kind (generic, password, token, api_key, basic, private_key)',
+        ),
+      )
+      .option('--label <text>', 'a description for people')
+      .option('--stdin', 'read the value from standard input even on a terminal', false)
+      .option(
+        '--open',
+        'print a single-use link to the running local server’s setup page instead',
+        false,
+      )
+      .option('--port <port>', 'with --open: the local server’s port (default 8787)')
+      .action(async (name: string, options: SecretsCliOptions) => {
+        const { runSecrets } = await import('./secrets.js');
+        process.exitCode = await runSecrets(action, name, options, io);
+      });
+  withValue('add', 'add a secret; the value comes from standard input (or --open: a setup page)');
+  withValue('edit', 'change a secret’s value (and kind or label); the value as for add');
+  secretAction('list', 'list the secrets: id, name, kind, label, created, updated; never a value')
+    .addOption(new Option('--kind <kind>', 'only this kind'))
+    .action(async (options: SecretsCliOptions) => {
+      const { runSecrets } = await import('./secrets.js');
+      process.exitCode = await runSecrets('list', undefined, options, io);
+    });
+  secretAction('remove', 'remove a secret')
+    .argument('<name>', 'the secret name')
+    .action(async (name: string, options: SecretsCliOptions) => {
+      const { runSecrets } = await import('./secrets.js');
+      process.exitCode = await runSecrets('remove', name, options, io);
     });
 
   addServiceCommands(program);

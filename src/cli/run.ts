@@ -22,6 +22,7 @@ import {
   typeText,
   type Value,
 } from '../runtime/index.js';
+import { Vault, vaultLookup, vaultPaths } from '../secrets/index.js';
 import { DirStore, STORE_ERROR_CODES, StoreError } from '../store/index.js';
 import { displayPath } from './files.js';
 import type { Output } from './lint.js';
@@ -87,6 +88,8 @@ export async function runRun(
     cwd: process.cwd(),
     childEnv: childEnvironment(passEnv()),
     env: process.env,
+    // The user's own vault, by secret name (a run from the command line has no credentials).
+    vault: vaultLookup(new Vault(vaultPaths(process.env))),
     state: { store },
     resume: options.resume,
     force: options.force,

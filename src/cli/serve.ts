@@ -14,12 +14,20 @@ import {
 } from '../catalog/index.js';
 import { checkerVersions } from '../lang/index.js';
 import { createLogger, type Logger } from '../log/index.js';
+import { CAPABILITY_TTL_MS, Vault, vaultPaths } from '../secrets/index.js';
 import {
+  CATALOG_PROFILES,
   createServer,
+  emptyCatalog,
+  findDeclaredStore,
   loadServedPack,
+  openServeStore,
   readServeConfig,
   type ServeFlags,
+  type ServerSecrets,
+  type ServeStore,
   serveStdio,
+  takeServeEngineKey,
   takeServeKey,
 } from '../server/index.js';
 import { cacheRoot } from '../store/index.js';
@@ -50,6 +58,7 @@ export async function runServe(
   const name = `mhl serve ${command}`;
   // First, before any child or workflow can run: no one after this point sees the key.
   const packKey = takeServeKey();
+  const engineKey = takeServeEngineKey();
   const read = readServeConfig(dir, options, process.env, command);
   if (!read.ok) {
     io.err(`${name}: ${read.message}`);
@@ -57,8 +66,10 @@ export async function runServe(
   }
   const { config } = read;
   const logger = createLogger(config.logLevel);
-  const loaded =
-    config.workflowsPack === undefined
+  // A profile that does not serve `.mh` workflows reads DIR itself when it is built.
+  const loaded = !CATALOG_PROFILES.has(config.profile)
+    ? ({ ok: true, catalog: emptyCatalog(config.root) } as const)
+    : config.workflowsPack === undefined
       ? loadFolder(config.root, options, version, fallbackTo(logger, io))
       : loadServedPack(config.workflowsPack, config.root, packKey);
   if (!loaded.ok) {
@@ -66,11 +77,59 @@ export async function runServe(
     return 1;
   }
   const catalog = loaded.catalog;
+  const secrets = serverSecrets(process.env);
+  if (typeof secrets === 'string') {
+    io.err(`${name}: ${secrets}`);
+    return 2;
+  }
+  let store: ServeStore | undefined;
+  const declared =
+    config.workflowsPack === undefined
+      ? findDeclaredStore(config.root, process.env)
+      : ({ kind: 'none' } as const);
+  if (declared.kind === 'problem') {
+    io.err(`${name}: ${declared.problem}`);
+    return 1;
+  }
+  // `--store` wins over a declaration, as flags win over the environment.
+  const source =
+    config.store !== undefined
+      ? { url: config.store, origin: '--store' }
+      : declared.kind === 'store'
+        ? declared.source
+        : undefined;
+  if (source !== undefined) {
+    const opened = await openServeStore(
+      source,
+      {
+        singleReplica: config.singleReplica,
+        leaseTtlMs: config.runLockTtlMs,
+        ...(config.replicaId !== undefined ? { replicaId: config.replicaId } : {}),
+      },
+      logger,
+    );
+    if (!opened.ok) {
+      io.err(`${name}: ${opened.problem}`);
+      return 1;
+    }
+    store = opened.opened;
+  }
   // A2A is HTTP only: its surface loads only when serving HTTP.
   const a2a =
     config.http === undefined ? {} : { a2a: (await import('../surfaces/a2a/index.js')).a2aSurface };
-  const created = createServer(config, { catalog, version, env: process.env, logger, ...a2a });
+  const parts = {
+    catalog,
+    version,
+    env: process.env,
+    logger,
+    engineKey,
+    secrets,
+    ...a2a,
+    ...(store !== undefined ? { store } : {}),
+  };
+  const created = createServer(config, parts);
   if (!created.ok) {
+    await store?.store.close();
     io.err(`${name}: ${created.problem}`);
     return 1;
   }
@@ -78,6 +137,22 @@ export async function runServe(
   // The HTTP half loads only when serving HTTP.
   const { serveHttp } = await import('../server/serve-http.js');
   return serveHttp(created.server, io);
+}
+
+/**
+ * The user's vault (`$XDG_CONFIG_HOME/mhl`, docs/secrets.md), and the setup links' lifetime:
+ * ten minutes, or shorter with `MHL_SECRETS_CAPABILITY_TTL_MS` (0 makes every link expire at
+ * once, which is how the tests see an expired link without waiting). A refusal as text.
+ */
+function serverSecrets(env: NodeJS.ProcessEnv): ServerSecrets | string {
+  const vault = new Vault(vaultPaths(env));
+  const ttl = env['MHL_SECRETS_CAPABILITY_TTL_MS'];
+  if (ttl === undefined || ttl === '') return { vault };
+  const ms = /^\d{1,7}$/.test(ttl) ? Number(ttl) : Number.NaN;
+  if (!(ms <= CAPABILITY_TTL_MS)) {
+    return `MHL_SECRETS_CAPABILITY_TTL_MS must be whole milliseconds from 0 to ${CAPABILITY_TTL_MS}`;
+  }
+  return { vault, capabilityTtlMs: ms };
 }
 
 /**

@@ -47,7 +47,7 @@ export {
   type Span,
   sourceExcerpt,
 } from './diagnostics.js';
-export { ajv2020Class, checkerVersions } from './lazy-modules.js';
+export { ajv2020Class, checkerVersions, yaml } from './lazy-modules.js';
 export { DEFAULT_LIMITS, type Limits, resolveLimits } from './limits.js';
 export {
   type Binding,

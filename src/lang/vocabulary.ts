@@ -125,7 +125,8 @@ export const BUILTIN_DESCRIPTIONS: Readonly<Record<string, string>> = {
   fail: 'fail(…values): raises a catchable error with the values joined by spaces.',
   pause: 'pause(reason?): suspends the run at this step; --resume continues it.',
   env: 'env("NAME") → string: an environment variable ("" when unset, fail-closed in agent and extension settings).',
-  vault: 'vault("NAME") → string: a secret reference, resolved fail-closed like env().',
+  vault:
+    'vault("NAME", kind?: "token") → string: the secret NAME from the local vault (mhl secrets add NAME), resolved by the host and redacted everywhere; fails SECRET_NOT_FOUND when missing.',
   type_of: 'type_of(value) → string: the type name of a value.',
   is_string: 'is_string(value) → bool',
   is_number: 'is_number(value) → bool',

@@ -7,6 +7,12 @@
 import { isAbsolute } from 'node:path';
 import { validateArguments, type Workflow } from '../catalog/index.js';
 import { ArgumentError, shortKey } from './argument-error.js';
+import {
+  type CallCredentials,
+  parseCredentials,
+  slotsOf,
+  takesCredentials,
+} from './credentials.js';
 
 /** The server's side of a call's context: what applies when the caller says nothing. */
 export interface CallDefaults {
@@ -22,6 +28,8 @@ export interface CallDefaults {
 export interface CallContext {
   readonly cwd: string;
   readonly timeoutMs: number;
+  /** Vault record ids by credential slot (`credentials.<slot>`), for `vault()`. */
+  readonly credentials?: CallCredentials;
 }
 
 /** The keys `context` takes; anything else is refused, as its schema says. */
@@ -83,8 +91,15 @@ export function checkWorkflowCall(
   args: Readonly<Record<string, unknown>>,
   defaults: CallDefaults,
 ): { inputs: Readonly<Record<string, unknown>>; call: CallContext } {
-  const { context, ...inputs } = args;
-  const call = parseCallContext(context, defaults);
+  const { context, ...rest } = args;
+  let call = parseCallContext(context, defaults);
+  let inputs = rest;
+  if (takesCredentials(workflow)) {
+    const { credentials, ...declared } = rest;
+    inputs = declared;
+    if (credentials !== undefined)
+      call = { ...call, credentials: parseCredentials(credentials, slotsOf(workflow)) };
+  }
   const check = validateArguments(workflow, inputs);
   if (!check.ok) {
     const { missing, undeclared, invalid, message } = check.error;

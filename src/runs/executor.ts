@@ -15,6 +15,7 @@ import {
   Redactor,
   type RunOutcome,
   toPlain,
+  type VaultLookup,
 } from '../runtime/index.js';
 import type { Store } from '../store/index.js';
 import type { RunLog } from './run-log.js';
@@ -29,6 +30,8 @@ export interface LegServices {
   readonly cacheRoot: string;
   /** Agents' rate limits, shared with the server's other calls and runs (spec §5.1). */
   readonly agentLimiters?: AgentLimiters;
+  /** What `vault()` reads in a leg, given the run's `credentials`; none without a vault. */
+  readonly vault?: (credentials: Readonly<Record<string, string>>) => VaultLookup;
 }
 
 export interface Leg {
@@ -37,6 +40,8 @@ export interface Leg {
   readonly inputs: Readonly<Record<string, unknown>>;
   readonly cwd: string;
   readonly timeoutMs?: number;
+  /** Vault record ids by credential slot. */
+  readonly credentials?: Readonly<Record<string, string>>;
   readonly resume: boolean;
   readonly principal?: string;
   readonly signal: AbortSignal;
@@ -67,6 +72,7 @@ export async function runLeg(leg: Leg): Promise<LegUpdate> {
       cwd: leg.cwd,
       childEnv: leg.services.childEnv,
       env: leg.services.env,
+      vault: leg.services.vault?.(leg.credentials ?? {}),
       // Resumed by runId, never through `<Pipeline>.latest`: keeping it would cost two fsyncs.
       state: { store: leg.store, latestPointer: false },
       resume: leg.resume,
@@ -96,6 +102,10 @@ export async function runLeg(leg: Leg): Promise<LegUpdate> {
     }
     return update(outcome, leg.signal, redactor);
   } catch (error) {
+    // Stopped on purpose (a cancel, a lost lease) while a write was under way: say why.
+    if (leg.signal.aborted) {
+      return { state: 'canceled', error: messageOf(leg.signal.reason), resumable: true };
+    }
     // The runner reports program errors in its outcome; this is an infrastructure fault.
     const fault = stateFaultOf(error);
     if (fault === undefined)

@@ -19,6 +19,14 @@ export {
   type RunChangeListener,
 } from './change-feed.js';
 export {
+  type CallCredentials,
+  CREDENTIAL_ID_PATTERN,
+  credentialsSchema,
+  slotGuidance,
+  slotsOf,
+  takesCredentials,
+} from './credentials.js';
+export {
   JOB_TTL_MS,
   type JobFailure,
   type JobOutcome,

@@ -1,3 +1,4 @@
+// Over 500 lines: the registry is the one owner of the run table, and its shared-store paths (lease, refresh, cancel flags) are each a few lines of the same methods.
 /**
  * The async run registry (`run/*`, `mhl_run_*`): starts runs detached from the request that
  * asked, answers their status from memory, resumes, cancels, lists and serves their logs, and
@@ -11,11 +12,26 @@
  * quota (`run-quota.ts`), counted by quota key rather than owner, so no client can fill the
  * table for the others; a session's runs outlive it, claimable by whoever names them next
  * (`release`), and count against the key that started them until then.
+ *
+ * On a shared store (`replica` set, a store with `lease` and `fence`) the store is the truth:
+ * every record carries its owner, each leg runs under a lease (`run-lease.ts`) with every
+ * write fenced on it, the status is published at every step boundary, a run this replica does
+ * not execute is read afresh from the store at each look (`shared-runs.ts`), and `run/cancel`
+ * of such a run sets the flag its executing replica polls every second.
  */
 import { randomBytes } from 'node:crypto';
 import type { Workflow } from '../catalog/index.js';
+import { storeCan } from '../store/index.js';
 import { ArgumentError } from './argument-error.js';
 import { RunChangeFeed, type RunChangeKind } from './change-feed.js';
+import {
+  acquireLease,
+  fencedStore,
+  heldElsewhere,
+  LEASE_LOST_MESSAGE,
+  RunLease,
+  type SharedStore,
+} from './run-lease.js';
 import { type LegHost, type LiveRun, launch, reclaimedRun } from './run-leg.js';
 import { RunLog } from './run-log.js';
 import { peekOf, type RunPeek } from './run-peek.js';
@@ -30,13 +46,26 @@ import {
 } from './run-policy.js';
 import { checkQueue, roomFor } from './run-quota.js';
 import {
+  cancelKey,
   deleteRun,
+  type RunRecord,
   readRecord,
+  recordKey,
   scanStoredRuns,
   sweepStoredRuns,
   writeRecord,
+  writeRecordFenced,
 } from './run-records.js';
 import { RunTable } from './run-table.js';
+import {
+  cancelFlagged,
+  countPending,
+  ownedRecords,
+  purgeTerminal,
+  readWithLease,
+  remoteView,
+  sharedFields,
+} from './shared-runs.js';
 import { refusalOf } from './state-fault.js';
 import { StepTimeline } from './step-timeline.js';
 import {
@@ -49,6 +78,16 @@ import {
   TERMINAL_STATES,
   unknownRun,
 } from './types.js';
+
+/** How often the cancel flags of runs executing here are read (seed: within a second). */
+const CANCEL_POLL_MS = 1000;
+
+function elsewhere(runId: string): RunError {
+  return new RunError(
+    'RUN_ACTIVE',
+    `run ${runId} is executing on another replica; wait for it or cancel it`,
+  );
+}
 
 export class RunRegistry {
   readonly #options: RunRegistryOptions;
@@ -65,6 +104,16 @@ export class RunRegistry {
   #draining = false;
   /** What the legs of its runs reach the registry through. */
   readonly #host: LegHost;
+  /** The shared store, when runs are shared with other replicas; see the module header. */
+  readonly #shared: SharedStore | undefined;
+  /** Polls the cancel flags of the runs executing here, while there are any. */
+  #cancelPoll: NodeJS.Timeout | undefined;
+  /** Runs waiting to execute on every replica, as of the last housekeeping pass. */
+  #pending: number | undefined;
+  /** Each run's last record write on a shared store, so the next waits for it. */
+  readonly #writes = new WeakMap<LiveRun, Promise<void>>();
+  /** Runs with a step publish queued and not yet started. */
+  readonly #stepQueued = new WeakSet<LiveRun>();
 
   constructor(options: RunRegistryOptions) {
     this.#options = options;
@@ -73,18 +122,32 @@ export class RunRegistry {
       new RunChangeFeed((error) =>
         options.logger.error({ err: error }, 'run change listener threw'),
       );
+    const { store } = options;
+    this.#shared =
+      options.replica !== undefined && storeCan(store, 'lease') && storeCan(store, 'fence')
+        ? (store as SharedStore)
+        : undefined;
     this.#host = {
       options,
-      ended: { completed: 0, failed: 0, canceled: 0, paused: 0 },
+      endedBy: { completed: 0, failed: 0, canceled: 0, paused: 0 },
       set: (run, fields) => this.#set(run, fields),
       changed: (run) => this.#changed(run.runId, 'view'),
-      persist: (run) => this.#persist(run),
+      persist: (run, final) => this.#persist(run, final),
+      storeFor: (run) =>
+        this.#shared && run.lease ? fencedStore(this.#shared, run.lease) : options.store,
+      stepped: (run) => this.#publishStep(run),
+      ended: (run) => this.#endLease(run),
       now: () => this.#now(),
       iso: () => this.#iso(),
     };
     this.#now = options.now ?? Date.now;
     this.#limits = limitsOf(options.limits);
-    this.#indexed = scanStoredRuns(
+    // On a shared store other replicas add runs all the time: each id is looked up when named.
+    this.#indexed = this.#shared ? Promise.resolve() : this.#scanStored(options);
+  }
+
+  #scanStored(options: RunRegistryOptions): Promise<void> {
+    return scanStoredRuns(
       options.store,
       (runId, principalOwner) => this.#table.addStored(runId, principalOwner),
       (runId, error) => {
@@ -95,6 +158,11 @@ export class RunRegistry {
       options.logger.warn({ err: error }, 'could not list the runs kept in the store');
       this.#scanFailed = true;
     });
+  }
+
+  /** Runs waiting to execute on every replica sharing the store, if it can count them. */
+  get pendingEverywhere(): number | undefined {
+    return this.#pending;
   }
 
   /** Runs waiting for a slot and runs working, for `/metrics`. */
@@ -124,7 +192,7 @@ export class RunRegistry {
 
   /** Legs ended by state since start-up, for `/metrics`. */
   get ended(): Readonly<Record<string, number>> {
-    return { ...this.#host.ended };
+    return { ...this.#host.endedBy };
   }
 
   /** Starts a run; answers once its record is persisted, `working` or `queued`. */
@@ -216,7 +284,9 @@ export class RunRegistry {
     }
     const merged = { ...run.arguments, ...args };
     const checked = this.#check(run.workflow, merged);
+    if (this.#shared && (await heldElsewhere(this.#shared, runId))) throw elsewhere(runId);
     const before = { view: run.view, arguments: run.arguments, finishedAt: run.finishedAt };
+    run.before = run.view;
     const { error: _e, errorCode: _c, reason: _r, vars: _v, resumable: _s, ...rest } = run.view;
     run.view = { ...rest, state: 'pending', updatedAt: this.#iso() };
     run.arguments = merged;
@@ -255,14 +325,112 @@ export class RunRegistry {
     caller: Caller,
     admitted: () => void,
   ): Promise<void> {
-    const slot = this.#options.admission.tryAcquire();
-    if (slot === 'closed') throw draining();
-    if (slot === 'full') checkQueue(this.#table, run.quota, this.#limits, this.counts.queued);
+    if (this.#shared) await this.#takeLease(run, resume);
+    let slot: ReturnType<RunRegistryOptions['admission']['tryAcquire']>;
+    try {
+      slot = this.#options.admission.tryAcquire();
+      if (slot === 'closed') throw draining();
+      if (slot === 'full') checkQueue(this.#table, run.quota, this.#limits, this.counts.queued);
+    } catch (error) {
+      await this.#endLease(run);
+      throw error;
+    }
     admitted();
     this.#set(run, { state: slot === 'full' ? 'queued' : 'working' });
     const persisted = this.#persist(run);
     launch(this.#host, run, checked, resume, caller, slot === 'full' ? undefined : slot, persisted);
     await persisted.catch((error: unknown) => this.#refuse(run, error));
+  }
+
+  /**
+   * Takes the run's execution lease before anything of the leg happens; a run another replica
+   * holds is `RUN_ACTIVE`. A resume then checks that nobody changed the run between the read
+   * that allowed it and the lease (a race another replica won, ran and finished).
+   */
+  async #takeLease(run: LiveRun, resume: boolean): Promise<void> {
+    const shared = this.#shared as SharedStore;
+    const replica = this.#options.replica as { id: string; leaseTtlMs: number };
+    const lease = await acquireLease(shared, run.runId, replica);
+    if (lease === undefined) throw elsewhere(run.runId);
+    run.lease = new RunLease(shared, lease, replica.leaseTtlMs, this.#options.logger, (why) =>
+      this.#stop(run, why),
+    );
+    if (resume) {
+      try {
+        const now = await readRecord(shared, run.runId);
+        if (now?.view.updatedAt !== run.before?.updatedAt) throw elsewhere(run.runId);
+        await shared.delete(cancelKey(run.runId));
+      } catch (error) {
+        await this.#endLease(run);
+        throw error instanceof RunError ? error : refusalOf(error);
+      }
+    }
+    this.#startCancelPoll();
+  }
+
+  /** Stops the leg of `run` for `why`: the view says so at once, as a local cancel does. */
+  #stop(run: LiveRun, why: string): void {
+    if (!run.leg || run.leg.controller.signal.aborted) return;
+    run.leg.controller.abort(new Error(why));
+    const resumable = resumableAfter(run.workflow, 'canceled', true);
+    this.#set(run, {
+      state: 'canceled',
+      error: why,
+      ...(resumable ? { resumable: true as const } : {}),
+    });
+  }
+
+  /** Checks, every second, whether another replica flagged a run executing here as cancelled. */
+  #startCancelPoll(): void {
+    if (this.#cancelPoll !== undefined || !this.#shared) return;
+    const shared = this.#shared;
+    this.#cancelPoll = setInterval(() => {
+      const leased = [...this.#table.values()].filter((run) => run.leg && run.lease);
+      if (leased.length === 0) {
+        clearInterval(this.#cancelPoll);
+        this.#cancelPoll = undefined;
+        return;
+      }
+      for (const run of leased) {
+        cancelFlagged(shared, run.runId)
+          .then(async (flagged) => {
+            if (!flagged) return;
+            this.#options.logger.info({ runId: run.runId }, 'run cancelled from another replica');
+            this.#stop(run, 'canceled by run/cancel');
+            await shared.delete(cancelKey(run.runId));
+          })
+          .catch((error: unknown) =>
+            this.#options.logger.warn({ err: error, runId: run.runId }, 'cancel flag unread'),
+          );
+      }
+    }, CANCEL_POLL_MS);
+    this.#cancelPoll.unref();
+  }
+
+  /** Gives the run's lease up once its writes are done. */
+  async #endLease(run: LiveRun): Promise<void> {
+    const lease = run.lease;
+    if (lease === undefined) return;
+    await this.#writes.get(run);
+    // A resume may have taken a fresh lease meanwhile: that one is not this leg's to end.
+    if (run.lease === lease) run.lease = undefined;
+    await lease.release();
+  }
+
+  /** On a shared store, the status at a step boundary is published, after earlier writes. */
+  #publishStep(run: LiveRun): void {
+    if (!this.#shared || !run.lease) return;
+    // One publish waiting is enough: it writes the view as it is when its turn comes, so quick
+    // steps coalesce into fewer writes and the record is never behind the last boundary.
+    if (this.#stepQueued.has(run)) return;
+    this.#stepQueued.add(run);
+    const write = (this.#writes.get(run) ?? Promise.resolve()).then(() => {
+      this.#stepQueued.delete(run);
+    });
+    this.#writes.set(run, write);
+    this.#persist(run, false, true).catch((error: unknown) =>
+      this.#options.logger.warn({ err: error, runId: run.runId }, 'step status not published'),
+    );
   }
 
   /** A record that could not be written: logged in full, and the caller told (`refusalOf`). */
@@ -277,6 +445,20 @@ export class RunRegistry {
   /** Cancels a queued or working run; the view says `canceled` at once. */
   async cancel(runId: string, caller: Caller): Promise<RunView> {
     const run = await this.#find(runId, caller);
+    const { state } = run.view;
+    if (this.#shared && !run.leg && (state === 'working' || state === 'queued')) {
+      // Executing on another replica (its lease is live, else the view says failed): it polls
+      // this flag every second and stops at its next step boundary or blocking call.
+      await this.#shared
+        .put(cancelKey(runId), JSON.stringify({ by: this.#options.replica?.id, at: this.#iso() }))
+        .catch((error: unknown) => this.#refuse(run, error));
+      return {
+        ...run.view,
+        state: 'canceled',
+        error: 'canceled by run/cancel',
+        updatedAt: this.#iso(),
+      };
+    }
     if (run.leg) {
       run.leg.controller.abort(new Error('canceled by run/cancel'));
       run.timeline.end(this.#now(), 'canceled');
@@ -307,6 +489,32 @@ export class RunRegistry {
       .owned(caller.owner)
       .map((run) => run.view)
       .sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+  }
+
+  /** The caller's runs on every replica sharing the store (else `list`), sorted by id. */
+  async listAll(caller: Caller): Promise<RunView[]> {
+    const local = this.list(caller);
+    if (!this.#shared) return local;
+    let records: RunRecord[];
+    try {
+      records = await ownedRecords(this.#shared, caller.owner);
+    } catch (error) {
+      this.#options.logger.warn({ err: error }, 'could not list the runs in the store');
+      return local;
+    }
+    const views = new Map(local.map((view) => [view.runId, view]));
+    for (const record of records) {
+      const id = record.view.runId;
+      if (this.#table.get(id)?.leg) continue;
+      const workflow = this.#options.catalog.workflows.get(record.workflow);
+      if (!workflow) continue;
+      const inFlight = record.view.state === 'working' || record.view.state === 'queued';
+      const read = inFlight
+        ? await readWithLease(this.#shared, id).catch(() => undefined)
+        : { record, live: undefined };
+      if (read?.record) views.set(id, remoteView(read.record, workflow, read.live));
+    }
+    return [...views.values()].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   }
 
   /**
@@ -359,6 +567,8 @@ export class RunRegistry {
     const legs = this.#legs();
     for (const leg of legs) leg.controller.abort(new Error('the server is shutting down'));
     await Promise.all(legs.map((leg) => leg.done));
+    clearInterval(this.#cancelPoll);
+    this.#cancelPoll = undefined;
   }
 
   #legs(): NonNullable<LiveRun['leg']>[] {
@@ -373,6 +583,7 @@ export class RunRegistry {
     const ttl = this.#options.terminalTtlMs ?? DEFAULT_TERMINAL_TTL_MS;
     const cutoff = this.#now() - ttl;
     let swept = 0;
+    if (this.#shared) return this.#sweepShared(cutoff);
     for (const run of [...this.#table.values()]) {
       if (run.finishedAt === undefined || run.finishedAt > cutoff || run.leg) continue;
       if (!TERMINAL_STATES.has(run.view.state)) continue;
@@ -386,6 +597,27 @@ export class RunRegistry {
         this.#options.logger.warn({ err: error, runId }, 'could not delete run state'),
     });
     return swept + stored;
+  }
+
+  /**
+   * Housekeeping on a shared store: finished runs are only forgotten here (another replica may
+   * have resumed one since), and the store's terminal runs past the TTL are purged in bounded
+   * batches by whichever replica gets to them first; the pending gauge is refreshed.
+   */
+  async #sweepShared(cutoff: number): Promise<number> {
+    const shared = this.#shared as SharedStore;
+    for (const run of [...this.#table.values()]) {
+      if (run.finishedAt === undefined || run.finishedAt > cutoff || run.leg) continue;
+      if (TERMINAL_STATES.has(run.view.state)) this.#table.remove(run);
+    }
+    const gone = await purgeTerminal(shared, cutoff);
+    for (const runId of gone) {
+      const held = this.#table.get(runId);
+      if (held && !held.leg) this.#table.remove(held);
+    }
+    this.#pending = await countPending(shared);
+    if (gone.length > 0) this.#options.logger.info({ runs: gone.length }, 'finished runs purged');
+    return gone.length;
   }
 
   /**
@@ -424,6 +656,7 @@ export class RunRegistry {
    */
   async #find(runId: string, caller: Caller): Promise<LiveRun> {
     if (typeof runId !== 'string' || !/^[0-9a-f]{32}$/.test(runId)) throw unknownRun();
+    if (this.#shared) return this.#findShared(this.#shared, runId, caller);
     await this.#indexed;
     const reach = this.#table.reach(runId, caller.owner) ?? this.#unindexed(runId);
     if (reach === undefined) throw unknownRun();
@@ -440,6 +673,44 @@ export class RunRegistry {
     // A read may take its key over the quota (the next start makes room), never the table.
     if (this.#table.size >= this.#limits.runs) throw busy('runs are held in memory');
     const run = reclaimedRun(this.#host, record, workflow, caller, this.#newLog(runId));
+    this.#table.add(run);
+    return run;
+  }
+
+  /**
+   * On a shared store: a run executing here is answered from memory; any other is read afresh
+   * from the store (its owner recorded there decides who may reach it), its view rebuilt, and
+   * held (refreshed at each look) so its logs and resources resolve like a local run's.
+   */
+  async #findShared(shared: SharedStore, runId: string, caller: Caller): Promise<LiveRun> {
+    const local = this.#table.get(runId);
+    if (local?.leg) {
+      if (this.#table.reach(runId, caller.owner) !== 'live') throw unknownRun();
+      return this.#claim(runId, caller);
+    }
+    const { record, live } = await readWithLease(shared, runId).catch((error: unknown) =>
+      this.#refuse({ runId } as LiveRun, error),
+    );
+    const workflow = record && this.#options.catalog.workflows.get(record.workflow);
+    const owner = record?.owner ?? record?.principalOwner;
+    if (!record || !workflow || (owner !== undefined && owner !== caller.owner)) throw unknownRun();
+    const view = remoteView(record, workflow, live);
+    const held = this.#table.get(runId);
+    // A leg may have started here while the record was read: memory is then the truth.
+    if (held?.leg) return this.#findShared(shared, runId, caller);
+    if (held) {
+      if (held.owner !== caller.owner) this.#table.setOwner(held, caller.owner, caller.quota);
+      held.view = view;
+      held.arguments = record.arguments;
+      held.finishedAt = TERMINAL_STATES.has(view.state)
+        ? (held.finishedAt ?? this.#now())
+        : undefined;
+      return held;
+    }
+    if (this.#table.size >= this.#limits.runs) throw busy('runs are held in memory');
+    const run = reclaimedRun(this.#host, record, workflow, caller, this.#newLog(runId));
+    run.view = view;
+    run.finishedAt = TERMINAL_STATES.has(view.state) ? this.#now() : undefined;
     this.#table.add(run);
     return run;
   }
@@ -480,15 +751,59 @@ export class RunRegistry {
     return new RunLog(undefined, () => this.#changed(runId, 'log'));
   }
 
-  #persist(run: LiveRun): Promise<void> {
-    return writeRecord(this.#options.store, {
+  /**
+   * `final`: the leg's last record, which ends its lease too; `advisory`: a step boundary's
+   * status, which the store may commit without waiting for its log flush (the step's
+   * checkpoint, written durably, is what a resume reads).
+   */
+  #persist(run: LiveRun, final = false, advisory = false): Promise<void> {
+    if (!this.#shared) return writeRecord(this.#options.store, this.#record(run));
+    // One after another per run, so a step's status can never land after the terminal one.
+    const write = (this.#writes.get(run) ?? Promise.resolve())
+      .catch(() => {})
+      .then(() => this.#writeShared(this.#shared as SharedStore, run, final, advisory));
+    this.#writes.set(
+      run,
+      write.catch(() => {}),
+    );
+    return write;
+  }
+
+  async #writeShared(
+    shared: SharedStore,
+    run: LiveRun,
+    final: boolean,
+    advisory: boolean,
+  ): Promise<void> {
+    const record = this.#record(run);
+    const lease = run.lease;
+    if (lease === undefined) return writeRecord(shared, record);
+    const written =
+      !lease.lost &&
+      (final
+        ? await shared.fence.writeFenced(
+            [{ key: recordKey(run.runId), value: JSON.stringify(record) }],
+            lease.fence,
+            { release: true },
+          )
+        : await writeRecordFenced(shared, record, lease.fence, !advisory));
+    if (!written) {
+      lease.lose();
+      throw new Error(LEASE_LOST_MESSAGE);
+    }
+    if (final) lease.released();
+  }
+
+  #record(run: LiveRun): RunRecord {
+    return {
       version: 1,
       workflow: run.workflow.name,
       arguments: run.arguments,
       ...(run.principalOwner !== undefined ? { principalOwner: run.principalOwner } : {}),
       digest: run.digest,
       view: run.view,
-    });
+      ...(this.#shared ? sharedFields(run.owner, run.view) : {}),
+    };
   }
 
   #iso(): string {

@@ -5,8 +5,10 @@
  * the `LegHost` the registry hands it.
  */
 import type { Workflow } from '../catalog/index.js';
+import type { Store } from '../store/index.js';
 import { AdmissionClosedError, type Slot } from './admission.js';
 import { type LegUpdate, runLeg } from './executor.js';
+import type { RunLease } from './run-lease.js';
 import type { RunLog } from './run-log.js';
 import { reclaimedView, resumableAfter } from './run-policy.js';
 import type { RunRecord } from './run-records.js';
@@ -39,20 +41,31 @@ export interface LiveRun {
   leg: { readonly controller: AbortController; readonly done: Promise<void> } | undefined;
   /** When it last reached a terminal state (for the sweep). */
   finishedAt: number | undefined;
+  /** On a shared store, the execution lease its leg holds. */
+  lease?: RunLease | undefined;
+  /** The view a resume found, to check nobody changed the run before its lease was taken. */
+  before?: RunView | undefined;
 }
 
 /** What a leg needs of the registry that holds its run. */
 export interface LegHost {
   readonly options: RunRegistryOptions;
   /** Legs ended by state since start-up, counted by `finish`. */
-  readonly ended: Record<'completed' | 'failed' | 'canceled' | 'paused', number>;
+  readonly endedBy: Record<'completed' | 'failed' | 'canceled' | 'paused', number>;
   set(
     run: LiveRun,
     fields: Partial<Omit<RunView, 'runId' | 'tool' | 'startedAt'>> & { state?: RunState },
   ): void;
   /** Publishes a change to the run's view made in place (its final state). */
   changed(run: LiveRun): void;
-  persist(run: LiveRun): Promise<void>;
+  /** `final`: the leg's last record, which gives its lease up in the same transaction. */
+  persist(run: LiveRun, final?: boolean): Promise<void>;
+  /** The store the leg's checkpoints go to (fenced on its lease on a shared store). */
+  storeFor(run: LiveRun): Store;
+  /** A step started: on a shared store its status is published (in the background). */
+  stepped(run: LiveRun): void;
+  /** The leg is over: its lease, if any, is released. */
+  ended(run: LiveRun): Promise<void>;
   now(): number;
   iso(): string;
 }
@@ -84,6 +97,7 @@ export function launch(
       host.options.logger.error({ err: error, runId: run.runId }, 'run leg failed');
       return finish(host, run, { state: 'failed', error: messageOf(error), resumable: true });
     })
+    .then(() => host.ended(run))
     .finally(() => {
       if (run.leg === leg) run.leg = undefined;
     });
@@ -129,10 +143,11 @@ async function runOneLeg(
       inputs: checked.inputs,
       cwd: checked.cwd,
       ...(checked.timeoutMs !== undefined ? { timeoutMs: checked.timeoutMs } : {}),
+      ...(checked.credentials !== undefined ? { credentials: checked.credentials } : {}),
       resume,
       ...(caller.principal !== undefined ? { principal: caller.principal } : {}),
       signal,
-      store: host.options.store,
+      store: host.storeFor(run),
       services: host.options.services,
       log: run.log,
       logger: host.options.logger.child({ runId: run.runId }),
@@ -145,6 +160,7 @@ async function runOneLeg(
           stepTotal: total,
           reached: reached.includes(step) ? reached : [...reached, step],
         });
+        host.stepped(run);
       },
     });
     // The slot bounds execution: free it before the terminal state is published, so a
@@ -229,13 +245,13 @@ export async function finish(
   if (run.view.state !== 'paused') run.finishedAt = host.now();
   const ended = run.view.state;
   if (ended === 'completed' || ended === 'failed' || ended === 'canceled' || ended === 'paused')
-    host.ended[ended]++;
+    host.endedBy[ended]++;
   host.options.logger.info(
     { runId: run.runId, owner: run.owner, state: run.view.state },
     'run ended',
   );
   await host
-    .persist(run)
+    .persist(run, true)
     .catch((error: unknown) =>
       host.options.logger.error(
         { err: error, runId: run.runId },

@@ -10,8 +10,9 @@
  * `run/resume` for a run it never started. Only a principal's ownership is persisted: a
  * session-owned run is claimed by the first caller to name its unguessable id after a restart.
  */
+import { z } from 'zod';
 import { checkSession } from '../runtime/index.js';
-import type { Store } from '../store/index.js';
+import type { Fence, Store, StoreWith } from '../store/index.js';
 import { type RunState, type RunView, TERMINAL_STATES } from './types.js';
 
 const RECORD_VERSION = 1;
@@ -26,35 +27,43 @@ export interface RunRecord {
   /** `pipelineDigest` of the workflow when the run started. */
   readonly digest: string;
   readonly view: RunView;
+  /**
+   * On a shared store only: the owner (session or principal hash), so every replica answers
+   * for the same caller; and the state and resumability at the top, where the store's `state`
+   * index and the housekeeping scans read them.
+   */
+  readonly owner?: string;
+  readonly state?: RunState;
+  readonly resumable?: boolean;
 }
 
-function recordKey(runId: string): string {
+/** The key of a run's record. */
+export function recordKey(runId: string): string {
   return `state/${checkSession(runId)}/mhl-run.json`;
+}
+
+/** The key of a run's cross-replica cancel flag (`run/cancel` on a replica not running it). */
+export function cancelKey(runId: string): string {
+  return `state/${checkSession(runId)}/mhl-cancel.json`;
 }
 
 export async function writeRecord(store: Store, record: RunRecord): Promise<void> {
   await store.put(recordKey(record.view.runId), JSON.stringify(record));
 }
 
-/** The record of `runId`, or undefined when there is none or it is not one this version wrote. */
-export async function readRecord(store: Store, runId: string): Promise<RunRecord | undefined> {
-  const text = await store.get(recordKey(runId));
-  if (text === undefined) return undefined;
-  try {
-    const value = JSON.parse(text) as Partial<RunRecord> | null;
-    return isRecord(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
+/** Writes the record only while `fence` holds the run's lease; false when it does not. */
+export function writeRecordFenced(
+  store: StoreWith<'fence'>,
+  record: RunRecord,
+  fence: Fence,
+  durable = true,
+): Promise<boolean> {
+  return store.fence.putFenced(recordKey(record.view.runId), JSON.stringify(record), fence, {
+    durable,
+  });
 }
 
-/** Removes every key of the run: its record, checkpoints and result. */
-export async function deleteRun(store: Store, runId: string): Promise<void> {
-  const prefix = `state/${checkSession(runId)}/`;
-  for (const key of await store.list(prefix)) await store.delete(key);
-}
-
-const STATES: ReadonlySet<string> = new Set<RunState>([
+const STATE_NAMES = [
   'pending',
   'claimed',
   'queued',
@@ -63,22 +72,47 @@ const STATES: ReadonlySet<string> = new Set<RunState>([
   'failed',
   'canceled',
   'paused',
-]);
+] as const;
 
-function isRecord(value: Partial<RunRecord> | null): value is RunRecord {
-  return (
-    value !== null &&
-    typeof value === 'object' &&
-    value.version === RECORD_VERSION &&
-    typeof value.workflow === 'string' &&
-    typeof value.digest === 'string' &&
-    typeof value.arguments === 'object' &&
-    value.arguments !== null &&
-    typeof value.view === 'object' &&
-    value.view !== null &&
-    typeof value.view.runId === 'string' &&
-    STATES.has(value.view.state)
-  );
+/** A run record as read back: loose beyond the fields the run layer relies on (newer writers). */
+const RunRecordSchema = z.looseObject({
+  version: z.literal(RECORD_VERSION),
+  workflow: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  principalOwner: z.string().optional(),
+  digest: z.string(),
+  owner: z.string().optional(),
+  state: z.enum(STATE_NAMES).optional(),
+  resumable: z.boolean().optional(),
+  view: z.looseObject({
+    runId: z.string().regex(/^[0-9a-f]{32}$/),
+    tool: z.string(),
+    state: z.enum(STATE_NAMES),
+    startedAt: z.string(),
+    updatedAt: z.string(),
+  }),
+});
+
+/** The record in `text`, or undefined when it is not one this version wrote. */
+export function parseRecord(text: string): RunRecord | undefined {
+  try {
+    const parsed = RunRecordSchema.safeParse(JSON.parse(text));
+    return parsed.success ? (parsed.data as unknown as RunRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The record of `runId`, or undefined when there is none or it is not one this version wrote. */
+export async function readRecord(store: Store, runId: string): Promise<RunRecord | undefined> {
+  const text = await store.get(recordKey(runId));
+  return text === undefined ? undefined : parseRecord(text);
+}
+
+/** Removes every key of the run: its record, checkpoints and result. */
+export async function deleteRun(store: Store, runId: string): Promise<void> {
+  const prefix = `state/${checkSession(runId)}/`;
+  for (const key of await store.list(prefix)) await store.delete(key);
 }
 
 /**

@@ -70,6 +70,8 @@ export const RUN_ERROR_CODES = {
   STATE_STORAGE_FULL: 'STATE_STORAGE_FULL',
   /** The run's record could not be saved: the state storage failed; retry later. */
   STATE_STORE_FAILED: 'STATE_STORE_FAILED',
+  /** The run's execution lease could not be read or taken: the shared store is unreachable. */
+  LEASE_UNAVAILABLE: 'LEASE_UNAVAILABLE',
 } as const;
 
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[keyof typeof RUN_ERROR_CODES];
@@ -120,6 +122,8 @@ export interface CheckedCall {
   readonly cwd: string;
   /** Bounds each leg when the caller asked for a limit. */
   readonly timeoutMs?: number;
+  /** Vault record ids by credential slot, for `vault()` (ids only, never values). */
+  readonly credentials?: Readonly<Record<string, string>>;
 }
 
 export interface RunRegistryOptions {
@@ -132,6 +136,11 @@ export interface RunRegistryOptions {
   /** Validates a call's arguments; throws `ArgumentError` (fields relative to them) for bad ones. */
   readonly check: (workflow: Workflow, args: Readonly<Record<string, unknown>>) => CheckedCall;
   readonly terminalTtlMs?: number;
+  /**
+   * Set on a shared store (one with `lease`): this replica's id and the run lease TTL. Each run
+   * is then executed under a lease, its writes fenced, its record the truth other replicas read.
+   */
+  readonly replica?: { readonly id: string; readonly leaseTtlMs: number };
   /**
    * Where the registry publishes each change to a run's view or log (resource subscriptions,
    * the live runs page); the registry makes its own when none is given.

@@ -15,6 +15,7 @@ import { MemoryStore, type Store } from '../store/index.js';
 import type { AgentLimiters } from './agents/agent-rate-limit.js';
 import { type AgentCache, runAgents } from './agents/run-agents.js';
 import { CheckpointStore } from './checkpoints/checkpoints.js';
+import type { VaultLookup } from './interpreter/builtins.js';
 import type { Value } from './interpreter/values.js';
 import { type RunEvent, type RunOptions, type RunOutcome, runPipeline } from './pipeline/runner.js';
 import { deadline } from './services/deadline.js';
@@ -41,6 +42,8 @@ export interface ExecuteOptions {
   readonly childEnv: Readonly<Record<string, string>>;
   /** What `env()` reads. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** What `vault()` reads (src/secrets); without it `vault()` fails with `UNSUPPORTED`. */
+  readonly vault?: VaultLookup | undefined;
   readonly state: WorkflowState;
   /** The session to start or resume; a fresh run without one gets a random id. */
   readonly session?: string;
@@ -116,6 +119,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
         cwd: options.cwd,
         childEnv: options.childEnv,
         env: options.env,
+        vault: options.vault,
         redactor,
         output: (line) => output(redactor.redact(line)),
         cacheDir: agents.cacheDir,

@@ -13,6 +13,7 @@ export {
   executeWorkflow,
   type WorkflowState,
 } from './execute.js';
+export type { VaultLookup } from './interpreter/builtins.js';
 export {
   PromptFailure,
   type PromptSource,

@@ -16,9 +16,15 @@ import {
   MAX_RUNS,
 } from '../runs/index.js';
 import { MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT } from '../transport/index.js';
+import { nonEmpty, parseDuration } from './config-values.js';
+import { REPLICA_FIELDS, readReplicas } from './replica-config.js';
+
+export { parseDuration } from './config-values.js';
+
+import { profileFlags } from './profile-flags.js';
 
 /** The profiles `--profile` accepts; a profile chooses the surfaces served. */
-export const PROFILES = ['pipelines'] as const;
+export const PROFILES = ['pipelines', 'workflow-engine', 'sessions'] as const;
 
 const DEFAULT_HTTP_HOST = '127.0.0.1';
 const DEFAULT_HTTP_PORT = 8787;
@@ -109,6 +115,7 @@ export const ServeConfigSchema = z
     profile: z.enum(PROFILES).describe('which surfaces are served'),
     root: z.string().describe('absolute path of the served folder'),
     workflowsPack: z.string().optional().describe('path of a DMPK pack to serve'),
+    migrationTarget: z.string().optional().describe('the workflow-engine migration target'),
     http: HttpConfigSchema.optional().describe('set for Streamable HTTP; absent for stdio'),
     cwd: z.string().describe('absolute working directory of calls without context.cwd'),
     requireCwd: z.boolean().describe('refuse calls without an absolute context.cwd'),
@@ -127,6 +134,7 @@ export const ServeConfigSchema = z
       .max(MAX_QUEUED_PER_CALLER)
       .describe('async runs of one owner that may wait for a slot'),
     stateDir: z.string().optional().describe('where async runs are kept; else a temp dir'),
+    ...REPLICA_FIELDS,
     drainMs: z.number().int().min(0).describe('how long working runs may finish at shutdown'),
     terminalRunTtlMs: z
       .number()
@@ -158,6 +166,7 @@ export interface ServeFlags {
   readonly principalHeader?: string;
   readonly publicUrl?: string;
   readonly workflowsPack?: string;
+  readonly migrationTarget?: string;
   readonly json?: boolean;
   readonly cwd?: string;
   readonly requireCwd?: boolean;
@@ -167,6 +176,8 @@ export interface ServeFlags {
   readonly maxRunsPerCaller?: string;
   readonly maxQueuedPerCaller?: string;
   readonly stateDir?: string;
+  readonly store?: string;
+  readonly singleReplica?: boolean;
   readonly drainTimeout?: string;
   readonly profile?: string;
   readonly maxSessions?: string;
@@ -282,13 +293,17 @@ function assemble(
     throw new Refused('MHL_SERVE_A2A_WAIT takes a duration from 1ms to 1h, such as 30s');
   }
   const stateDir = nonEmpty(flags.stateDir) ?? nonEmpty(env['MHL_SERVE_STATE_DIR']);
+  const replicas = readReplicas(flags, env, (message) => new Refused(message));
   const profile = flags.profile ?? 'pipelines';
   if (!(PROFILES as readonly string[]).includes(profile)) {
     throw new Refused(`--profile takes one of: ${PROFILES.join(', ')}`);
   }
+  const own = profileFlags(flags, profile);
+  if (!own.ok) throw new Refused(own.problem);
   return {
     profile,
     root: resolve(dir ?? '.'),
+    ...own.values,
     ...(flags.workflowsPack !== undefined ? { workflowsPack: flags.workflowsPack } : {}),
     ...(http !== undefined ? { http } : {}),
     cwd,
@@ -322,6 +337,7 @@ function assemble(
       `--max-queued-per-caller takes a whole number from 1 to ${MAX_QUEUED_PER_CALLER}`,
     ),
     ...(stateDir !== undefined ? { stateDir: resolve(stateDir) } : {}),
+    ...replicas,
     drainMs,
     ...(terminalRunTtlMs !== undefined ? { terminalRunTtlMs } : {}),
     ...(a2aWaitMs !== undefined ? { a2aWaitMs } : {}),
@@ -508,20 +524,6 @@ function wholeNumber(
   const value = /^\s*\d{1,16}\s*$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < min || value > max) throw new Refused(refusal);
   return value;
-}
-
-/** Milliseconds of `500ms`, `30s`, `2m`, `1h` (or a bare `0`); undefined when malformed. */
-export function parseDuration(text: string): number | undefined {
-  const match = /^(\d{1,9})(ms|s|m|h)?$/.exec(text.trim());
-  if (!match) return undefined;
-  const amount = Number(match[1]);
-  const unit = match[2];
-  if (unit === undefined) return amount === 0 ? 0 : undefined;
-  return amount * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
 function isDirectory(path: string): boolean {

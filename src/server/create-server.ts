@@ -25,7 +25,9 @@ import { BodyBudget, type BodyLimits } from '../transport/body.js';
 import { Metrics } from '../transport/index.js';
 import type { Route } from '../transport/routes.js';
 import type { ServeConfig } from './config.js';
-import { PROFILE_TABLE } from './profiles.js';
+import { PROFILE_TABLE, type ServerSecrets } from './profiles.js';
+import { storeSessionDirectory } from './shared-sessions.js';
+import type { ServeStore } from './state-store.js';
 
 /** What a server is made from besides its configuration. */
 export interface ServerParts {
@@ -35,8 +37,14 @@ export interface ServerParts {
   /** The environment `env()` reads in workflows (the process's, less the pack key). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
+  /** The store opened from `--store` or an `extension store` declaration (`openServeStore`). */
+  readonly store?: ServeStore;
+  /** The user's vault, for `vault()`, `secrets.list` and the setup page; none without it. */
+  readonly secrets?: ServerSecrets;
   /** Makes the A2A surface; pass it when serving HTTP (it is loaded only then). */
   readonly a2a?: A2aSurfaceFactory;
+  /** `MHL_ENGINE_KEY`'s text, taken out of the environment first (workflow-engine only). */
+  readonly engineKey?: string | undefined;
 }
 
 /** An assembled server, not yet serving. */
@@ -52,6 +60,8 @@ export interface MhlServer {
   readonly body: BodyLimits | undefined;
   /** Names of the served workflows, for the start-up log line. */
   readonly workflows: readonly string[];
+  /** Legacy sessions shared with the other replicas of a shared store, if any. */
+  readonly sessionDirectory?: ReturnType<typeof storeSessionDirectory>;
   /** True while a request is in flight on a legacy session: it is neither swept nor evicted. */
   sessionBusy(session: Session): boolean;
   /**
@@ -121,10 +131,13 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     admission,
     metrics,
     env: parts.env,
+    ...(parts.secrets === undefined ? {} : { secrets: parts.secrets }),
     version: parts.version,
     runChanges,
     body,
     a2a: parts.a2a,
+    store: parts.store,
+    engineKey: parts.engineKey,
   });
   if ('problem' in built) return { ok: false, problem: built.problem };
   const { surfaces } = built;
@@ -153,7 +166,11 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     for (const surface of surfaces) surface.sessionEnded?.(session);
   });
   registerMethods(dispatcher, [
-    ...toolMethods(tools, { admission, onCall: (outcome) => metrics.toolCall(outcome) }),
+    ...toolMethods(tools, {
+      admission,
+      onCall: (outcome) => metrics.toolCall(outcome),
+      ...(built.tools !== undefined ? { policy: built.tools } : {}),
+    }),
     ...resourceMethods(providers),
     ...surfaces.flatMap((s) => s.methods ?? []),
     // Over every surface's prompts and resources.
@@ -171,7 +188,10 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     }
     return key;
   };
+  const directory =
+    parts.store !== undefined ? storeSessionDirectory(parts.store.store, logger) : undefined;
   const server: MhlServer = {
+    ...(directory !== undefined ? { sessionDirectory: directory } : {}),
     config,
     dispatcher,
     logger,

@@ -19,5 +19,14 @@ export {
   type MhlServer,
   type ServerParts,
 } from './create-server.js';
+export { takeServeEngineKey } from './engine-profile.js';
 export { loadServedPack, takeServeKey } from './pack.js';
+export { CATALOG_PROFILES, emptyCatalog, type ServerSecrets } from './profiles.js';
 export { serveStdio } from './serve-stdio.js';
+export {
+  type OpenStoreResult,
+  openServeStore,
+  type ServeStore,
+  type StoreSource,
+} from './state-store.js';
+export { type DeclaredStore, findDeclaredStore } from './store-declaration.js';

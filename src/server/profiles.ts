@@ -10,6 +10,7 @@ import type { Catalog } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
 import { type Admission, JobRegistry, type RunChangeFeed } from '../runs/index.js';
 import { AgentLimiters, childEnvironment } from '../runtime/index.js';
+import { secretsSurface, type Vault, vaultLookup } from '../secrets/index.js';
 import type { A2aSurfaceFactory } from '../surfaces/a2a/index.js';
 import {
   jobTools,
@@ -19,6 +20,8 @@ import {
   promptMethods,
   reservedNameProblem,
   type Surface,
+  sessionsSurface,
+  type ToolPolicy,
   ToolTable,
   uiSurface,
   workflowResources,
@@ -26,9 +29,17 @@ import {
   workflowTools,
 } from '../surfaces/index.js';
 import type { BodyLimits } from '../transport/body.js';
-import type { Metrics } from '../transport/index.js';
+import { isLoopback, type Metrics } from '../transport/index.js';
 import type { ServeConfig } from './config.js';
+import { workflowEngineProfile } from './engine-profile.js';
 import { runsSurface } from './runs.js';
+import type { ServeStore } from './state-store.js';
+
+/** The vault a server reads, and how long its setup links live (`MHL_SECRETS_CAPABILITY_TTL_MS`). */
+export interface ServerSecrets {
+  readonly vault: Vault;
+  readonly capabilityTtlMs?: number;
+}
 
 /** What every profile is built from. */
 export interface ProfileParts {
@@ -47,10 +58,18 @@ export interface ProfileParts {
   readonly body: BodyLimits | undefined;
   /** Makes the A2A surface; given when serving HTTP (it is loaded only then). */
   readonly a2a: A2aSurfaceFactory | undefined;
+  /** The store opened from `--store` or an `extension store` declaration, if any. */
+  readonly store?: ServeStore | undefined;
+  /** `MHL_ENGINE_KEY`'s text, taken out of the environment at start (workflow-engine only). */
+  readonly engineKey?: string | undefined;
+  /** The user's vault; without it `vault()` is unsupported and no secrets surface is served. */
+  readonly secrets?: ServerSecrets;
 }
 
 /** A profile's surfaces, or the start-up problem that stops it. */
-export type ProfileResult = { readonly surfaces: Surface[] } | { readonly problem: string };
+export type ProfileResult =
+  | { readonly surfaces: Surface[]; readonly tools?: ToolPolicy }
+  | { readonly problem: string };
 
 export type Profile = (parts: ProfileParts) => ProfileResult;
 
@@ -60,6 +79,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
   // Agents' disk caches of calls and runs, a folder per run inside: private (mkdtemp), owned by
   // this server and removed when it closes.
   const cacheRoot = mkdtempSync(join(tmpdir(), 'mhl-cache-'));
+  const vault = parts.secrets?.vault;
   const pipelines: PipelineSurfaceOptions = {
     cacheRoot,
     // Per-agent rate limits are the server's, shared by its calls and runs (spec §5.1).
@@ -71,6 +91,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     requireCwd: config.requireCwd,
     childEnv: childEnvironment(config.passEnv, parts.env),
     env: parts.env,
+    ...(vault === undefined ? {} : { vault: (credentials) => vaultLookup(vault, credentials) }),
   };
   const workflows: Surface = {
     name: 'pipelines',
@@ -105,6 +126,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
   };
   const runs = runsSurface({
     stateDir: config.stateDir,
+    shared: parts.store,
     terminalTtlMs: config.terminalRunTtlMs,
     limits: { runsPerCaller: config.maxRunsPerCaller, queuedPerCaller: config.maxQueuedPerCaller },
     drainMs: config.drainMs,
@@ -157,10 +179,68 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
       if (change.kind === 'view') a2a.runChanged(change.runId);
     });
   }
+  if (parts.secrets !== undefined) {
+    surfaces.push(secretsOf(config, parts.secrets, parts.body, logger));
+  }
   return { surfaces };
+}
+
+/**
+ * The secrets surface: `secrets.list` on every transport; the setup page only over HTTP on a
+ * loopback address (the form carries a secret in clear text, which only loopback keeps local).
+ */
+function secretsOf(
+  config: ServeConfig,
+  secrets: ServerSecrets,
+  body: BodyLimits | undefined,
+  logger: Logger,
+): Surface {
+  const { http } = config;
+  const local = http !== undefined && body !== undefined && isLoopback(http.host);
+  const ttl = secrets.capabilityTtlMs;
+  return secretsSurface({
+    vault: secrets.vault,
+    logger,
+    ...(local
+      ? {
+          setup: {
+            body,
+            ...(ttl === undefined ? {} : { capabilityTtlMs: ttl }),
+          },
+        }
+      : {}),
+  });
+}
+
+/**
+ * The activity-session profile: the workflow-server folders under DIR (not an MHL catalog),
+ * served as its 18 tools. Planning folders live under the working directory (`--cwd`).
+ */
+export function sessionsProfile(parts: ProfileParts): ProfileResult {
+  const built = sessionsSurface({
+    root: parts.config.root,
+    workspace: parts.config.cwd,
+    env: parts.env,
+    logger: parts.logger,
+  });
+  return 'problem' in built ? built : { surfaces: [built.surface] };
 }
 
 /** The profiles `--profile` selects, by name. */
 export const PROFILE_TABLE: Readonly<Record<ServeConfig['profile'], Profile>> = {
   pipelines: pipelinesProfile,
+  'workflow-engine': workflowEngineProfile,
+  sessions: sessionsProfile,
 };
+
+/**
+ * Profiles whose DIR is a folder (or pack) of `.mh` workflows, loaded into the catalog before
+ * the profile is built. The others read DIR themselves when built (a release folder, say) and
+ * get an empty catalog.
+ */
+export const CATALOG_PROFILES: ReadonlySet<ServeConfig['profile']> = new Set(['pipelines']);
+
+/** The catalog of a profile that serves no `.mh` workflows. */
+export function emptyCatalog(root: string): Catalog {
+  return { workflows: new Map(), prompts: new Map(), root, source: 'dir' };
+}

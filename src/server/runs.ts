@@ -16,7 +16,7 @@ import {
   type RunChangeFeed,
   RunRegistry,
 } from '../runs/index.js';
-import { DirStore, probeWritable } from '../store/index.js';
+import { DirStore, probeWritable, storeCan } from '../store/index.js';
 import {
   type PipelineSurfaceOptions,
   runSurface,
@@ -24,6 +24,7 @@ import {
   type ToolDefinition,
 } from '../surfaces/index.js';
 import type { Metrics } from '../transport/index.js';
+import type { ServeStore } from './state-store.js';
 
 /** How often finished runs past their TTL are swept. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -31,6 +32,8 @@ const SWEEP_INTERVAL_MS = 60_000;
 export interface RunsOptions {
   /** Absolute `--state-dir`; undefined for a temporary one. */
   readonly stateDir: string | undefined;
+  /** The store `--store` or an `extension store` opened; `stateDir` is then unused for runs. */
+  readonly shared?: ServeStore | undefined;
   readonly terminalTtlMs: number | undefined;
   /** `--max-runs-per-caller` and `--max-queued-per-caller`. */
   readonly limits: { readonly runsPerCaller: number; readonly queuedPerCaller: number };
@@ -58,13 +61,16 @@ export interface RunsOptions {
 export function runsSurface(
   options: RunsOptions,
 ): (Surface & { readonly registry: RunRegistry }) | { readonly problem: string } {
-  const { logger } = options;
-  const problem = options.stateDir === undefined ? undefined : stateDirProblem(options.stateDir);
+  const { logger, shared } = options;
+  const problem =
+    options.stateDir === undefined || shared !== undefined
+      ? undefined
+      : stateDirProblem(options.stateDir);
   if (problem?.fatal) return { problem: problem.text };
   // A full disk may be freed while the server runs, and until then everything but runs works.
   if (problem) logger.warn({ code: 'STATE_STORAGE_FULL' }, problem.text);
-  const temporary = options.stateDir === undefined;
-  const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'mhl-serve-'));
+  const temporary = options.stateDir === undefined && shared === undefined;
+  const stateDir = options.stateDir ?? (temporary ? mkdtempSync(join(tmpdir(), 'mhl-serve-')) : '');
   if (temporary) {
     // A warning over HTTP, where a server is meant to outlive its clients; on stdio the server
     // lives and dies with its one client, and every start would repeat it.
@@ -74,7 +80,7 @@ export function runsSurface(
       'no --state-dir: async run state is kept in a temporary directory and lost on restart',
     );
   }
-  const store = new DirStore(join(stateDir, '.mhl'));
+  const store = shared?.store ?? new DirStore(join(stateDir, '.mhl'));
   // An async run outlives calls: only the caller's own context.timeout_ms bounds it.
   const unbounded = { ...options.pipelines, defaultTimeoutMs: Number.POSITIVE_INFINITY };
   const registry = new RunRegistry({
@@ -89,17 +95,34 @@ export function runsSurface(
       ...(options.pipelines.agentLimiters !== undefined
         ? { agentLimiters: options.pipelines.agentLimiters }
         : {}),
+      ...(options.pipelines.vault !== undefined ? { vault: options.pipelines.vault } : {}),
     },
     check: (workflow, args) => {
       const { inputs, call } = checkWorkflowCall(workflow, args, unbounded);
       const bounded = Number.isFinite(call.timeoutMs);
-      return { inputs, cwd: call.cwd, ...(bounded ? { timeoutMs: call.timeoutMs } : {}) };
+      return {
+        inputs,
+        cwd: call.cwd,
+        ...(bounded ? { timeoutMs: call.timeoutMs } : {}),
+        ...(call.credentials !== undefined ? { credentials: call.credentials } : {}),
+      };
     },
     ...(options.terminalTtlMs !== undefined ? { terminalTtlMs: options.terminalTtlMs } : {}),
+    ...(shared !== undefined
+      ? { replica: { id: shared.replicaId, leaseTtlMs: shared.leaseTtlMs } }
+      : {}),
     limits: options.limits,
     changes: options.changes,
   });
   registerRunMetrics(options.metrics, registry);
+  if (shared !== undefined && storeCan(shared.store, 'scan')) {
+    options.metrics.register({
+      name: 'mhl_serve_runs_pending',
+      type: 'gauge',
+      help: 'Async runs waiting to execute on any replica sharing the store (one indexed count per housekeeping pass).',
+      read: () => registry.pendingEverywhere ?? 0,
+    });
+  }
   const surface = runSurface({
     catalog: options.catalog,
     registry,
@@ -113,6 +136,12 @@ export function runsSurface(
     ...surface,
     registry,
     start: () => {
+      // On a shared store the first pass comes at once: the pending gauge and old runs.
+      if (shared !== undefined) {
+        registry
+          .sweep()
+          .catch((error: unknown) => logger.error({ err: error }, 'run sweep failed'));
+      }
       sweeper = setInterval(() => {
         registry
           .sweep()

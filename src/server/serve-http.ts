@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { BodyBudget, type BodyLimits } from '../transport/body.js';
 import { HttpTransport } from '../transport/http.js';
-import { isLoopback } from '../transport/index.js';
+import { isLoopback, SESSION_IDLE_TTL_MS } from '../transport/index.js';
 import { McpEndpoint } from '../transport/mcp-endpoint.js';
 import type { HttpConfig } from './config.js';
 import type { MhlServer } from './create-server.js';
@@ -52,7 +52,20 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
       keeps: server.sessionKeeps,
     },
     body,
+    directory: server.sessionDirectory,
   });
+  // Housekeeping of the shared session records: every minute, those idle past the TTL.
+  const directory = server.sessionDirectory;
+  const idleTtl = http.sessionIdleTtlMs ?? SESSION_IDLE_TTL_MS;
+  const reaper =
+    directory &&
+    setInterval(() => {
+      directory
+        .sweep(idleTtl)
+        .then((n) => n > 0 && server.logger.info({ sessions: n }, 'idle shared sessions reaped'))
+        .catch((error: unknown) => server.logger.warn({ err: error }, 'session reaping failed'));
+    }, 60_000);
+  reaper?.unref();
   const transport = new HttpTransport({
     host: http.host,
     port: http.port,
@@ -110,6 +123,7 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
     await server.drain();
     closing = true;
     mcp.close();
+    clearInterval(reaper);
     const closed = Promise.all([transport.close(), server.stop()]);
     if ((await withinBudget(closed)) === 'timeout') {
       logger.error(

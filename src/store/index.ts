@@ -8,6 +8,8 @@ export {
   errnoCode,
   FILE_MODE,
   NODE_FS,
+  syncDir,
+  TEMP_PREFIX,
   type WriteAtomicOptions,
   writeAtomic,
   writeFileAtomic,
@@ -21,14 +23,18 @@ export {
   writeCacheEntry,
 } from './cache-file.js';
 export { DirStore, type DirStoreOptions } from './dir.js';
-export { MemoryStore } from './memory.js';
+export { MemoryStore, type MemoryStoreOptions } from './memory.js';
 export { type ProbeFailure, probeWritable } from './probe.js';
 export {
+  type BatchWrite,
   type CasCapability,
   type DeleteOptions,
   type Fence,
   type FenceCapability,
+  type FencedWriteOptions,
   type Lease,
+  type LeaseCapability,
+  type LeaseState,
   MAX_KEY_LENGTH,
   MAX_SEGMENT_BYTES,
   type ScanCapability,

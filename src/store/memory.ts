@@ -1,11 +1,18 @@
 /**
  * An in-process store on a Map: for tests, `mhl run` without a state directory, and a single
- * server replica without `--state-dir`. Nothing survives the process. It has `cas` (every
- * operation runs to completion on one thread, so conditional writes are trivially atomic) and
- * enforces the same key rules as the dir store, so a key layout that works here works on disk.
+ * server replica without `--state-dir`. Nothing survives the process. It has `cas`, `lease` and
+ * `fence` (every operation runs to completion on one thread, so conditional writes are
+ * trivially atomic; its clock is the process's) and enforces the same key rules as the dir
+ * store, so a key layout that works here works on disk.
  */
+import { randomBytes } from 'node:crypto';
 import {
+  type BatchWrite,
   type CasCapability,
+  type Fence,
+  type FenceCapability,
+  type Lease,
+  type LeaseCapability,
   STORE_ERROR_CODES,
   type Store,
   type StoreCapability,
@@ -22,15 +29,25 @@ interface Entry {
   readonly version: string;
 }
 
-/**
- * A `Store` held in memory, with capability `cas`. Versions are a per-store counter.
- * Operations throw `StoreError` `STORE_CLOSED` after `close()`.
- */
-const MEMORY_CAPABILITIES: ReadonlySet<StoreCapability> = new Set<StoreCapability>(['cas']);
+const MEMORY_CAPABILITIES: ReadonlySet<StoreCapability> = new Set<StoreCapability>([
+  'cas',
+  'fence',
+  'lease',
+]);
 
 const NO_ENTRIES: Map<string, Entry> = new Map();
 const NO_DIRS: Map<string, number> = new Map();
 
+/** Options of `MemoryStore`. */
+export interface MemoryStoreOptions {
+  /** The lease clock, milliseconds since the epoch; `Date.now` by default. */
+  readonly now?: () => number;
+}
+
+/**
+ * A `Store` held in memory, with capabilities `cas`, `lease` and `fence`. Versions are a
+ * per-store counter. Operations throw `StoreError` `STORE_CLOSED` after `close()`.
+ */
 export class MemoryStore implements Store {
   /** Shared by every instance: read-only, and a synchronous call makes one store per call. */
   readonly capabilities: ReadonlySet<StoreCapability> = MEMORY_CAPABILITIES;
@@ -43,6 +60,110 @@ export class MemoryStore implements Store {
   #closed = false;
 
   #cas: CasCapability | undefined;
+  #lease: LeaseCapability | undefined;
+  #fence: FenceCapability | undefined;
+  /** Held leases by run id (released ones are removed). */
+  readonly #leases = new Map<string, Lease>();
+  readonly #now: () => number;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Made on first use, like `cas`. */
+  get lease(): LeaseCapability {
+    this.#lease ??= {
+      acquire: async (runId, holder, ttlMs, options) => {
+        this.#open(runId, options);
+        const held = this.#leases.get(runId);
+        if (held !== undefined && held.expiresAt > this.#now()) return undefined;
+        const lease: Lease = {
+          runId,
+          holder,
+          token: randomBytes(16).toString('hex'),
+          expiresAt: this.#now() + ttlMs,
+        };
+        this.#leases.set(runId, lease);
+        return lease;
+      },
+      renew: async (fence, ttlMs, options) => {
+        this.#open(fence.runId, options);
+        const held = this.#held(fence);
+        if (held === undefined) return undefined;
+        const lease = { ...held, expiresAt: this.#now() + ttlMs };
+        this.#leases.set(fence.runId, lease);
+        return lease;
+      },
+      release: async (fence, options) => {
+        this.#open(fence.runId, options);
+        const held = this.#leases.get(fence.runId);
+        if (held?.token !== fence.token) return false;
+        this.#leases.delete(fence.runId);
+        return true;
+      },
+      read: async (runId, options) => {
+        this.#open(runId, options);
+        const held = this.#leases.get(runId);
+        if (held === undefined) return undefined;
+        return {
+          holder: held.holder,
+          expiresAt: held.expiresAt,
+          live: held.expiresAt > this.#now(),
+        };
+      },
+    };
+    return this.#lease;
+  }
+
+  /** Made on first use, like `cas`. */
+  get fence(): FenceCapability {
+    this.#fence ??= {
+      putFenced: async (key, value, fence, options) =>
+        this.#writeFenced([{ key, value }], fence, options),
+      deleteFenced: async (key, fence, options) =>
+        this.#writeFenced([{ key, value: undefined }], fence, options),
+      writeFenced: async (writes, fence, options) => {
+        const done = this.#writeFenced(writes, fence, options);
+        if (done && options?.release) this.#leases.delete(fence.runId);
+        return done;
+      },
+    };
+    return this.#fence;
+  }
+
+  /** The lease `fence` names, when that token still holds it live. */
+  #held(fence: Fence): Lease | undefined {
+    const held = this.#leases.get(fence.runId);
+    return held?.token === fence.token && held.expiresAt > this.#now() ? held : undefined;
+  }
+
+  /** Checks every write first, so a refused batch writes nothing. */
+  #writeFenced(
+    writes: readonly BatchWrite[],
+    fence: Fence,
+    options: StoreOptions | undefined,
+  ): boolean {
+    for (const write of writes) {
+      this.#check(write.key, options);
+      if (write.value !== undefined) validateValue(write.key, write.value);
+    }
+    if (this.#held(fence) === undefined) return false;
+    const before = writes.map((write) => [write.key, this.#entries.get(write.key)] as const);
+    try {
+      for (const write of writes) {
+        if (write.value === undefined) this.#remove(write.key);
+        else this.#write(write.key, write.value);
+      }
+    } catch (error) {
+      // A key conflict part-way: put back what the earlier writes changed.
+      for (const [key, entry] of before.reverse()) {
+        this.#remove(key);
+        if (entry !== undefined) this.#write(key, entry.value);
+      }
+      throw error;
+    }
+    return true;
+  }
 
   /**
    * Made on first use: a synchronous call makes a store per call and seldom asks for `cas`, so
@@ -78,6 +199,10 @@ export class MemoryStore implements Store {
   /** Removes `key`; absent keys are a no-op. Honours `signal`. */
   async delete(key: string, options?: StoreOptions): Promise<void> {
     this.#check(key, options);
+    this.#remove(key);
+  }
+
+  #remove(key: string): void {
     if (!this.#entries.delete(key)) return;
     for (const dir of ancestors(key)) {
       const n = (this.#dirs.get(dir) ?? 0) - 1;

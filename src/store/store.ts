@@ -35,8 +35,8 @@ export interface Versioned {
 
 /**
  * A run lease: who may execute `runId` until `expiresAt`. Released only by its `token`; times
- * come from the store's clock (PostgreSQL `now()`), never the caller's.
- * Leases are implemented by the PostgreSQL store; memory and dir stores hold none.
+ * come from the store's clock (PostgreSQL `now()`), never the caller's. The PostgreSQL and
+ * memory stores hold leases (capability `lease`); the dir store holds none.
  */
 export interface Lease {
   readonly runId: string;
@@ -69,12 +69,80 @@ export interface CasCapability {
   ): Promise<string | undefined>;
 }
 
+/** A lease as another replica sees it: who holds it and whether it is still live. */
+export interface LeaseState {
+  readonly holder: string;
+  readonly expiresAt: number;
+  /** Whether it had not expired when read, judged on the store's clock. */
+  readonly live: boolean;
+}
+
+/**
+ * Capability `lease`: one lease per run id, every time judged on the store's clock. A fresh
+ * random token is minted at each acquisition, so whoever held a lapsed lease can neither renew
+ * nor release its successor's.
+ */
+export interface LeaseCapability {
+  /**
+   * Takes the lease of `runId` for `ttlMs` when nobody holds it live. Resolves to the new
+   * lease, or undefined when a live lease is held (by anyone, this holder included).
+   */
+  acquire(
+    runId: string,
+    holder: string,
+    ttlMs: number,
+    options?: StoreOptions,
+  ): Promise<Lease | undefined>;
+  /** Extends a lease still held live with its token; undefined once it lapsed or was taken. */
+  renew(lease: Fence, ttlMs: number, options?: StoreOptions): Promise<Lease | undefined>;
+  /** Gives the lease up; false (changing nothing) when the token no longer holds it. */
+  release(lease: Fence, options?: StoreOptions): Promise<boolean>;
+  /** The lease of `runId` as of now, or undefined when none was ever taken or it was released. */
+  read(runId: string, options?: StoreOptions): Promise<LeaseState | undefined>;
+}
+
+/** One write of a batch: `value` undefined deletes the key. */
+export interface BatchWrite {
+  readonly key: string;
+  readonly value: string | undefined;
+}
+
+/** Options of `writeFenced`. */
+export interface FencedWriteOptions extends StoreOptions {
+  /**
+   * Gives the lease up in the same transaction: a run's last record lands exactly when its
+   * lease ends, so whoever reads the record sees the run free to resume.
+   */
+  readonly release?: boolean;
+}
+
 /** Capability `fence`: writes that land only while a lease is live and held with this token. */
 export interface FenceCapability {
   /** Resolves to false (writing nothing) when the lease expired or another token holds it. */
-  putFenced(key: string, value: string, fence: Fence, options?: StoreOptions): Promise<boolean>;
+  putFenced(
+    key: string,
+    value: string,
+    fence: Fence,
+    options?: StoreOptions & {
+      /**
+       * False for an advisory record a crash of the store may lose (never tear): a run's status
+       * at a step boundary, which its checkpoint supersedes. PostgreSQL then commits without
+       * waiting for the WAL flush. Default true.
+       */
+      readonly durable?: boolean;
+    },
+  ): Promise<boolean>;
   /** Resolves to false (deleting nothing) when the lease expired or another token holds it. */
   deleteFenced(key: string, fence: Fence, options?: StoreOptions): Promise<boolean>;
+  /**
+   * Several writes as one: all land, in order, while the lease is held, or none does (false).
+   * A terminal transition (the run record and its cleared checkpoint) is one of these.
+   */
+  writeFenced(
+    writes: readonly BatchWrite[],
+    fence: Fence,
+    options?: FencedWriteOptions,
+  ): Promise<boolean>;
 }
 
 /** An indexed query over JSON values: pending, expired or terminal run records, say. */
@@ -83,8 +151,11 @@ export interface ScanQuery {
   readonly prefix: string;
   /** Only keys ending with this text, e.g. `/status`. */
   readonly suffix?: string;
-  /** Only values whose top-level JSON fields equal these. */
-  readonly where?: Readonly<Record<string, string | number | boolean | null>>;
+  /**
+   * Only values that are JSON objects whose top-level fields equal these (an array: any of its
+   * strings). Stores index the `state` and `owner` fields; others are filtered.
+   */
+  readonly where?: Readonly<Record<string, string | number | boolean | null | readonly string[]>>;
   /** Only values last written before this time (ms since the epoch, store clock). */
   readonly updatedBefore?: number;
   /** At most this many entries per page. */
@@ -103,10 +174,19 @@ export interface ScanPage {
 /** Capability `scan`: queries a store answers from an index instead of a full `list`. */
 export interface ScanCapability {
   scan(query: ScanQuery, options?: StoreOptions): Promise<ScanPage>;
+  /** How many entries match `query` (its `limit` and `after` ignored), from the same index. */
+  count(query: ScanQuery, options?: StoreOptions): Promise<number>;
+  /**
+   * Deletes up to `query.limit` (default 100) matching entries, each with every key under its
+   * parent (a run record takes its checkpoints with it), in one transaction; entries another
+   * replica is deleting at the same moment are skipped, not waited for. Resolves to the keys
+   * that matched.
+   */
+  purge(query: ScanQuery, options?: StoreOptions): Promise<string[]>;
 }
 
 /** The capability names, as `storeCan` and the `capabilities` set spell them. */
-export const STORE_CAPABILITIES = ['cas', 'fence', 'scan'] as const;
+export const STORE_CAPABILITIES = ['cas', 'fence', 'lease', 'scan'] as const;
 /** One of `STORE_CAPABILITIES`. */
 export type StoreCapability = (typeof STORE_CAPABILITIES)[number];
 
@@ -124,6 +204,7 @@ export interface Store {
   readonly capabilities: ReadonlySet<StoreCapability>;
   readonly cas?: CasCapability;
   readonly fence?: FenceCapability;
+  readonly lease?: LeaseCapability;
   readonly scan?: ScanCapability;
   /** @throws StoreError `STORE_INVALID_KEY`, `STORE_IO`. Honours `signal`. */
   get(key: string, options?: StoreOptions): Promise<string | undefined>;

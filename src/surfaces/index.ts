@@ -10,6 +10,16 @@ export {
   workflowTemplates,
 } from './completion.js';
 export {
+  type EngineContext,
+  engineSurface,
+  KeyRing,
+  loadEngineKeys,
+  loadRelease,
+  type Release,
+  ReleaseStore,
+  takeEngineKey,
+} from './engine/index.js';
+export {
   jobTools,
   logJobEvents,
   reservedNameProblem,
@@ -27,11 +37,13 @@ export {
   resourceMethods,
 } from './resources.js';
 export { type RunSurface, runSurface } from './runs.js';
+export { type SessionsSurfaceOptions, sessionsSurface } from './sessions/index.js';
 export { Subscriptions } from './subscriptions.js';
 export type { Surface } from './surface.js';
 export {
   type PreparedCall,
   type ToolDefinition,
+  type ToolPolicy,
   type ToolResult,
   ToolTable,
   toolError,

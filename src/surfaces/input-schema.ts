@@ -4,7 +4,12 @@
  * reads is exactly what the run layer's `checkWorkflowCall` accepts. Pure data, no I/O.
  */
 import type { Workflow } from '../catalog/index.js';
-import { ABSOLUTE_PATH_PATTERN } from '../runs/index.js';
+import {
+  ABSOLUTE_PATH_PATTERN,
+  credentialsSchema,
+  slotsOf,
+  takesCredentials,
+} from '../runs/index.js';
 
 /**
  * The reserved per-call `context` argument every workflow tool accepts (seed 002), exactly as
@@ -54,9 +59,13 @@ export function listedSchema(
   // With --require-cwd the schema says what the server enforces: context and its cwd required.
   const context = requireCwd ? REQUIRED_CWD_CONTEXT_SCHEMA : CONTEXT_SCHEMA;
   const required = (workflow.inputSchema as { required?: string[] }).required ?? [];
+  // Slot guidance only: which slots exist and how to find an id, never a record id.
+  const credentials = takesCredentials(workflow)
+    ? { credentials: credentialsSchema(slotsOf(workflow)) }
+    : {};
   return {
     ...workflow.inputSchema,
-    properties: { ...projected.properties, context },
+    properties: { ...projected.properties, context, ...credentials },
     ...(requireCwd ? { required: [...required, 'context'] } : {}),
   };
 }

@@ -20,8 +20,14 @@ import {
 } from '../catalog/index.js';
 import type { Logger } from '../log/index.js';
 import type { RequestContext } from '../protocol/index.js';
-import { checkWorkflowCall } from '../runs/index.js';
-import type { AgentLimiters } from '../runtime/index.js';
+import {
+  type CallCredentials,
+  checkWorkflowCall,
+  slotGuidance,
+  slotsOf,
+  takesCredentials,
+} from '../runs/index.js';
+import type { AgentLimiters, VaultLookup } from '../runtime/index.js';
 import { listedSchema } from './input-schema.js';
 import type { ResourceProvider } from './resources.js';
 import { runCall } from './sync-call.js';
@@ -45,6 +51,8 @@ export interface PipelineSurfaceOptions {
   readonly cacheRoot: string;
   /** Agents' rate limits, shared by every call and run of this server (spec §5.1). */
   readonly agentLimiters?: AgentLimiters;
+  /** What `vault()` reads in a call, given the call's `credentials`; none without a vault. */
+  readonly vault?: (credentials: CallCredentials) => VaultLookup;
 }
 
 /** One tool per workflow, each taking the reserved `context` argument beside its inputs. */
@@ -80,8 +88,10 @@ function listedEntry(
 ): ToolDefinition['entry'] {
   const entry = toolEntry(workflow);
   const { annotations, risk } = workflowRisk(workflow);
+  const slots = takesCredentials(workflow) ? slotsOf(workflow) : [];
   return {
     ...entry,
+    ...(slots.length > 0 ? { description: `${entry.description} ${slotGuidance(slots)}` } : {}),
     inputSchema,
     annotations,
     _meta: { ...entry._meta, [RISK_META_KEY]: risk },

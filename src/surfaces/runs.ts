@@ -50,7 +50,7 @@ function runMethods(registry: RunRegistry): Record<string, RunMethod> {
     'run/cancel': async (params, caller) => ({
       ...(await registry.cancel(runIdOf(params), caller)),
     }),
-    'run/list': async (_params, caller) => ({ runs: registry.list(caller) }),
+    'run/list': async (_params, caller) => ({ runs: await registry.listAll(caller) }),
     'run/logs': async (params, caller) => {
       const since = params['since'] ?? 0;
       if (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0)
@@ -121,6 +121,13 @@ async function mapErrors<T>(body: () => Promise<T>): Promise<T> {
       throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, error.message, data);
     }
     if (!(error instanceof RunError)) throw error;
+    // The run lease could not be read or taken: the server's fault, not the request's (§5.3).
+    if (error.code === 'LEASE_UNAVAILABLE') {
+      throw new RpcError(RPC_ERROR_CODES.INTERNAL_ERROR, error.message, {
+        code: error.code,
+        retryable: true,
+      });
+    }
     // A draining, saturated or storage-starved server, or a caller over its quota, is
     // unavailable for now (-32000, spec/mhl-serve.md §10); `data.code` tells which.
     if (!UNAVAILABLE.has(error.code))
@@ -314,6 +321,7 @@ const RUN_ERROR_RESULTS: Readonly<Record<RunErrorCode, [string, boolean]>> = {
   QUOTA_EXCEEDED: ['RUN_QUOTA_EXCEEDED', true],
   STATE_STORAGE_FULL: ['STATE_STORAGE_FULL', true],
   STATE_STORE_FAILED: ['STATE_STORE_FAILED', true],
+  LEASE_UNAVAILABLE: ['LEASE_UNAVAILABLE', true],
 };
 
 /** Run errors that are the server's condition, not the request's (-32000, retry later). */

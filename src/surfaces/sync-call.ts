@@ -227,6 +227,7 @@ async function runOnce(
     cwd: call.cwd,
     childEnv: options.childEnv,
     env: options.env,
+    vault: options.vault?.(call.credentials ?? {}),
     state: { store, ephemeral: true },
     signal,
     output: (text) => {

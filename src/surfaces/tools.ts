@@ -13,6 +13,7 @@ import {
   type RequestContext,
   RPC_ERROR_CODES,
   RpcError,
+  type RpcErrorCode,
 } from '../protocol/index.js';
 import { type Admission, ArgumentError, type Refusal, shortKey } from '../runs/index.js';
 import type { MethodEntry } from './methods.js';
@@ -125,11 +126,11 @@ export function refusedResult(refusal: Refusal): ToolResult {
 }
 
 /** Looks up a tool by the `name` a request carries; unknown names are protocol errors. */
-function findTool(table: ToolTable, name: unknown): ToolDefinition {
+function findTool(table: ToolTable, name: unknown, code: RpcErrorCode): ToolDefinition {
   const tool = typeof name === 'string' ? table.get(name) : undefined;
   if (!tool) {
     const shown = typeof name === 'string' ? JSON.stringify(shortKey(name)) : 'without a name';
-    throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, `unknown tool ${shown}`);
+    throw new RpcError(code, `unknown tool ${shown}`);
   }
   return tool;
 }
@@ -167,18 +168,35 @@ export interface ToolMethodsOptions {
    * for the client (a paused workflow's `input_required`), which is no success yet.
    */
   readonly onCall?: (outcome: 'success' | 'error' | 'invalid' | 'input_required') => void;
+  /** How the tool methods answer where a profile differs from the default (`ToolPolicy`). */
+  readonly policy?: ToolPolicy;
+}
+
+/**
+ * What a profile may change about `tools/list` and `tools/call`: the JSON-RPC code of an
+ * unknown tool name (`-32602` by default; the workflow-engine profile answers `-32601`), and a
+ * private, uncached scope for the 2026-07-28 list (tools whose definitions follow server state).
+ */
+export interface ToolPolicy {
+  readonly unknownToolCode?: RpcErrorCode;
+  readonly privateList?: boolean;
 }
 
 /** `tools/list` and `tools/call` over the table. */
 export function toolMethods(table: ToolTable, options: ToolMethodsOptions): MethodEntry[] {
-  const list: MethodHandler = async (params) => {
+  const unknownToolCode = options.policy?.unknownToolCode ?? RPC_ERROR_CODES.INVALID_PARAMS;
+  const privateList = options.policy?.privateList === true;
+  const list: MethodHandler = async (params, ctx) => {
     rejectCursor(params);
+    if (privateList && ctx.era === 'modern') {
+      return { tools: table.entries(), ttlMs: 0, cacheScope: 'private' };
+    }
     return { tools: table.entries() };
   };
   const call: MethodHandler = async (params, ctx) => {
     let result: ToolResult;
     try {
-      const tool = findTool(table, params['name']);
+      const tool = findTool(table, params['name'], unknownToolCode);
       const args = callArguments(params['arguments']);
       try {
         // The call is run here, not in a helper: one async frame (a promise, a microtask) less.

@@ -7,5 +7,6 @@
  */
 export { bearerMatches, hostAllowed, isLoopback, originAllowed } from './guards.js';
 export { type CallOutcome, type MetricFamily, Metrics } from './metrics.js';
-export { MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT } from './sessions.js';
+export type { SessionDirectory, SharedSession } from './session-directory.js';
+export { MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT, SESSION_IDLE_TTL_MS } from './sessions.js';
 export { MAX_LINE_BYTES, type StdioOptions, StdioTransport } from './stdio.js';

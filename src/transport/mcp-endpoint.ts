@@ -12,10 +12,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorResponse, RPC_ERROR_CODES, RpcError, type Session } from '../protocol/index.js';
 import type { BodyLimits } from './body.js';
 import { openSessionStream } from './get-stream.js';
-import { handleMcpPost, type McpDispatcher, type McpPostContext, principalOf } from './mcp-post.js';
+import {
+  handleMcpPost,
+  type McpDispatcher,
+  type McpPostContext,
+  principalDigest,
+  principalOf,
+} from './mcp-post.js';
 import type { Metrics } from './metrics.js';
 import { sendJson } from './respond.js';
 import type { Route } from './routes.js';
+import type { SessionDirectory } from './session-directory.js';
 import { SESSION_IDLE_TTL_MS, SessionTable, type SessionTableOptions } from './sessions.js';
 
 /**
@@ -39,6 +46,8 @@ export interface McpEndpointOptions {
   readonly sessions?: Omit<SessionTableOptions, 'onEnd'>;
   /** The deadline and shared budget of every POST body. */
   readonly body: BodyLimits;
+  /** Sessions shared with other replicas (a shared store), if any. */
+  readonly directory?: SessionDirectory | undefined;
 }
 
 /** The `/mcp` rows and the legacy sessions behind them; `start` once, then `close`. */
@@ -81,6 +90,12 @@ export class McpEndpoint {
         this.#refused[cap]++;
       },
       body: options.body,
+      directory: options.directory,
+      published: {
+        at: new WeakMap(),
+        // A quarter of the idle TTL, and at most every five minutes.
+        everyMs: Math.min(5 * 60_000, (options.sessions?.ttlMs ?? SESSION_IDLE_TTL_MS) / 4),
+      },
     };
   }
 
@@ -152,15 +167,26 @@ export class McpEndpoint {
     return handleMcpPost(req, res, method, this.#post);
   }
 
-  #delete(req: IncomingMessage, res: ServerResponse): void {
+  async #delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string') return refuseJsonRpc(res, 400, 'missing Mcp-Session-Id');
     const principal = principalOf(req, this.#options.principalHeader);
-    // Only the caller that opened a session may end it.
-    if (this.#sessions.get(id, principal) === undefined || !this.#sessions.delete(id)) {
+    // Only the caller that opened a session may end it, on whichever replica it was minted.
+    const here = this.#sessions.get(id, principal) !== undefined;
+    if (!here && !(await this.#sharedWith(id, principal))) {
       return refuseJsonRpc(res, 404, 'unknown session');
     }
+    if (here) this.#sessions.delete(id);
+    // Ended for every replica: none adopts it from the directory again (one that already did
+    // keeps it until its idle sweep).
+    await this.#options.directory?.remove(id).catch(() => {});
     res.writeHead(204).end();
+  }
+
+  /** Whether the directory holds session `id`, opened by `principal`. */
+  async #sharedWith(id: string, principal: string | undefined): Promise<boolean> {
+    const shared = await this.#options.directory?.lookup(id).catch(() => undefined);
+    return shared !== undefined && shared.principalDigest === principalDigest(principal);
   }
 }
 

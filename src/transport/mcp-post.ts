@@ -10,6 +10,7 @@
  * the client's response to such a request goes to the dispatcher like any message (which routes it
  * to the waiting request by session) and is answered 202.
  */
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type Connection,
@@ -39,6 +40,7 @@ import {
 } from './body.js';
 import { socketClientKey } from './client-key.js';
 import { sendJson } from './respond.js';
+import type { SessionDirectory } from './session-directory.js';
 import type { SessionRefusal, SessionTable } from './sessions.js';
 import { acceptsEventStream, EventStream } from './sse.js';
 import { withOwed } from './unanswered.js';
@@ -63,6 +65,13 @@ export interface McpPostContext {
   /** Told each `initialize` refused at a session cap. */
   readonly onRefused?: (cap: SessionRefusal['cap']) => void;
   readonly body: BodyLimits;
+  /** Sessions shared with other replicas: looked up on a miss, published once initialized. */
+  readonly directory?: SessionDirectory | undefined;
+  /**
+   * When each session was last published, and how often one in use is published again, so
+   * its shared record outlives the idle TTL while any replica serves it.
+   */
+  readonly published?: { readonly at: WeakMap<Session, number>; readonly everyMs: number };
 }
 
 /** A refusal answered before dispatch: HTTP status plus the JSON-RPC error. */
@@ -129,7 +138,10 @@ export async function handleMcpPost(
     // Hashed once per connection; one string per client however many sessions it opens.
     const client = ctx.sessions.sharedKey(socketClientKey(principal, req.socket));
     const caller: Caller = { principal, client };
-    const { session, created } = resolveSession(req, message, caller, ctx);
+    const found = resolveSession(req, message, caller, ctx);
+    const { session, created } =
+      'missing' in found ? await adopt(found.missing, caller, ctx) : found;
+    if (created === undefined && ctx.directory !== undefined) refresh(session, principal, ctx);
     // Room for the session is reserved before the `initialize` runs: a refusal costs nothing.
     const admitting = created === 'initialize' && idOf(message) !== null;
     const full = admitting ? ctx.sessions.admit(ctx.now(), caller.client) : undefined;
@@ -235,7 +247,7 @@ function resolveSession(
   message: unknown,
   { principal, client }: Caller,
   ctx: McpPostContext,
-): { session: Session; created: 'initialize' | 'ephemeral' | undefined } {
+): { session: Session; created: 'initialize' | 'ephemeral' | undefined } | { missing: string } {
   // A throwaway session's id is never sent or looked up: a counter spares a random UUID.
   const fresh = () => ctx.dispatcher.newSession({ id: ctx.sessions.ephemeralId(), now: ctx.now() });
   const modern = modernVersion(message) !== undefined;
@@ -251,8 +263,76 @@ function resolveSession(
   if (id === undefined) return { session: fresh(), created: 'ephemeral' };
   const session = ctx.sessions.get(id, principal);
   if (session === undefined) {
+    if (ctx.directory !== undefined) return { missing: id };
     throw refuse(404, RPC_ERROR_CODES.INVALID_REQUEST, 'unknown or ended session');
   }
+  return { session, created: undefined };
+}
+
+/** Publishes a session in use again once its record is older than `published.everyMs`. */
+function refresh(session: Session, principal: string | undefined, ctx: McpPostContext): void {
+  const published = ctx.published;
+  const now = ctx.now();
+  if (published === undefined || now - (published.at.get(session) ?? 0) < published.everyMs) return;
+  published.at.set(session, now);
+  void publish(session, principal, ctx);
+}
+
+/** Writes the session's shared record; a failure leaves it usable on this replica. */
+async function publish(
+  session: Session,
+  principal: string | undefined,
+  ctx: McpPostContext,
+): Promise<void> {
+  const protocol = session.protocolVersion;
+  if (ctx.directory === undefined || protocol === undefined) return;
+  const digest = principalDigest(principal);
+  ctx.published?.at.set(session, ctx.now());
+  await ctx.directory
+    .publish({
+      id: session.id,
+      ...(digest !== undefined ? { principalDigest: digest } : {}),
+      protocol,
+      initialized: session.initialized,
+      lastUsed: ctx.now(),
+    })
+    .catch(() => {});
+}
+
+/** The digest a shared session record keeps of its principal. */
+export function principalDigest(principal: string | undefined): string | undefined {
+  return principal === undefined
+    ? undefined
+    : createHash('sha256').update(`principal:${principal}`).digest('hex');
+}
+
+/**
+ * A session another replica minted, found in the shared directory and filed here as if this
+ * replica had answered its `initialize`; the same answer as an unknown id otherwise (another
+ * caller's session included).
+ */
+async function adopt(
+  id: string,
+  { principal, client }: Caller,
+  ctx: McpPostContext,
+): Promise<{ session: Session; created: undefined }> {
+  const shared = await ctx.directory?.lookup(id).catch(() => undefined);
+  if (shared === undefined || shared.principalDigest !== principalDigest(principal)) {
+    throw refuse(404, RPC_ERROR_CODES.INVALID_REQUEST, 'unknown or ended session');
+  }
+  // Another request of the same client may have filed it while the directory answered.
+  const filed = ctx.sessions.get(id, principal);
+  if (filed !== undefined) return { session: filed, created: undefined };
+  const full = ctx.sessions.admit(ctx.now(), client);
+  if (full !== undefined) {
+    ctx.onRefused?.(full.cap);
+    throw refuse(503, RPC_ERROR_CODES.SERVER_UNAVAILABLE, 'too many sessions on this replica');
+  }
+  const session = ctx.dispatcher.newSession({ id, now: ctx.now(), principal, client });
+  session.negotiate({ protocolVersion: shared.protocol });
+  if (shared.initialized) session.markInitialized();
+  ctx.sessions.add(session);
+  ctx.published?.at.set(session, shared.lastUsed);
   return { session, created: undefined };
 }
 
@@ -309,6 +389,9 @@ async function dispatch(
   if (answer === undefined) return sendJson(res, ended === 'shutdown' ? 503 : 404, final);
   if (created === 'initialize' && !Array.isArray(answer) && 'result' in answer) {
     ctx.sessions.add(session);
+    // Published before the client learns the id, so its next request resolves on any replica;
+    // a directory that failed leaves the session usable here, as a single replica's is.
+    await publish(session, principal, ctx);
     res.setHeader('mcp-session-id', session.id);
   }
   sendJson(res, statusOf(final, created === 'ephemeral'), final);

@@ -24,8 +24,11 @@ import { until } from '../helpers/poll.js';
 const EXAMPLES = resolve(REPO_ROOT, 'examples');
 /** The workflows under examples/: every one is called, and the listing must hold exactly these. */
 const EXAMPLE_WORKFLOWS = ['RepoReport', 'TodoScan'];
-/** The server's own tools, beside the workflows: jobs and (where served) async runs. */
-const CONTROL_TOOL = /^(job\.|mhl_run_)/;
+/**
+ * The server's own tools, beside the workflows: jobs, (where served) async runs and the vault's
+ * listing (docs/secrets.md).
+ */
+const CONTROL_TOOL = /^(job\.|mhl_run_|secrets\.)/;
 
 /** A git repository with two commits and a TODO, the working directory of every server. */
 function exampleRepo(): string {

@@ -11,7 +11,10 @@ import { isAlive, readPid } from '../helpers/processes.js';
 import { StdioServer } from '../helpers/stdio-server.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/serve');
-/** Over stdio as over HTTP: the workflows, then the job tools, then the async run tools. */
+/**
+ * Over stdio as over HTTP: the workflows, then the job tools, then the async run tools, then
+ * the vault's listing (docs/secrets.md).
+ */
 const STDIO_TOOLS = [
   'Fails',
   'Greet',
@@ -26,6 +29,7 @@ const STDIO_TOOLS = [
   'mhl_run_cancel',
   'mhl_run_list',
   'mhl_run_logs',
+  'secrets.list',
 ];
 const STEPS = resolve(REPO_ROOT, 'test/fixtures/serve-steps');
 const MODERN_META = {

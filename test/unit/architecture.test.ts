@@ -24,6 +24,8 @@ const ORDER = [
   // The language server: editor features over lang, used only by `mhl lsp`.
   'lsp',
   'server',
+  // The local vault and its setup page: the server and the CLI use it; it serves HTTP rows.
+  'secrets',
   'transport',
   'protocol',
   'surfaces',
@@ -65,6 +67,7 @@ const LAZY_FACES: Readonly<Record<string, string>> = {
   'src/transport/routes.ts': 'the HTTP route table: HTTP only',
   'src/transport/body.ts': 'the body budget every HTTP row that reads a body shares: HTTP only',
   'src/server/serve-http.ts': 'serving over HTTP: mhl serve mcp imports it only with --http',
+  'src/store/postgres.ts': 'the PostgreSQL store: only a server given one loads it (and pg)',
   'src/surfaces/a2a/index.ts':
     'the A2A surface: HTTP only, so mhl serve imports it only with --http and for serve a2a',
   'src/transport/respond.ts': 'the JSON and plain-text writers of HTTP rows: HTTP only',

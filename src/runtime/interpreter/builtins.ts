@@ -1,6 +1,7 @@
 /**
  * Built-in functions callable by bare name: `log`, `fail`, `pause`, `env`, `type_of`, `is_*`,
- * `complete` (ends the run normally) and `vault`, which refuses with `UNSUPPORTED` (no backend).
+ * `complete` (ends the run normally) and `vault`, which asks the host for a secret by slot name
+ * (refusing with `UNSUPPORTED` where the host has no vault) and registers it for redaction.
  * (`nameof` needs the declaration table and lives with the interpreter.)
  */
 import { LangError } from '../../lang/index.js';
@@ -21,7 +22,16 @@ export interface BuiltinContext {
   /** Where `env()` reads: the process environment minus removed secrets. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly redactor: Redactor;
+  /** Where `vault()` reads, when the host has a vault (src/secrets); values are never cached. */
+  readonly vault?: VaultLookup | undefined;
 }
+
+/**
+ * A host's secret lookup for `vault("slot", kind: "…")`: the value, or a `LangError` with a
+ * stable code (`SECRET_NOT_FOUND`, `SECRET_KIND_MISMATCH`, `VAULT_*`). The host decides what a slot means (a name, or the record
+ * id a call passed under `credentials.<slot>`); the interpreter only redacts what it returns.
+ */
+export type VaultLookup = (slot: string, kind?: string) => Promise<string>;
 
 const joined = (args: CallArgs) => args.ordered.map(formatValue).join(' ');
 
@@ -50,12 +60,27 @@ export function builtinFunctions(ctx: BuiltinContext): ReadonlyMap<string, Funct
       if (value && Redactor.isSensitiveName(name)) ctx.redactor.register(value);
       return value;
     }),
-    fn('vault', () => {
-      throw new LangError(
-        'UNSUPPORTED',
-        'vault() is not supported yet: no secret vault is configured; read secrets with env("NAME")',
-      );
-    }),
+    [
+      'vault',
+      new FunctionValue('vault', async (a) => {
+        const slot = a.positional[0];
+        const kind = a.named.get('kind');
+        const others = [...a.named.keys()].some((k) => k !== 'kind');
+        if (typeof slot !== 'string' || a.positional.length !== 1 || others)
+          throw new LangError('TYPE', 'vault: expected one secret name and an optional kind: "…"');
+        if (kind !== undefined && typeof kind !== 'string')
+          throw new LangError('TYPE', `vault: kind must be a string, got ${typeOf(kind)}`);
+        if (ctx.vault === undefined)
+          throw new LangError(
+            'UNSUPPORTED',
+            'vault(): this host has no secret vault; read secrets with env("NAME")',
+          );
+        const value = await ctx.vault(slot, kind);
+        // Before the value goes anywhere: from here on every text the run writes is redacted.
+        ctx.redactor.register(value);
+        return value;
+      }),
+    ] as const,
     fn('complete', () => {
       throw new CompleteSignal();
     }),

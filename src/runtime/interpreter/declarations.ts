@@ -15,7 +15,7 @@ import type { NativeContext } from '../natives/native.js';
 import { matchesType, typeText } from '../pipeline/inputs.js';
 import type { Redactor } from '../services/redact.js';
 import { AgentCalls } from './agent-calls.js';
-import { builtinFunctions } from './builtins.js';
+import { builtinFunctions, type VaultLookup } from './builtins.js';
 import { Environment } from './environment.js';
 import { type Callables, Interpreter, withSpan } from './interpreter.js';
 import { type KvMemories, memoryMethods } from './memory.js';
@@ -43,6 +43,8 @@ export interface RunServices {
   readonly childEnv: Readonly<Record<string, string>>;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly redactor: Redactor;
+  /** What `vault()` reads; absent where the host has no vault. */
+  readonly vault?: VaultLookup | undefined;
   /** Program output, one line at a time (already redacted by the sink). */
   readonly output: (line: string) => void;
   /** Where agents with `cache: {storage: "disk"}` keep entries. */

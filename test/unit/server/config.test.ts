@@ -57,6 +57,35 @@ describe('readServeConfig', () => {
     assert.equal(result.config.requireCwd, true);
   });
 
+  it('reads --store, --single-replica and the lease settings, flags over environment', () => {
+    const c = config(
+      { store: 'postgres://u:pw@db/mhl', singleReplica: true },
+      {
+        MHL_SERVE_STORE: 'postgres://other/db',
+        MHL_SERVE_RUN_LOCK_TTL: '90',
+        MHL_SERVE_REPLICA_ID: 'r-1',
+      },
+    );
+    assert.equal(c.store, 'postgres://u:pw@db/mhl');
+    assert.equal(c.singleReplica, true);
+    assert.equal(c.runLockTtlMs, 90_000);
+    assert.equal(c.replicaId, 'r-1');
+    const d = config({}, { MHL_SERVE_SINGLE_REPLICA: 'yes', MHL_SERVE_RUN_LOCK_TTL: '1500ms' });
+    assert.equal(d.singleReplica, true);
+    assert.equal(d.runLockTtlMs, 1500);
+    assert.equal(config({}).runLockTtlMs, 45_000);
+    assert.equal(config({}).singleReplica, false);
+  });
+
+  it('never repeats a refused store URL, which may hold a password', () => {
+    const result = read({ store: 'mysql://u:hunter2@h/db' });
+    assert.ok(!result.ok);
+    if (!result.ok) {
+      assert.doesNotMatch(result.message, /hunter2/);
+      assert.match(result.message, /not mysql:/);
+    }
+  });
+
   it('accepts --state-dir and --drain-timeout on stdio, where async runs are served too', () => {
     const c = config({ stateDir: 'state', drainTimeout: '30s' });
     assert.equal(c.stateDir, resolve('state'));
@@ -91,6 +120,14 @@ describe('readServeConfig', () => {
     [{ http: true, maxSessionsPerClient: '0' }, {}, 2],
     [{ http: true, maxSessions: '10', maxSessionsPerClient: '11' }, {}, 2],
     [{ http: true }, { MHL_SERVE_SESSION_IDLE_TTL: '0' }, 2],
+    [{ store: 'redis://h/0' }, {}, 2],
+    [{ store: 'mysql://u:pw@h/db' }, {}, 2],
+    [{}, { MHL_SERVE_STORE: '/just/a/path' }, 2],
+    [{}, { MHL_SERVE_RUN_LOCK_TTL: 'forever' }, 2],
+    [{}, { MHL_SERVE_RUN_LOCK_TTL: '50ms' }, 2],
+    [{}, { MHL_SERVE_RUN_LOCK_TTL: '0' }, 2],
+    [{}, { MHL_SERVE_REPLICA_ID: 'has space' }, 2],
+    [{}, { MHL_SERVE_REPLICA_ID: 'x'.repeat(129) }, 2],
   ] as [ServeFlags, Record<string, string>, number][]) {
     it(`refuses ${JSON.stringify(flags)} ${JSON.stringify(env)} with exit ${exit}`, () => {
       const result = read(flags, env);

@@ -41,6 +41,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     validation(open);
     concurrency(open);
     casContract(open);
+    leaseContract(open);
+    fenceContract(open);
+    scanContract(open);
   });
 }
 
@@ -252,5 +255,190 @@ function casContract(open: () => Promise<Store>): void {
       store.cas.compareAndSwap('/x', '1', 'v'),
       rejectsCode('STORE_INVALID_KEY'),
     );
+  });
+}
+
+/** Resolves once the lease of `runId` is no longer live, as the store's own clock judges. */
+async function lapse(store: Store, runId: string): Promise<void> {
+  if (!storeCan(store, 'lease')) return;
+  for (;;) {
+    const state = await store.lease.read(runId);
+    if (state === undefined || !state.live) return;
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
+function leaseContract(open: () => Promise<Store>): void {
+  it('lease: one holder at a time, renewed and released only by its token', async (t) => {
+    const store = await open();
+    if (!storeCan(store, 'lease')) return t.skip('store has no lease capability');
+    const a = await store.lease.acquire('r1', 'replica-a', 30_000);
+    assert.ok(a && a.holder === 'replica-a' && /^[0-9a-f]{32}$/.test(a.token));
+    assert.equal(await store.lease.acquire('r1', 'replica-b', 30_000), undefined);
+    assert.equal(
+      await store.lease.acquire('r1', 'replica-a', 30_000),
+      undefined,
+      'even its holder',
+    );
+    const state = await store.lease.read('r1');
+    assert.equal(state?.holder, 'replica-a');
+    assert.equal(state?.live, true);
+    const forged = { runId: 'r1', token: 'f'.repeat(32) };
+    assert.equal(await store.lease.renew(forged, 30_000), undefined);
+    assert.equal(await store.lease.release(forged), false);
+    const renewed = await store.lease.renew(a, 60_000);
+    assert.ok(renewed && renewed.expiresAt >= a.expiresAt && renewed.token === a.token);
+    assert.equal(await store.lease.release(a), true);
+    assert.equal(await store.lease.release(a), false);
+    assert.equal(await store.lease.read('r1'), undefined);
+    const b = await store.lease.acquire('r1', 'replica-b', 30_000);
+    assert.ok(b && b.token !== a.token);
+  });
+
+  it('lease: a lapsed lease is taken over with a fresh token the old one cannot touch', async (t) => {
+    const store = await open();
+    if (!storeCan(store, 'lease')) return t.skip('store has no lease capability');
+    const a = await store.lease.acquire('r2', 'replica-a', 150);
+    assert.ok(a);
+    await lapse(store, 'r2');
+    assert.equal((await store.lease.read('r2'))?.live, false);
+    assert.equal(await store.lease.renew(a, 30_000), undefined, 'a lapsed lease is not renewed');
+    const b = await store.lease.acquire('r2', 'replica-b', 30_000);
+    assert.ok(b && b.token !== a.token);
+    assert.equal(await store.lease.release(a), false);
+    assert.equal(await store.lease.renew(a, 30_000), undefined);
+    assert.equal((await store.lease.read('r2'))?.holder, 'replica-b');
+  });
+
+  it('lease: exactly one of many concurrent acquisitions wins', async (t) => {
+    const store = await open();
+    if (!storeCan(store, 'lease')) return t.skip('store has no lease capability');
+    const won = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.lease.acquire('race', `replica-${i}`, 30_000)),
+    );
+    assert.equal(won.filter((l) => l !== undefined).length, 1);
+  });
+}
+
+function fenceContract(open: () => Promise<Store>): void {
+  it('fence: writes land while the lease is held, and never after a takeover', async (t) => {
+    const store = await open();
+    if (!storeCan(store, 'fence') || !storeCan(store, 'lease')) {
+      return t.skip('store has no fence and lease capabilities');
+    }
+    const a = await store.lease.acquire('f1', 'replica-a', 150);
+    assert.ok(a);
+    assert.equal(await store.fence.putFenced('run/f1/cp', 'a1', a), true);
+    assert.equal(await store.get('run/f1/cp'), 'a1');
+    await lapse(store, 'f1');
+    assert.equal(await store.fence.putFenced('run/f1/cp', 'late', a), false, 'lapsed');
+    const b = await store.lease.acquire('f1', 'replica-b', 30_000);
+    assert.ok(b);
+    assert.equal(await store.fence.putFenced('run/f1/cp', 'stale', a), false);
+    assert.equal(await store.fence.deleteFenced('run/f1/cp', a), false);
+    assert.equal(await store.get('run/f1/cp'), 'a1');
+    assert.equal(await store.fence.putFenced('run/f1/cp', 'b1', b), true);
+    assert.equal(await store.fence.deleteFenced('run/f1/cp', b), true);
+    assert.equal(await store.get('run/f1/cp'), undefined);
+  });
+
+  it('fence: a batch lands whole or not at all', async (t) => {
+    const store = await open();
+    if (!storeCan(store, 'fence') || !storeCan(store, 'lease')) {
+      return t.skip('store has no fence and lease capabilities');
+    }
+    const a = await store.lease.acquire('f2', 'replica-a', 30_000);
+    assert.ok(a);
+    await store.put('run/f2/old', 'x');
+    const writes = [
+      { key: 'run/f2/status', value: '{"state":"completed"}' },
+      { key: 'run/f2/old', value: undefined },
+    ];
+    assert.equal(await store.fence.writeFenced(writes, a), true);
+    assert.equal(await store.get('run/f2/status'), '{"state":"completed"}');
+    assert.equal(await store.get('run/f2/old'), undefined);
+    await store.lease.release(a);
+    assert.equal(
+      await store.fence.writeFenced([{ key: 'run/f2/status', value: 'late' }], a),
+      false,
+    );
+    assert.equal(await store.get('run/f2/status'), '{"state":"completed"}');
+    const b = await store.lease.acquire('f2', 'replica-b', 30_000);
+    assert.ok(b);
+    await assert.rejects(
+      store.fence.writeFenced(
+        [
+          { key: 'run/f2/ok', value: '1' },
+          { key: 'run/f2/status/child', value: '2' },
+        ],
+        b,
+      ),
+      rejectsCode('STORE_KEY_CONFLICT'),
+    );
+    assert.equal(await store.get('run/f2/ok'), undefined, 'the first write was rolled back');
+    await assert.rejects(store.fence.putFenced('../x', 'v', b), rejectsCode('STORE_INVALID_KEY'));
+  });
+}
+
+function scanContract(open: () => Promise<Store>): void {
+  const record = (state: string, owner: string) => JSON.stringify({ state, owner, n: 1 });
+
+  it('scan: filters by prefix, suffix and fields, in pages ascending by key', async (t) => {
+    const store = await open();
+    if (!storeCan(store, 'scan')) return t.skip('store has no scan capability');
+    await store.put('state/a/mhl-run.json', record('completed', 'o1'));
+    await store.put('state/a/P.json', record('completed', 'o1'));
+    await store.put('state/b/mhl-run.json', record('working', 'o1'));
+    await store.put('state/c/mhl-run.json', record('failed', 'o2'));
+    await store.put('state/d/mhl-run.json', 'not json {');
+    await store.put('other/e/mhl-run.json', record('completed', 'o1'));
+    const base = { prefix: 'state/', suffix: '/mhl-run.json' };
+    const terminal = await store.scan.scan({ ...base, where: { state: ['completed', 'failed'] } });
+    assert.deepEqual(
+      terminal.entries.map((e) => e.key),
+      ['state/a/mhl-run.json', 'state/c/mhl-run.json'],
+    );
+    assert.equal(terminal.next, undefined);
+    const mine = await store.scan.scan({ ...base, where: { owner: 'o1', n: 1 } });
+    assert.deepEqual(
+      mine.entries.map((e) => e.key),
+      ['state/a/mhl-run.json', 'state/b/mhl-run.json'],
+    );
+    const first = await store.scan.scan({ ...base, limit: 2 });
+    assert.equal(first.entries.length, 2);
+    assert.ok(first.next !== undefined);
+    const second = await store.scan.scan({ ...base, limit: 2, after: first.next });
+    assert.deepEqual(
+      second.entries.map((e) => e.key),
+      ['state/c/mhl-run.json', 'state/d/mhl-run.json'],
+    );
+    assert.equal(await store.scan.count({ ...base, where: { owner: 'o1' } }), 2);
+    const future = Date.now() + 3_600_000;
+    assert.equal(await store.scan.count({ ...base, updatedBefore: future }), 4);
+    assert.equal(await store.scan.count({ ...base, updatedBefore: 0 }), 0);
+  });
+
+  it('scan: purge deletes matches with their siblings, in bounded batches', async (t) => {
+    const store = await open();
+    if (!storeCan(store, 'scan')) return t.skip('store has no scan capability');
+    for (let i = 0; i < 5; i++) {
+      await store.put(`state/r${i}/mhl-run.json`, record(i < 4 ? 'completed' : 'paused', 'o'));
+      await store.put(`state/r${i}/P.json`, '{}');
+    }
+    await store.put('state/r0x/keep.json', '{}');
+    const query = {
+      prefix: 'state/',
+      suffix: '/mhl-run.json',
+      where: { state: ['completed', 'failed', 'canceled'] },
+      limit: 3,
+    };
+    assert.equal((await store.scan.purge(query)).length, 3);
+    assert.deepEqual(await store.scan.purge(query), ['state/r3/mhl-run.json']);
+    assert.deepEqual(await store.scan.purge(query), []);
+    assert.deepEqual(await store.list('state/'), [
+      'state/r0x/keep.json',
+      'state/r4/P.json',
+      'state/r4/mhl-run.json',
+    ]);
   });
 }

@@ -317,6 +317,8 @@ describe('CheckpointStore: fencing', () => {
           await inner.delete(key);
           return true;
         },
+        writeFenced: () =>
+          Promise.reject(new Error('the checkpoint store writes one key at a time')),
       },
       get: (k, o) => inner.get(k, o),
       put: () => Promise.reject(new Error('unfenced put')),

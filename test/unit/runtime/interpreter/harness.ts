@@ -11,6 +11,7 @@ import { after } from 'node:test';
 import { memoryHost } from '../../../../src/lang/source-host.js';
 import { createAgentState } from '../../../../src/runtime/agents/agents.js';
 import { CheckpointStore } from '../../../../src/runtime/checkpoints/checkpoints.js';
+import type { VaultLookup } from '../../../../src/runtime/interpreter/builtins.js';
 import { toPlain, type Value } from '../../../../src/runtime/interpreter/values.js';
 import { loadProgram, selectPipeline } from '../../../../src/runtime/pipeline/program.js';
 import { type RunOutcome, runPipeline } from '../../../../src/runtime/pipeline/runner.js';
@@ -27,6 +28,8 @@ export interface RunSpec {
   readonly files?: Readonly<Record<string, string>>;
   /** What `env()` sees. */
   readonly env?: Readonly<Record<string, string>>;
+  /** What `vault()` reads; without it `vault()` is UNSUPPORTED. */
+  readonly vault?: VaultLookup;
   /** Reuse a cwd and state (for `kv`/json memory across runs, resume). */
   readonly cwd?: string;
   readonly state?: CheckpointStore;
@@ -86,6 +89,7 @@ export async function run(body: string, spec: RunSpec = {}): Promise<Ran> {
       cwd,
       childEnv: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
       env: spec.env ?? {},
+      vault: spec.vault,
       redactor,
       output: (line) => output.push(redactor.redact(line)),
       cacheDir: join(cwd, '.mhl-cache'),

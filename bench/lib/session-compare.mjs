@@ -1,0 +1,103 @@
+/**
+ * Comparing two walks' tool results modulo what differs by construction (timestamps, session
+ * indexes, uuids, planning paths, trace tokens, seals): each result is normalised, texts with a
+ * bundle are split at the separator and compared part by part, and every difference is reported
+ * as `{tool, call, part, mhl, public}`.
+ */
+import { parse } from 'yaml';
+import { SEPARATOR } from './session-walker.mjs';
+
+const ISO = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g;
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+/** Text with run-specific values replaced by placeholders. */
+export function normaliseText(text, indexes, folders) {
+  let out = text;
+  for (const f of folders) out = out.split(f).join('<folder>');
+  for (const i of indexes) out = out.split(i).join('<index>');
+  return out
+    .replace(ISO, '<time>')
+    .replace(UUID, '<uuid>')
+    .replace(/\b\d{4}-\d{2}-\d{2}-/g, '<date>-');
+}
+
+function normaliseValue(value) {
+  if (Array.isArray(value)) return value.map(normaliseValue);
+  if (value === null || typeof value !== 'object') return value;
+  const out = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k === 'trace_token') out[k] = '<token>';
+    else if (k === 'uptime_seconds' || k === 'ts' || k === 'respondedAt' || k === 'yieldedAt')
+      out[k] = '<n>';
+    else out[k] = normaliseValue(v);
+  }
+  return out;
+}
+
+function tryJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function tryYaml(text) {
+  try {
+    return parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The parts of one result to compare: `{part → normalised value}`. */
+export function resultParts(name, result, indexes, folders) {
+  const text = normaliseText(result.content?.[0]?.text ?? '', indexes, folders);
+  const parts = { isError: Boolean(result.isError) };
+  const meta = result._meta
+    ? normaliseValue(tryJson(normaliseText(JSON.stringify(result._meta), indexes, folders)))
+    : undefined;
+  if (meta?.validation) parts.validation = meta.validation;
+  if (result.isError) return parts;
+  const cut = text.indexOf(SEPARATOR);
+  if ((name === 'get_workflow' || name === 'get_activity') && cut !== -1) {
+    parts.bundle = tryYaml(text.slice(0, cut));
+    parts.body = tryYaml(text.slice(cut + SEPARATOR.length));
+  } else parts.body = normaliseValue(tryJson(text) ?? text);
+  return parts;
+}
+
+const stable = (v) =>
+  JSON.stringify(v, (_k, x) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort())
+      : x,
+  );
+
+/** Differences between two walks of the same workflow. */
+export function compareWalks(a, b, folders) {
+  const diffs = [];
+  const indexes = [a.sessionIndex, b.sessionIndex];
+  const n = Math.max(a.calls.length, b.calls.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.calls[i];
+    const y = b.calls[i];
+    if (!x || !y || x.name !== y.name) {
+      diffs.push({
+        tool: x?.name ?? y?.name,
+        call: i,
+        part: 'sequence',
+        mhl: x?.name,
+        public: y?.name,
+      });
+      break;
+    }
+    const px = resultParts(x.name, x.result, indexes, folders);
+    const py = resultParts(y.name, y.result, indexes, folders);
+    for (const part of new Set([...Object.keys(px), ...Object.keys(py)])) {
+      if (stable(px[part]) !== stable(py[part]))
+        diffs.push({ tool: x.name, call: i, part, mhl: px[part], public: py[part] });
+    }
+  }
+  return diffs;
+}

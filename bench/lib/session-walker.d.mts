@@ -1,0 +1,33 @@
+// Types of session-walker.mjs (plain JS so benchmarks run it without a build step).
+export const SEPARATOR: string;
+export const TERMINAL: string;
+export interface ToolCallResult {
+  content?: { type: string; text?: string }[];
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+export type CallTool = (name: string, args: Record<string, unknown>) => Promise<ToolCallResult>;
+export interface WalkOptions {
+  policy?: (step: Record<string, unknown>, activityId: string) => string;
+  simulate?: (activityId: string, bag: Record<string, unknown>) => Record<string, unknown>;
+  initialVariables?: Record<string, unknown>;
+  maxVisits?: number;
+  contextTokens?: number;
+  endWithTerminal?: boolean;
+}
+export interface WalkedCall {
+  name: string;
+  args: Record<string, unknown>;
+  result: ToolCallResult;
+}
+export interface Walk {
+  sessionIndex: string;
+  path: string[];
+  calls: WalkedCall[];
+}
+export function walk(call: CallTool, workflowId: string, options?: WalkOptions): Promise<Walk>;
+export function when(text: string, bag: Record<string, unknown>): boolean;
+export function condition(c: unknown, bag: Record<string, unknown>): boolean;
+export function pickTransition(transitions: unknown, bag: Record<string, unknown>): string | undefined;
+export function defaultPolicy(step: Record<string, unknown>): string;

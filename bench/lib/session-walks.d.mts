@@ -1,0 +1,3 @@
+// Types of session-walks.mjs.
+import type { WalkOptions } from './session-walker.mjs';
+export const WALKS: { name: string; workflow: string; options: WalkOptions }[];

@@ -1,0 +1,210 @@
+/**
+ * Technique lookup and composition (spec session-profile §1.12): resolving a ref (`wf/tech`,
+ * `wf::group::op`, `group::op`, bare names, the step-bound `<activity>::<ref>` shorthand) in the
+ * executing workflow then `meta`, and composing the inherited contract (the workflow-root and
+ * group `TECHNIQUE.md` files: inputs, outputs and rules merged by id, `Initial`/`Final`
+ * protocol blocks wrapped around the technique's own). Reads files through `yaml-files.ts`.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type ProtocolBlock,
+  parseTechnique,
+  type Technique,
+  type TechniqueIo,
+} from './technique-parse.js';
+import { readDerived, readText } from './yaml-files.js';
+
+/** A technique file found for a ref: where it is, and its path of groups. */
+interface Located {
+  readonly workflow: string;
+  /** Groups from the techniques folder down, excluding the file itself. */
+  readonly groups: readonly string[];
+  /** The file name inside the last group (`TECHNIQUE.md` for a group index). */
+  readonly file: string;
+}
+
+/** A resolved, composed technique as delivered. */
+export interface ComposedTechnique {
+  readonly resolvedId: string;
+  readonly workflow: string;
+  readonly technique: Technique;
+  readonly inheritedInputs: TechniqueIo[];
+  readonly inheritedOutputs: TechniqueIo[];
+  /** Rules of the ancestors (root first), for bundles. */
+  readonly ancestorRules: Record<string, string>;
+}
+
+const SEGMENT = /^[A-Za-z0-9._-]+$/;
+
+function locate(root: string, wf: string, path: readonly string[]): Located | undefined {
+  if (path.length === 0 || !path.every((p) => SEGMENT.test(p) && !p.startsWith('.')))
+    return undefined;
+  const base = join(root, wf, 'techniques', ...path.slice(0, -1));
+  const last = path[path.length - 1] as string;
+  if (readText(join(base, `${last}.md`)) !== undefined) {
+    return { workflow: wf, groups: path.slice(0, -1), file: `${last}.md` };
+  }
+  if (readText(join(base, last, 'TECHNIQUE.md')) !== undefined) {
+    return { workflow: wf, groups: path, file: 'TECHNIQUE.md' };
+  }
+  return undefined;
+}
+
+function hasTechniques(root: string, wf: string): boolean {
+  return SEGMENT.test(wf) && existsSync(join(root, wf, 'techniques'));
+}
+
+/** Finds the file of `ref` as executed from `current`. */
+function find(root: string, ref: string, current: string): Located | undefined {
+  if (ref.includes('/')) {
+    const [wf, ...rest] = ref.split('/');
+    return rest.length === 1 ? locate(root, wf as string, rest[0]?.split('::') ?? []) : undefined;
+  }
+  const parts = ref.split('::');
+  if (parts.length > 1 && parts[0] !== current && hasTechniques(root, parts[0] as string)) {
+    const inOther = locate(root, parts[0] as string, parts.slice(1));
+    if (inOther !== undefined) return inOther;
+  }
+  const scopes = current === 'meta' ? ['meta'] : [current, 'meta'];
+  for (const wf of scopes) {
+    const found = locate(root, wf, parts);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** A technique file parsed under identity `id`, once per version of the file. */
+function parsedAt(path: string, id: string): Technique | undefined {
+  return readDerived(path, `technique:${id}`, (text) => parseTechnique(id, text));
+}
+
+function load(root: string, at: Located, id: string): Technique | undefined {
+  return parsedAt(join(root, at.workflow, 'techniques', ...at.groups, at.file), id);
+}
+
+/** Ancestors (outermost first): the executing workflow's root contract, then each group index. */
+function ancestors(root: string, at: Located, executing: string): Technique[] {
+  const out: Technique[] = [];
+  const rootContract = readText(join(root, executing, 'techniques', 'TECHNIQUE.md'));
+  const isRootItself =
+    at.workflow === executing && at.groups.length === 0 && at.file === 'TECHNIQUE.md';
+  if (rootContract !== undefined && !isRootItself) {
+    const t = parseTechnique(`${executing}::TECHNIQUE`, rootContract);
+    if (t) out.push(t);
+  }
+  const depth = at.file === 'TECHNIQUE.md' ? at.groups.length - 1 : at.groups.length;
+  for (let i = 1; i <= depth; i++) {
+    const path = join(root, at.workflow, 'techniques', ...at.groups.slice(0, i), 'TECHNIQUE.md');
+    const t = parsedAt(path, at.groups.slice(0, i).join('::'));
+    if (t) out.push(t);
+  }
+  return out;
+}
+
+function mergeIo(
+  own: TechniqueIo[] | undefined,
+  layers: (TechniqueIo[] | undefined)[],
+): TechniqueIo[] {
+  const mine = new Set((own ?? []).map((i) => i.id));
+  const merged = new Map<string, TechniqueIo>();
+  for (const layer of layers)
+    for (const io of layer ?? []) if (!mine.has(io.id)) merged.set(io.id, io);
+  return [...merged.values()];
+}
+
+function wrapProtocol(
+  own: ProtocolBlock[] | undefined,
+  outer: Technique[],
+): ProtocolBlock[] | undefined {
+  const initial = outer.flatMap((t) => (t.protocol ?? []).filter((b) => b.title === 'Initial'));
+  const final = [...outer]
+    .reverse()
+    .flatMap((t) => (t.protocol ?? []).filter((b) => b.title === 'Final'));
+  const blocks = [...initial, ...(own ?? []), ...final];
+  return blocks.length > 0 ? blocks : undefined;
+}
+
+/**
+ * Resolves and composes `ref` for a call executing in workflow `current` (a borrowed activity's
+ * source workflow), trying `<activityId>::<ref>` first when `activityId` is given and the ref
+ * has no `::`. The inherited contract is the executing workflow's, or with `contract: 'own'`
+ * (bundled techniques) the one of the workflow the file lives in. Undefined when nothing
+ * resolves or the file breaks the format.
+ */
+export function resolveTechnique(
+  root: string,
+  ref: string,
+  current: string,
+  activityId?: string,
+  contract: 'executing' | 'own' = 'executing',
+): ComposedTechnique | undefined {
+  const tries: string[] = [];
+  if (activityId !== undefined && !ref.includes('::') && !ref.includes('/'))
+    tries.push(`${activityId}::${ref}`);
+  tries.push(ref);
+  for (const id of tries) {
+    const at = find(root, id, current);
+    if (at === undefined) continue;
+    const technique = load(root, at, id);
+    if (technique === undefined) return undefined;
+    return compose(root, at, id, technique, contract === 'own' ? at.workflow : current);
+  }
+  return undefined;
+}
+
+function compose(
+  root: string,
+  at: Located,
+  id: string,
+  own: Technique,
+  executing: string,
+): ComposedTechnique {
+  const outer = ancestors(root, at, executing);
+  const nearestFirst = [...outer].reverse();
+  const ancestorRules: Record<string, string> = {};
+  for (const t of outer) Object.assign(ancestorRules, t.rules ?? {});
+  const rules = { ...ancestorRules, ...(own.rules ?? {}) };
+  const protocol = wrapProtocol(own.protocol, outer);
+  const technique: Technique = { ...own };
+  if (protocol !== undefined) technique.protocol = protocol;
+  if (Object.keys(rules).length > 0) technique.rules = rules;
+  return {
+    resolvedId: id,
+    workflow: at.workflow,
+    technique,
+    inheritedInputs: mergeIo(own.inputs, nearestFirst.map((t) => t.inputs).reverse()),
+    inheritedOutputs: mergeIo(own.outputs, nearestFirst.map((t) => t.outputs).reverse()),
+    ancestorRules,
+  };
+}
+
+/** The note carried with inherited inputs and outputs in bundles and plain fetches. */
+export const INHERITED_SCOPE_NOTE =
+  'Declared by the workflow or group contract and shared by every technique in its scope — not specific to this technique.';
+
+/** The longer note of a step-bound fetch, whose entries may carry `source:` lines. */
+export const INHERITED_NOTE =
+  'Declared by the workflow or group contract and shared by every technique in its scope — not specific to this technique. A `source:` line is added to an entry only where its resolution departs from this scope — a step-binding override, or a producer positioned later in the workflow. An entry shown without one resolves from ordinary workflow context — a prior step output, a declared workflow variable, or ambient caller-supplied context — as this note describes.';
+
+/** The wire object of a composed technique, in the order the public server uses. */
+export function techniqueObject(
+  c: ComposedTechnique,
+  extra: { provenanceNote?: string; inheritedNote?: string } = {},
+): Record<string, unknown> {
+  const note = extra.inheritedNote ?? INHERITED_SCOPE_NOTE;
+  const t = c.technique;
+  const out: Record<string, unknown> = {
+    id: c.resolvedId,
+    version: t.version,
+    capability: t.capability,
+  };
+  if (extra.provenanceNote !== undefined) out['provenance_note'] = extra.provenanceNote;
+  if (t.inputs?.length) out['inputs'] = t.inputs;
+  if (c.inheritedInputs.length) out['inherited_inputs'] = { note, items: c.inheritedInputs };
+  if (t.protocol?.length) out['protocol'] = t.protocol;
+  if (t.outputs?.length) out['outputs'] = t.outputs;
+  if (c.inheritedOutputs.length) out['inherited_outputs'] = { note, items: c.inheritedOutputs };
+  if (t.rules && Object.keys(t.rules).length) out['rules'] = t.rules;
+  return out;
+}

@@ -1,0 +1,81 @@
+/**
+ * Writes a session file and its seal so that a process killed at any moment leaves a pair that
+ * verifies: both temp files are written and fsynced side by side; the seal file goes first and
+ * names the new seal and the old one; then the session file; then the seal file is rewritten to
+ * the new seal alone. At every moment the file on disk is accepted under a seal that covers its
+ * exact bytes, and no state is ever accepted without one. A rename across devices falls back to
+ * copying in place. Files are 0600; temp names start with `.tmp-`, which no reader looks at.
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { errnoCode, FILE_MODE, NODE_FS, syncDir, TEMP_PREFIX } from '../../../store/index.js';
+
+const fs = NODE_FS;
+
+async function prepare(dir: string, data: string, durable: boolean): Promise<string> {
+  const tmp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`);
+  const handle = await fs.open(tmp, 'wx', FILE_MODE);
+  try {
+    await handle.writeFile(data);
+    if (durable) await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return tmp;
+}
+
+async function place(tmp: string, path: string, data: string): Promise<void> {
+  try {
+    await fs.rename(tmp, path);
+    return;
+  } catch (err: unknown) {
+    if (errnoCode(err) !== 'EXDEV') throw err;
+  }
+  // The folder spans devices (some bind mounts): durable, though not atomic.
+  const handle = await fs.open(path, 'w', FILE_MODE);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fs.unlink(tmp);
+}
+
+/**
+ * Replaces `dir/<fileName>` with `text` under seal `seal`. `previous` is the seal now on disk:
+ * the new seal file names both until the file is in place, so the pair on disk verifies at
+ * every moment (old file under the old seal, or new file under the new one); then the seal file
+ * is rewritten to the new seal alone, the single-line form the public server reads.
+ */
+export async function writeSealedPair(
+  dir: string,
+  fileName: string,
+  text: string,
+  sealName: string,
+  seal: string,
+  previous: string | undefined,
+): Promise<void> {
+  const both = previous === undefined || previous === seal ? seal : `${seal}\n${previous}`;
+  const temps = await Promise.allSettled([prepare(dir, text, true), prepare(dir, both, true)]);
+  const [a, b] = temps as [PromiseSettledResult<string>, PromiseSettledResult<string>];
+  if (a.status === 'rejected' || b.status === 'rejected') {
+    for (const t of temps) if (t.status === 'fulfilled') await fs.unlink(t.value).catch(() => {});
+    throw a.status === 'rejected' ? a.reason : (b as PromiseRejectedResult).reason;
+  }
+  try {
+    await place(b.value, join(dir, sealName), both);
+    await place(a.value, join(dir, fileName), text);
+  } catch (err) {
+    await fs.unlink(a.value).catch(() => {});
+    await fs.unlink(b.value).catch(() => {});
+    throw err;
+  }
+  if (both !== seal) {
+    // Not synced: should it be lost, the two-seal file already on disk still verifies.
+    await place(await prepare(dir, seal, false), join(dir, sealName), seal);
+  }
+  // A new name must reach the directory on disk; replacing existing names needs no sync (after
+  // a crash each name holds its old bytes or its new ones, and the pair verifies either way).
+  if (previous === undefined) await syncDir(fs, dir);
+}

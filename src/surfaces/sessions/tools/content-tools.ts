@@ -1,0 +1,238 @@
+/**
+ * `get_technique` and `get_resource` (spec session-profile §3.8): a step's bound technique (or
+ * the activity's first technique, or the workflow's first orchestrator technique), composed in
+ * the activity's source workflow and decorated for its step; a resource by id, `wf/id` and
+ * `#section`. Both are gated, recorded in history and go through the delivery ledger.
+ */
+import { z } from 'zod';
+import type { SessionTool } from '../audit.js';
+import { ToolFailure } from '../context.js';
+import { findActivity, flattenSteps } from '../definition/loader.js';
+import { extractSection, findResource, parseResourceRef } from '../definition/resources.js';
+import { resolveTechnique, techniqueObject } from '../definition/techniques.js';
+import { contentHash, delivered, record, referenceMode } from '../delivery/ledger.js';
+import { decoratedTechnique, outputsBefore, stepTechnique } from '../delivery/steps.js';
+import { advanceSession, historyEvent } from '../store/advance.js';
+import {
+  AgentIdParam,
+  assertNoCheckpoint,
+  jsonResult,
+  noteWarnings,
+  openSession,
+  SessionIndexParam,
+  scopeOf,
+  sessionMeta,
+  sessionWorkflow,
+  TOOL_CODES,
+  textResult,
+  toYaml,
+} from './common.js';
+
+const TechniqueInput = z
+  .object({
+    session_index: SessionIndexParam,
+    agent_id: AgentIdParam,
+    step_id: z.string().min(1).optional(),
+    activity_id: z.string().min(1).optional(),
+    bundle: z.enum(['reference', 'full']).optional(),
+    full: z.boolean().optional(),
+  })
+  .strict();
+
+export const getTechnique: SessionTool<typeof TechniqueInput> = {
+  name: 'get_technique',
+  description:
+    "Load a technique: the one a step of the current activity binds (step_id), else the activity's first.",
+  input: TechniqueInput,
+  traced: true,
+  run: async (args, ctx, note) => {
+    const folder = ctx.store.locate(args.session_index);
+    return ctx.store.withFolder(folder, async () => {
+      const handle = openSession(ctx, args.session_index, note, args.agent_id);
+      const { state } = handle;
+      assertNoCheckpoint(state);
+      const { wf, drift } = sessionWorkflow(ctx, state);
+      const current = state.currentActivity;
+      if (args.activity_id !== undefined && args.activity_id !== current) {
+        throw new ToolFailure(
+          TOOL_CODES.ACTIVITY_NOT_FOUND,
+          `activity_id '${args.activity_id}' is not the session's current activity; the current activity is '${current || 'none'}'.`,
+        );
+      }
+      const activity = current ? findActivity(wf, current) : undefined;
+      const warnings: (string | null)[] = [drift];
+      let object: Record<string, unknown>;
+      let techniqueId: string;
+      if (args.step_id !== undefined) {
+        if (activity === undefined)
+          throw new ToolFailure(
+            TOOL_CODES.ACTIVITY_NOT_FOUND,
+            'No current activity in session state. Call next_activity first.',
+          );
+        const steps = flattenSteps(activity.steps);
+        const step = steps.find((s) => s.id === args.step_id);
+        if (step === undefined) {
+          throw new ToolFailure(
+            TOOL_CODES.STEP_NOT_FOUND,
+            `Step '${args.step_id}' not found in activity '${activity.id}'. Available steps: [${steps.map((s) => s.id).join(', ')}]`,
+          );
+        }
+        if (step.kind !== 'technique')
+          throw new ToolFailure(
+            TOOL_CODES.TECHNIQUE_NOT_FOUND,
+            `Step '${args.step_id}' has no technique binding.`,
+          );
+        const c = stepTechnique(ctx.root, activity, step);
+        if (c === undefined)
+          throw new ToolFailure(
+            TOOL_CODES.TECHNIQUE_NOT_FOUND,
+            `Technique not found for step '${args.step_id}'.`,
+          );
+        const declared = new Set(wf.variables.map((v) => v.name));
+        const decorated = decoratedTechnique(
+          c,
+          step,
+          declared,
+          outputsBefore(ctx.root, wf.activities, activity, args.step_id),
+        );
+        for (const id of decorated.unresolved)
+          warnings.push(
+            `UNRESOLVED input '${id}' of technique '${c.resolvedId}' at step '${args.step_id}'.`,
+          );
+        object = decorated.object;
+        techniqueId = c.resolvedId;
+      } else {
+        const ref = activity !== undefined ? activity.techniques?.[0] : wf.techniques.workflow[0];
+        const c =
+          ref === undefined
+            ? undefined
+            : resolveTechnique(ctx.root, ref, activity?.sourceWorkflow ?? wf.id, activity?.id);
+        if (c === undefined)
+          throw new ToolFailure(
+            TOOL_CODES.TECHNIQUE_NOT_FOUND,
+            `Technique not found: ${ref ?? '(none declared)'}`,
+          );
+        object = techniqueObject(c);
+        techniqueId = c.resolvedId;
+      }
+      const scope = scopeOf(state, args.agent_id);
+      const text = toYaml(object);
+      const hash = contentHash(text);
+      const key = `technique:${techniqueId}`;
+      const unchanged =
+        referenceMode(state, args.bundle, args.full) && delivered(state, scope, key, hash);
+      await advanceSession(ctx.store, handle, ctx.clock, (s) => {
+        record(s, scope, key, hash);
+        s.currentTechnique = techniqueId;
+        const data = {
+          techniqueId,
+          ...(args.step_id ? { stepId: args.step_id } : {}),
+          agentId: scope,
+          chars: unchanged ? 0 : text.length,
+          delivery: unchanged ? 'unchanged' : 'full',
+        };
+        s.history.push(historyEvent(ctx.clock, 'technique_fetched', { activity: current, data }));
+        if (args.step_id)
+          s.history.push(
+            historyEvent(ctx.clock, 'step_started', {
+              activity: current,
+              data: { stepId: args.step_id, agentId: scope },
+            }),
+          );
+      });
+      const list = noteWarnings(note, warnings);
+      if (unchanged) {
+        return jsonResult(
+          {
+            id: techniqueId,
+            delivery: 'unchanged',
+            content_hash: hash,
+            note: 'This technique is unchanged since it was last delivered to this agent.',
+          },
+          sessionMeta(state.sessionIndex, list, { delivery: 'unchanged' }),
+        );
+      }
+      return textResult(
+        `session_index: ${state.sessionIndex}\n\n${text}`,
+        sessionMeta(state.sessionIndex, list),
+      );
+    });
+  },
+};
+
+const ResourceInput = z
+  .object({
+    session_index: SessionIndexParam,
+    agent_id: AgentIdParam,
+    resource_id: z.string().min(1).max(400).describe('id, wf/id, optionally #section'),
+    bundle: z.enum(['reference', 'full']).optional(),
+    full: z.boolean().optional(),
+  })
+  .strict();
+
+export const getResource: SessionTool<typeof ResourceInput> = {
+  name: 'get_resource',
+  description: 'Load a resource document of the workflow (id, wf/id, optionally #section).',
+  input: ResourceInput,
+  traced: true,
+  run: async (args, ctx, note) => {
+    const folder = ctx.store.locate(args.session_index);
+    return ctx.store.withFolder(folder, async () => {
+      const handle = openSession(ctx, args.session_index, note, args.agent_id);
+      const { state } = handle;
+      assertNoCheckpoint(state);
+      const { wf, drift } = sessionWorkflow(ctx, state);
+      const activity = state.currentActivity ? findActivity(wf, state.currentActivity) : undefined;
+      const ref = parseResourceRef(args.resource_id, activity?.sourceWorkflow ?? wf.id);
+      const resource = findResource(ctx.root, ref.wf, ref.id);
+      if (resource === undefined)
+        throw new ToolFailure(
+          TOOL_CODES.RESOURCE_NOT_FOUND,
+          `Resource not found: ${args.resource_id}`,
+        );
+      let body = resource.body;
+      if (ref.section !== undefined) {
+        const cut = extractSection(body, ref.section);
+        if (cut === undefined)
+          throw new ToolFailure(
+            TOOL_CODES.RESOURCE_NOT_FOUND,
+            `Section '#${ref.section}' not found in resource '${ref.id}'.`,
+          );
+        body = cut;
+      }
+      const scope = scopeOf(state, args.agent_id);
+      const hash = contentHash(body);
+      const key = `resource:${args.resource_id}`;
+      const unchanged =
+        referenceMode(state, args.bundle, args.full) && delivered(state, scope, key, hash);
+      await advanceSession(ctx.store, handle, ctx.clock, (s) => {
+        record(s, scope, key, hash);
+        s.history.push(
+          historyEvent(ctx.clock, 'resource_fetched', {
+            activity: s.currentActivity || undefined,
+            data: {
+              resourceId: args.resource_id,
+              agentId: scope,
+              chars: unchanged ? 0 : body.length,
+              delivery: unchanged ? 'unchanged' : 'full',
+            },
+          }),
+        );
+      });
+      const list = noteWarnings(note, [drift]);
+      const lines = [
+        `resource_id: ${args.resource_id}`,
+        `id: ${resource.id}`,
+        ...(resource.version ? [`version: ${resource.version}`] : []),
+        `session_index: ${state.sessionIndex}`,
+      ];
+      if (unchanged) {
+        return jsonResult(
+          { id: resource.id, delivery: 'unchanged', content_hash: hash },
+          sessionMeta(state.sessionIndex, list, { delivery: 'unchanged' }),
+        );
+      }
+      return textResult(`${lines.join('\n')}\n\n${body}`, sessionMeta(state.sessionIndex, list));
+    });
+  },
+};

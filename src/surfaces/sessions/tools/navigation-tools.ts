@@ -1,0 +1,278 @@
+/**
+ * `get_workflow` (the orchestrator's bundle and the workflow summary) and `next_activity` (the
+ * move to the next activity, seed 004's example call): seal, gate, fresh definition, the
+ * fidelity checks (only an unknown activity blocks), `advanceSession`, reseal, and a signed
+ * trace token for the leg. The response stays minimal: the worker fetches the activity itself.
+ */
+import { z } from 'zod';
+import type { SessionTool } from '../audit.js';
+import { ToolFailure } from '../context.js';
+import { findActivity, TERMINAL } from '../definition/loader.js';
+import { buildBundle, ORCHESTRATOR_CORE } from '../delivery/bundle.js';
+import { contentHash, delivered, record, referenceMode } from '../delivery/ledger.js';
+import { advanceSession, historyEvent, writeVariables } from '../store/advance.js';
+import { signTrace } from '../trace.js';
+import {
+  checkActivityManifest,
+  checkCondition,
+  checkStepManifest,
+  checkTechniqueFetches,
+  checkTransition,
+} from '../validators.js';
+import { batchReading } from './batch.js';
+import {
+  AgentIdParam,
+  assertNoCheckpoint,
+  jsonResult,
+  noteWarnings,
+  openSession,
+  SessionIndexParam,
+  sessionMeta,
+  sessionWorkflow,
+  TOOL_CODES,
+  textResult,
+  toYaml,
+} from './common.js';
+
+const SEPARATOR = '\n\n---\n\n';
+
+const GetWorkflowInput = z
+  .object({ session_index: SessionIndexParam, agent_id: AgentIdParam })
+  .strict();
+
+export const getWorkflow: SessionTool<typeof GetWorkflowInput> = {
+  name: 'get_workflow',
+  description:
+    'Orchestrator tool: the orchestrator technique bundle, then ---, then the workflow summary (initialActivity, activities).',
+  input: GetWorkflowInput,
+  traced: true,
+  run: async (args, ctx, note) => {
+    const folder = ctx.store.locate(args.session_index);
+    return ctx.store.withFolder(folder, async () => {
+      const handle = openSession(ctx, args.session_index, note, args.agent_id);
+      const { state } = handle;
+      assertNoCheckpoint(state);
+      const { wf, drift } = sessionWorkflow(ctx, state);
+      const bundle = buildBundle(ctx.root, wf.id, [
+        ...wf.techniques.workflow,
+        ...ORCHESTRATOR_CORE,
+      ]);
+      const bundleText = toYaml({
+        techniques: bundle.techniques,
+        rules: bundle.rules,
+        ...(bundle.unresolved.length ? { unresolved: bundle.unresolved } : {}),
+      });
+      const scope = args.agent_id ?? state.agentId;
+      const hash = contentHash(bundleText);
+      const key = `workflow_bundle:${hash}`;
+      const collapse = referenceMode(state, undefined) && delivered(state, scope, key, hash);
+      const head = collapse
+        ? toYaml({
+            delivery: 'unchanged',
+            content_hash: hash,
+            note: 'The orchestrator bundle is unchanged since it was last delivered to this agent.',
+          })
+        : bundleText;
+      const summary: Record<string, unknown> = {
+        id: wf.id,
+        version: wf.version,
+        title: wf.title,
+        description: wf.description,
+        rules: [...wf.rules.workflow, ...wf.rules.universal],
+        variables: wf.variables,
+        initialActivity: wf.initialActivity,
+        activities: wf.activities.map((a) => ({
+          id: a.id,
+          name: a.name,
+          required: a.required,
+          artifactPrefix: a.artifactPrefix,
+        })),
+        ...(wf.activityLoadErrors.length ? { activity_load_errors: wf.activityLoadErrors } : {}),
+        session_index: state.sessionIndex,
+        planning_folder_path: state.planningFolderPath,
+      };
+      await advanceSession(ctx.store, handle, ctx.clock, (s) => record(s, scope, key, hash));
+      const warnings = noteWarnings(note, [drift]);
+      return textResult(
+        `${head.trimEnd()}${SEPARATOR}${toYaml(summary)}`,
+        sessionMeta(state.sessionIndex, warnings),
+      );
+    });
+  },
+};
+
+const NextInput = z
+  .object({
+    session_index: SessionIndexParam,
+    activity_id: z
+      .string()
+      .min(1)
+      .describe('Target activity id (initialActivity first, then a transition target).'),
+    transition_condition: z.string().optional(),
+    step_manifest: z
+      .array(z.object({ step_id: z.string(), output: z.string() }).strict())
+      .optional(),
+    activity_manifest: z
+      .array(
+        z
+          .object({
+            activity_id: z.string(),
+            outcome: z.string(),
+            transition_condition: z.string().optional(),
+          })
+          .strict(),
+      )
+      .optional(),
+    variables_changed: z.record(z.string(), z.unknown()).optional(),
+    artifacts_produced: z
+      .array(z.object({ id: z.string(), name: z.string(), path: z.string().optional() }).strict())
+      .optional(),
+    agent_id: AgentIdParam,
+    context_tokens: z.number().int().positive().optional(),
+    progress_published: z.boolean().optional(),
+  })
+  .strict();
+
+export const nextActivity: SessionTool<typeof NextInput> = {
+  name: 'next_activity',
+  description:
+    'Orchestrator tool: move the session to activity_id (use __terminal__ to end). Manifests enable advisory validation.',
+  input: NextInput,
+  traced: true,
+  run: async (args, ctx, note) => {
+    const folder = ctx.store.locate(args.session_index);
+    return ctx.store.withFolder(folder, async () => {
+      const handle = openSession(ctx, args.session_index, note, args.agent_id);
+      const { state } = handle;
+      const { wf, drift } = sessionWorkflow(ctx, state);
+      const cp = state.activeCheckpoint;
+      if (cp !== undefined) {
+        throw new ToolFailure(
+          TOOL_CODES.CHECKPOINT_ACTIVE,
+          `Cannot transition to '${args.activity_id}': Active checkpoint '${cp.checkpointId}' on activity '${cp.activityId}'. The orchestrator must resolve it by calling respond_checkpoint.`,
+        );
+      }
+      const target = findActivity(wf, args.activity_id);
+      const terminal = args.activity_id === TERMINAL;
+      if (target === undefined && !terminal) {
+        throw new ToolFailure(
+          TOOL_CODES.ACTIVITY_NOT_FOUND,
+          `Activity not found: ${args.activity_id}`,
+        );
+      }
+      const exiting = state.currentActivity;
+      const warnings: (string | null)[] = [drift, checkTransition(state, wf, args.activity_id)];
+      if (args.step_manifest && exiting) {
+        warnings.push(...checkStepManifest(args.step_manifest, wf, exiting));
+        warnings.push(
+          ...checkTechniqueFetches(args.step_manifest, wf, exiting, state.history, args.agent_id),
+        );
+      } else if (!args.step_manifest && exiting) {
+        warnings.push(
+          `No step_manifest provided for previous activity '${exiting}'. Include a manifest to enable step completion validation.`,
+        );
+      }
+      if (args.transition_condition !== undefined && exiting) {
+        warnings.push(checkCondition(state, wf, args.activity_id, args.transition_condition));
+      }
+      if (args.activity_manifest) {
+        warnings.push(
+          ...(args.activity_manifest.length === 0
+            ? [
+                'Empty activity_manifest provided. Omit the parameter if no activities have been completed.',
+              ]
+            : checkActivityManifest(args.activity_manifest, wf)),
+        );
+      }
+      const declared = new Map(wf.variables.map((v) => [v.name, v.type]));
+      await advanceSession(ctx.store, handle, ctx.clock, (s) => {
+        const ev = (
+          type: Parameters<typeof historyEvent>[1],
+          fields: Parameters<typeof historyEvent>[2] = {},
+        ) => s.history.push(historyEvent(ctx.clock, type, fields));
+        if (exiting) {
+          ev('activity_exited', { activity: exiting });
+          if (!s.completedActivities.includes(exiting)) s.completedActivities.push(exiting);
+        }
+        for (const m of args.activity_manifest ?? []) {
+          ev('activity_outcome', {
+            activity: m.activity_id,
+            data: {
+              outcome: m.outcome,
+              ...(m.transition_condition ? { transitionCondition: m.transition_condition } : {}),
+            },
+          });
+        }
+        if (args.variables_changed) {
+          warnings.push(
+            ...writeVariables(
+              s,
+              args.variables_changed,
+              declared,
+              'variables_changed',
+              ctx.clock,
+              exiting,
+            ),
+          );
+        }
+        for (const m of args.step_manifest ?? []) {
+          if (m.output.trim() === '' || !exiting) continue;
+          ev('step_completed', {
+            activity: exiting,
+            data: { stepId: m.step_id, ...(args.agent_id ? { agentId: args.agent_id } : {}) },
+          });
+        }
+        if (args.artifacts_produced) {
+          const byId = new Map((s.declaredArtifacts ?? []).map((a) => [a.id, a]));
+          for (const a of args.artifacts_produced) byId.set(a.id, a);
+          s.declaredArtifacts = [...byId.values()];
+        }
+        s.currentActivity = args.activity_id;
+        s.condition = args.transition_condition ?? '';
+        ev('activity_entered', { activity: args.activity_id });
+        if (args.progress_published !== undefined)
+          ev('progress_published', {
+            activity: args.activity_id,
+            data: { published: args.progress_published },
+          });
+        if (terminal || args.activity_id === 'complete') {
+          ev('workflow_completed', { activity: args.activity_id });
+          s.status = 'completed';
+        }
+      });
+      const list = noteWarnings(note, warnings);
+      note.act = args.activity_id;
+      const meta = sessionMeta(state.sessionIndex, list);
+      if (args.agent_id !== undefined && args.context_tokens !== undefined) {
+        Object.assign(meta, {
+          batch: batchReading(
+            state,
+            args.agent_id,
+            args.activity_id,
+            args.context_tokens,
+            ctx.settings,
+          ),
+        });
+      }
+      const leg = ctx.traces.takeSince(state.sessionIndex);
+      if (leg.events.length > 0) {
+        const now = Math.floor(ctx.clock.now().getTime() / 1000);
+        Object.assign(meta, {
+          trace_token: signTrace(
+            ctx.store.key,
+            { sid: state.sessionIndex, act: args.activity_id, ...leg },
+            now,
+          ),
+        });
+      }
+      return jsonResult(
+        {
+          activity_id: args.activity_id,
+          name: target?.name ?? 'Workflow Complete',
+          session_index: state.sessionIndex,
+        },
+        meta,
+      );
+    });
+  },
+};

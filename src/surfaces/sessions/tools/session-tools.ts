@@ -1,0 +1,302 @@
+/**
+ * `start_session` and `dispatch_child` (spec session-profile §3.2–§3.3): a session is created
+ * (or resumed) in a planning folder under the server's own planning root (only the basename of
+ * the agent's path counts), its index derived from the folder with the key, its bag seeded with
+ * the declared defaults; `meta` sessions without a folder live in a private tmp folder until a
+ * child promotes them. Children are embedded in their root's file.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, isAbsolute, join } from 'node:path';
+import { z } from 'zod';
+import type { SessionTool } from '../audit.js';
+import { type SessionsContext, ToolFailure } from '../context.js';
+import { loadWorkflow, type Workflow } from '../definition/loader.js';
+import { advanceSession, type Clock, historyEvent } from '../store/advance.js';
+import type { SessionFile } from '../store/session.schema.js';
+import { jsonResult, openSession, SessionIndexParam, sessionMeta, TOOL_CODES } from './common.js';
+
+const ContextMode = z.enum(['persistent', 'fresh']);
+
+const StartInput = z
+  .object({
+    workflow_id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Workflow to start (default meta); ignored when resuming.'),
+    planning_folder: z
+      .string()
+      .optional()
+      .describe('Absolute path; only its basename (the slug) is used.'),
+    repo: z.string().optional().describe('owner/repo, or an https or ssh URL of it.'),
+    user_request: z
+      .string()
+      .optional()
+      .describe("The user's request, seeded as the user_request variable."),
+    agent_id: z.string().min(1).default('orchestrator').describe('The calling agent.'),
+    context_mode: ContextMode.optional().describe(
+      'persistent: deliveries collapse to unchanged markers.',
+    ),
+  })
+  .strict();
+
+/** `owner/repo` from the forms the tool accepts; undefined when none matches. */
+export function normaliseRepo(text: string): string | undefined {
+  const m =
+    /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?$/.exec(text) ??
+    /^https:\/\/[^/]+\/([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?\/?$/.exec(text) ??
+    /^(?:ssh:\/\/)?git@[^:/]+[:/]([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?$/.exec(text);
+  return m ? `${m[1]}/${m[2]}` : undefined;
+}
+
+/** A private (0700, created exclusively) tmp folder for a transient `meta` session. */
+function transientFolder(): string {
+  const folder = join(tmpdir(), `workflow-server-transient-${randomUUID()}`);
+  mkdirSync(folder, { mode: 0o700 });
+  return folder;
+}
+
+function seededDefaults(wf: Workflow): Record<string, unknown> {
+  const bag: Record<string, unknown> = {};
+  for (const v of wf.variables)
+    if (v.defaultValue !== undefined) bag[v.name] = structuredClone(v.defaultValue);
+  return bag;
+}
+
+/** A new session file for `wf`. */
+export function newSessionFile(
+  wf: Workflow,
+  index: string,
+  agentId: string,
+  clock: Clock,
+  extra: {
+    userRequest?: string | undefined;
+    folder?: string | undefined;
+    repo?: string | undefined;
+    contextMode?: string | undefined;
+  },
+): SessionFile {
+  const now = clock.now();
+  const defaults = seededDefaults(wf);
+  const variables = {
+    ...defaults,
+    ...(extra.userRequest !== undefined ? { user_request: extra.userRequest } : {}),
+  };
+  const history = [historyEvent(clock, 'workflow_started')];
+  if (Object.keys(defaults).length > 0)
+    history.push(historyEvent(clock, 'variables_seeded', { data: { variables: defaults } }));
+  const state: SessionFile = {
+    schemaVersion: 1,
+    sessionIndex: index,
+    workflowId: wf.id,
+    workflowVersion: wf.version,
+    agentId,
+    seq: 0,
+    ts: Math.floor(now.getTime() / 1000),
+    startedAt: now.toISOString(),
+    currentActivity: '',
+    currentTechnique: '',
+    condition: '',
+    variables,
+    completedActivities: [],
+    skippedActivities: [],
+    checkpointResponses: {},
+    history,
+    status: 'running',
+    triggeredWorkflows: [],
+  };
+  if (extra.folder !== undefined) state.planningFolderPath = extra.folder;
+  if (extra.repo !== undefined) state.repo = extra.repo;
+  if (extra.contextMode !== undefined)
+    state.contextMode = extra.contextMode as 'persistent' | 'fresh';
+  return state;
+}
+
+function workflowInfo(wf: Workflow) {
+  return { id: wf.id, version: wf.version, title: wf.title, description: wf.description };
+}
+
+function checkRepo(repo: string | undefined): string | undefined {
+  if (repo === undefined) return undefined;
+  const normal = normaliseRepo(repo);
+  if (normal === undefined)
+    throw new ToolFailure(
+      TOOL_CODES.INVALID_PATH,
+      `Invalid repo '${repo}': expected owner/repo or a git URL.`,
+    );
+  return normal;
+}
+
+export const startSession: SessionTool<typeof StartInput> = {
+  name: 'start_session',
+  description:
+    'Start or resume a workflow session; returns the session_index every other tool takes.',
+  input: StartInput,
+  traced: true,
+  run: async (args, ctx, note) => {
+    if (args.planning_folder !== undefined && !isAbsolute(args.planning_folder)) {
+      throw new ToolFailure(TOOL_CODES.INVALID_PATH, 'planning_folder must be an absolute path.');
+    }
+    const repo = checkRepo(args.repo);
+    const slug = args.planning_folder !== undefined ? basename(args.planning_folder) : undefined;
+    if (slug !== undefined && (!/^[A-Za-z0-9._-]+$/.test(slug) || slug.startsWith('.'))) {
+      throw new ToolFailure(
+        TOOL_CODES.INVALID_PATH,
+        'planning_folder must end in a plain folder name.',
+      );
+    }
+    const existing = slug === undefined ? undefined : ctx.store.findSlug(slug);
+    if (existing !== undefined) return resume(ctx, existing, args, repo, note);
+    const wf = loadWorkflow(ctx.root, args.workflow_id ?? 'meta');
+    const transient = wf.id === 'meta' && slug === undefined;
+    const name = slug ?? `transition-${randomUUID()}`;
+    const folder = transient ? transientFolder() : ctx.store.makeFolder(name);
+    const index = ctx.store.indexFor(folder);
+    const state = newSessionFile(wf, index, args.agent_id, ctx.clock, {
+      userRequest: args.user_request,
+      folder,
+      repo,
+      contextMode: args.context_mode,
+    });
+    if (transient) ctx.store.registerTransient(index, folder);
+    await ctx.store.save(folder, state);
+    Object.assign(note, { index, wf: wf.id, act: '', aid: args.agent_id });
+    const out: Record<string, unknown> = {
+      workflow: workflowInfo(wf),
+      session_index: index,
+      planning_slug: name,
+    };
+    if (!transient) out['planning_folder_path'] = folder;
+    if (repo !== undefined) out['repo'] = repo;
+    else if (transient) out['repo_unbound'] = true;
+    if (args.context_mode !== undefined) out['context_mode'] = args.context_mode;
+    return jsonResult(out, sessionMeta(index, []));
+  },
+};
+
+async function resume(
+  ctx: SessionsContext,
+  folder: string,
+  args: z.infer<typeof StartInput>,
+  repo: string | undefined,
+  note: Parameters<SessionTool<typeof StartInput>['run']>[2],
+) {
+  return ctx.store.withFolder(folder, async () => {
+    const state = ctx.store.readFolder(folder);
+    const before = JSON.stringify(state);
+    const wf = loadWorkflow(ctx.root, state.workflowId);
+    if (repo !== undefined && state.repo !== undefined && state.repo !== repo) {
+      throw new ToolFailure(
+        TOOL_CODES.REPO_CONFLICT,
+        `This session is bound to ${state.repo}; it cannot move to ${repo}.`,
+      );
+    }
+    if (repo !== undefined) state.repo = repo;
+    state.agentId = args.agent_id;
+    state.planningFolderPath = folder;
+    if (args.user_request !== undefined) state.variables['user_request'] = args.user_request;
+    if (args.context_mode !== undefined) {
+      if (args.context_mode === 'fresh' && state.deliveredContent)
+        delete state.deliveredContent[args.agent_id];
+      state.contextMode = args.context_mode;
+    }
+    if (state.workflowVersion !== wf.version) {
+      state.workflowVersion = wf.version;
+      for (const [k, v] of Object.entries(seededDefaults(wf)))
+        if (!(k in state.variables)) state.variables[k] = v;
+    }
+    if (JSON.stringify(state) !== before) await ctx.store.save(folder, state);
+    Object.assign(note, {
+      index: state.sessionIndex,
+      wf: wf.id,
+      act: state.currentActivity,
+      aid: args.agent_id,
+    });
+    const out: Record<string, unknown> = {
+      workflow: workflowInfo(wf),
+      session_index: state.sessionIndex,
+      planning_slug: basename(folder),
+      planning_folder_path: folder,
+    };
+    if (state.repo !== undefined) out['repo'] = state.repo;
+    if (state.contextMode !== undefined) out['context_mode'] = state.contextMode;
+    return jsonResult(out, sessionMeta(state.sessionIndex, []));
+  });
+}
+
+const DispatchInput = z
+  .object({
+    session_index: SessionIndexParam,
+    workflow_id: z.string().min(1).describe('The child workflow.'),
+    agent_id: z.string().min(1).default('worker'),
+    planning_slug: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/)
+      .optional(),
+    repo: z.string().optional(),
+    context_mode: ContextMode.optional(),
+  })
+  .strict();
+
+export const dispatchChild: SessionTool<typeof DispatchInput> = {
+  name: 'dispatch_child',
+  description:
+    "Create a child session of another workflow under this session; returns the child's session_index.",
+  input: DispatchInput,
+  traced: true,
+  run: async (args, ctx, note) => {
+    const folder = ctx.store.locate(args.session_index);
+    return ctx.store.withFolder(folder, async () => {
+      const handle = openSession(ctx, args.session_index, note);
+      const parent = handle.state;
+      const wf = loadWorkflow(ctx.root, args.workflow_id);
+      const repo = checkRepo(args.repo);
+      if (repo !== undefined && parent.repo === undefined) parent.repo = repo;
+      let target = handle.folder;
+      let promotedSlug: string | undefined;
+      if (handle.transient) {
+        promotedSlug =
+          args.planning_slug ?? `${ctx.clock.now().toISOString().slice(0, 10)}-${args.workflow_id}`;
+        target = ctx.store.makeFolder(promotedSlug);
+        parent.planningFolderPath = target;
+        parent.triggeredWorkflows = [];
+      }
+      const n = parent.triggeredWorkflows.length;
+      const path = [...handle.path, 'triggeredWorkflows', n, 'state'].join('.');
+      const childIndex = ctx.store.indexFor(target, path);
+      const userRequest = parent.variables['user_request'];
+      const child = newSessionFile(wf, childIndex, args.agent_id, ctx.clock, {
+        userRequest: typeof userRequest === 'string' ? userRequest : undefined,
+        folder: target,
+        repo: parent.repo,
+        contextMode: args.context_mode,
+      });
+      const now = ctx.clock.now().toISOString();
+      await advanceSession(ctx.store, { ...handle, folder: target }, ctx.clock, (s) => {
+        s.triggeredWorkflows.push({
+          workflowId: wf.id,
+          sessionIndex: childIndex,
+          triggeredAt: now,
+          triggeredFrom: { activityId: s.currentActivity },
+          status: 'running',
+          state: child,
+        });
+        s.history.push(
+          historyEvent(ctx.clock, 'workflow_triggered', {
+            data: { workflowId: wf.id, sessionIndex: childIndex },
+          }),
+        );
+      });
+      if (handle.transient) ctx.store.promote(parent.sessionIndex, target);
+      const out: Record<string, unknown> = {
+        session_index: childIndex,
+        workflow: { id: wf.id, version: wf.version, initialActivity: wf.initialActivity },
+        planning_folder_path: target,
+      };
+      if (promotedSlug !== undefined) out['planning_slug'] = promotedSlug;
+      return jsonResult(out, sessionMeta(childIndex, []));
+    });
+  },
+};

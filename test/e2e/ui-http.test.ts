@@ -217,8 +217,10 @@ describe('the runs page routes', () => {
     const server = start();
     const port = await server.ready;
     const dir = tempDir();
-    assert.equal(spawnSync('mkfifo', [join(dir, 'gate')]).status, 0);
     const lines = 5;
+    for (let i = 0; i < lines; i++) {
+      assert.equal(spawnSync('mkfifo', [join(dir, `gate${i}`)]).status, 0);
+    }
     const runId = (
       await call(port, 'run/start', {
         name: 'Chatty',
@@ -244,7 +246,10 @@ describe('the runs page routes', () => {
     // The next line goes once every line sent so far is shown (in a log event or a row).
     const feed = () => {
       const arrived = shown.match(/got line\d/g)?.length ?? 0;
-      if (arrived === sent && sent < lines) void writeFile(join(dir, 'gate'), `line${sent++}\n`);
+      if (arrived === sent && sent < lines) {
+        void writeFile(join(dir, `gate${sent}`), `line${sent}\n`);
+        sent++;
+      }
     };
     const logEvents: string[] = [];
     await events(

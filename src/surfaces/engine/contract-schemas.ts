@@ -75,12 +75,20 @@ export const HOST = object(
   ['harness', 'adapter', 'capabilities', 'validator_capabilities', 'repository_policy'],
 );
 
+/**
+ * Sized to the HTTP body cap (1 MiB, transport/body.ts): a 64 KiB file still fits in base64
+ * (87,384 characters), and eight of them at the limit are 768 Ki characters, which leaves a
+ * quarter of the body for the checkpoint, the state and the attestation. docs/engine.md, "Limits".
+ */
+export const MAX_CONTENT_CHARS = 98_304;
+export const MAX_ARTIFACTS = 8;
+
 export const ARTIFACT = object(
   {
     id: str({ minLength: 1, maxLength: 200 }),
     path: str({ minLength: 1, maxLength: 1024 }),
     media_type: { enum: ['application/json', 'text/markdown'] },
-    content: str({ maxLength: 4_194_304, description: 'the exact bytes, as utf8 text or base64' }),
+    content: str({ maxLength: MAX_CONTENT_CHARS, description: 'the exact bytes, as utf8 text or base64' }),
     encoding: { enum: ['utf8', 'base64'] },
   },
   ['id', 'path', 'media_type', 'content', 'encoding'],
@@ -419,7 +427,7 @@ export const TOOL_SCHEMAS = {
       {
         checkpoint: CHECKPOINT,
         confirmed_state: CONFIRMED_STATE,
-        artifacts: { type: 'array', items: ARTIFACT, maxItems: 64 },
+        artifacts: { type: 'array', items: ARTIFACT, maxItems: MAX_ARTIFACTS },
         attestation: ATTESTATION,
       },
       ['checkpoint', 'confirmed_state', 'artifacts'],

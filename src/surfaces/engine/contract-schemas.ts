@@ -88,7 +88,10 @@ export const ARTIFACT = object(
     id: str({ minLength: 1, maxLength: 200 }),
     path: str({ minLength: 1, maxLength: 1024 }),
     media_type: { enum: ['application/json', 'text/markdown'] },
-    content: str({ maxLength: MAX_CONTENT_CHARS, description: 'the exact bytes, as utf8 text or base64' }),
+    content: str({
+      maxLength: MAX_CONTENT_CHARS,
+      description: 'the exact bytes, as utf8 text or base64',
+    }),
     encoding: { enum: ['utf8', 'base64'] },
   },
   ['id', 'path', 'media_type', 'content', 'encoding'],

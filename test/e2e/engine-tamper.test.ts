@@ -249,8 +249,14 @@ describe('workflow-engine: tampered tokens and hostile artifacts', () => {
         'json_schema_failed',
       ),
     );
+    // Leaving the project is path_outside_project (spec §5), not just another path.
+    for (const path of ['out/../out/draft.json', '../draft.json', '/tmp/draft.json', 'C:/d.json']) {
+      const got = await codes([{ ...good, path }]);
+      assert.ok(got.includes('path_outside_project'), path);
+      assert.ok(!got.includes('output_path_mismatch'), path);
+    }
     assert.ok(
-      (await codes([{ ...good, path: 'out/../out/draft.json' }])).includes('output_path_mismatch'),
+      (await codes([{ ...good, path: 'out/other.json' }])).includes('output_path_mismatch'),
     );
     const r = await prepare([{ ...good, content: 'not json' }]);
     assert.equal(r.structured.validation_bundle, null);

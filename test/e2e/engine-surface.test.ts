@@ -6,6 +6,8 @@
  * other tool name `-32601`, and a private, uncached `tools/list` on 2026-07-28.
  */
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import * as v2 from '@modelcontextprotocol/client';
 import { StdioClientTransport as V2StdioTransport } from '@modelcontextprotocol/client/stdio';
@@ -83,6 +85,35 @@ function sortedDeep(value: unknown): unknown {
   );
 }
 
+/** Every non-hidden file under `dir`, release-relative. */
+function releaseFiles(dir: string, prefix = ''): string[] {
+  return readdirSync(join(dir, prefix), { withFileTypes: true })
+    .filter((e) => !e.name.startsWith('.'))
+    .flatMap((e) => {
+      const rel = prefix === '' ? e.name : `${prefix}/${e.name}`;
+      return e.isDirectory() ? releaseFiles(dir, rel) : [rel];
+    });
+}
+
+/** The exact resource list (docs/engine.md, "Resources"): contracts, status, both releases. */
+function expectedResources(active: string, target: string): string[] {
+  const shared = [
+    'confirmed-state-projection',
+    'host',
+    'artifact',
+    'attestation',
+    'validator-report',
+    'validation-bundle',
+    'step-payload',
+  ];
+  return [
+    ...[...NAMES, ...shared].map((n) => `mhl://engine/contracts/${n}.json`),
+    'mhl://engine/status',
+    ...releaseFiles(ENGINE_RELEASE).map((p) => `mhl://engine/release/${active}/${p}`),
+    ...releaseFiles(ENGINE_TARGET).map((p) => `mhl://engine/release/${target}/${p}`),
+  ].sort();
+}
+
 const MATRIX: [Sdk, 'stdio' | 'http'][] = [
   ['v1', 'stdio'],
   ['v1', 'http'],
@@ -116,17 +147,20 @@ describe('workflow-engine: the four-tool surface', () => {
           assert.deepEqual(openObjects(t.outputSchema), [], `${t.name} output`);
         }
         const { resources } = await client.listResources();
-        const contracts = resources
-          .map((r: Structured) => r.uri)
-          .filter((u: string) => u.startsWith('mhl://engine/contracts/'));
-        for (const name of NAMES)
-          assert.ok(contracts.includes(`mhl://engine/contracts/${name}.json`), name);
-        const read = await client.readResource({
-          uri: `mhl://engine/contracts/${TOOLS.submit}.json`,
-        });
-        const contract = JSON.parse(read.contents[0].text);
-        assert.deepEqual(contract.inputSchema, byName.get(TOOLS.submit).inputSchema);
-        assert.deepEqual(contract.outputSchema, byName.get(TOOLS.submit).outputSchema);
+        const status = JSON.parse(
+          (await client.readResource({ uri: 'mhl://engine/status' })).contents[0].text,
+        );
+        assert.deepEqual(
+          resources.map((r: Structured) => r.uri).sort(),
+          expectedResources(status.active_release.digest, status.migration_target.digest),
+        );
+        for (const name of NAMES) {
+          const read = await client.readResource({ uri: `mhl://engine/contracts/${name}.json` });
+          // The v2 client drops `execution` from what it returns; the wire carries it on both
+          // eras, and the v1 client shows it, so there this is the exact tools/list entry.
+          const listed = { execution: { taskSupport: 'forbidden' }, ...byName.get(name) };
+          assert.deepEqual(JSON.parse(read.contents[0].text), listed, name);
+        }
         const releaseFiles = resources.filter((r: Structured) =>
           r.uri.startsWith('mhl://engine/release/'),
         );

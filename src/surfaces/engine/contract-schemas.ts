@@ -175,7 +175,9 @@ export const VALIDATION_BUNDLE = object(
     artifacts: { type: 'array', items: RECEIPT },
     validators: { type: 'array', items: BUNDLE_VALIDATOR },
     issued_at: str(),
-    validation_token: str({ maxLength: 65536 }),
+    // Unbounded here on purpose: an empty or over-long token is `invalid_validation_bundle`
+    // (spec §4), which tokens.ts answers; the transport bounds the bytes.
+    validation_token: str(),
   },
   [
     'typ',
@@ -395,7 +397,11 @@ function input(properties: Record<string, Schema>, required: string[]): Schema {
   };
 }
 
-const CHECKPOINT = str({ minLength: 1, maxLength: 65536, description: 'the checkpoint token' });
+/**
+ * No length bounds in the schema: an empty or over-long (65,536+) token is `invalid_checkpoint`
+ * (spec §4), a domain answer from tokens.ts, not INVALID_ARGUMENT; the transport bounds the bytes.
+ */
+const CHECKPOINT = str({ description: 'the checkpoint token' });
 
 export const TOOL_SCHEMAS = {
   'rimthan.start_workflow': {

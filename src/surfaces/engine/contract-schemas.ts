@@ -2,9 +2,11 @@
  * The JSON Schema 2020-12 contracts of the four tools (docs/engine.md, "Contracts"): the shared
  * parts (confirmed-state projection, host, artifact, validator report, step payload, validation
  * bundle) and each tool's arguments and result. Closed at every level (`additionalProperties:
- * false`); the only open maps are a state's field values, which the workflow's own
- * `confirmed_state_schema` checks. A pure table: the same objects are embedded in the tools'
- * schemas and served as immutable resources.
+ * false`) but for two maps in each confirmed-state argument: `state` (field name → any JSON,
+ * checked per call against the workflow's own `confirmed_state_schema`: one fixed contract
+ * serves every workflow of every release, so it cannot embed theirs) and `confirmations`
+ * (field name → a closed confirmation). Both keep field names to `FIELD_NAME`. A pure table:
+ * the same objects are embedded in the tools' schemas and served as immutable resources.
  */
 
 type Schema = Record<string, unknown>;

@@ -93,7 +93,11 @@ export class StdioTransport {
   }
 
   #keepTail(part: Buffer): void {
-    const joined = Buffer.concat([this.#tail, part]);
+    // Only the part's own last bytes can reach the tail: never copy a whole chunk.
+    const joined = Buffer.concat([
+      this.#tail,
+      part.subarray(Math.max(0, part.length - EDGE_BYTES)),
+    ]);
     this.#tail = Buffer.from(joined.subarray(Math.max(0, joined.length - EDGE_BYTES)));
   }
 

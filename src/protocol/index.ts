@@ -62,6 +62,7 @@ export {
   parseJson,
   type RequestId,
   RequestIdSchema,
+  recoverRequestId,
   resultResponse,
   tooLargeResponse,
 } from './jsonrpc.js';

@@ -110,11 +110,32 @@ export function parseErrorResponse(): JsonRpcErrorResponse {
  * The answer to a message over a transport's size limit, read no further: -32600 with
  * `data.maxBytes`, the same on every transport (an HTTP body, a stdio line).
  */
-export function tooLargeResponse(maxBytes: number): JsonRpcErrorResponse {
+export function tooLargeResponse(
+  maxBytes: number,
+  id: RequestId | null = null,
+): JsonRpcErrorResponse {
   const mib = maxBytes / (1024 * 1024);
   const size = Number.isInteger(mib) ? `${mib} MiB` : `${maxBytes} bytes`;
   const message = `message exceeds ${size}`;
-  return errorResponse(null, new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, message, { maxBytes }));
+  return errorResponse(id, new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, message, { maxBytes }));
+}
+
+const ID_VALUE = String.raw`(-?\d{1,15}|"[^"\\]{0,200}")`;
+/** `id` among the leading scalar members of the top-level object (before any nested value). */
+const HEAD_ID = new RegExp(
+  String.raw`^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,)*\s*"id"\s*:\s*${ID_VALUE}`,
+);
+/** `id` as the last member: exactly one `}` after it, so it cannot be a nested object's. */
+const TAIL_ID = new RegExp(String.raw`[{,]\s*"id"\s*:\s*${ID_VALUE}\s*\}\s*$`);
+
+/**
+ * The request id of a message too large to parse, from its first and last bytes: SDKs write
+ * `id` either first (after `jsonrpc`/`method`) or last. Null when neither edge names it
+ * unambiguously; then the client learns of the refusal only by its id-less error.
+ */
+export function recoverRequestId(head: string, tail: string): RequestId | null {
+  const found = HEAD_ID.exec(head)?.[1] ?? TAIL_ID.exec(tail)?.[1];
+  return found === undefined ? null : (JSON.parse(found) as RequestId);
 }
 
 /** Parses text as JSON; on failure returns the -32700 response to send. Never throws. */

@@ -3,7 +3,7 @@
  * out on stdout (logs go to stderr). EOF, SIGINT and SIGTERM enter the one shutdown path:
  * drain, then cancel within the budget; exit status 0, or 1 (`MCP_SHUTDOWN_TIMEOUT`).
  */
-import { tooLargeResponse } from '../protocol/index.js';
+import { recoverRequestId, tooLargeResponse } from '../protocol/index.js';
 import { MAX_LINE_BYTES, StdioTransport } from '../transport/index.js';
 import type { MhlServer } from './create-server.js';
 import { withinBudget } from './lifecycle.js';
@@ -22,8 +22,10 @@ export async function serveStdio(server: MhlServer): Promise<number> {
       });
       return answer === undefined ? undefined : JSON.stringify(answer);
     },
-    // The same answer HTTP gives an oversized body: -32600 with data.maxBytes.
-    tooLong: () => JSON.stringify(tooLargeResponse(MAX_LINE_BYTES)),
+    // The same answer HTTP gives an oversized body: -32600 with data.maxBytes, under the
+    // request's own id when the line's edges name it, so the client's call settles.
+    tooLong: (head, tail) =>
+      JSON.stringify(tooLargeResponse(MAX_LINE_BYTES, recoverRequestId(head, tail))),
     onError: (error) => logger.error({ err: error }, 'stdio handler failed'),
   });
   // The one connection also carries what the server says outside requests (resource updates).

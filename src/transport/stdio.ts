@@ -11,14 +11,19 @@ import type { Readable, Writable } from 'node:stream';
 
 /** Lines longer than this are answered with a parse error and dropped, never buffered further. */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
+/** How much of a dropped line's start and end is kept, for the answer to name its request id. */
+const EDGE_BYTES = 512;
 
 export interface StdioOptions {
   readonly input: Readable;
   readonly output: Writable;
   /** Handles one line; resolves to the line to write back, if any. */
   readonly handle: (line: string) => Promise<string | undefined>;
-  /** Called for an over-long line, with the answer to write. */
-  readonly tooLong: () => string;
+  /**
+   * Called once an over-long line has ended, with its first and last bytes (so the answer can
+   * carry the request's id); returns the answer to write.
+   */
+  readonly tooLong: (head: string, tail: string) => string;
   readonly onError: (error: unknown) => void;
 }
 
@@ -28,6 +33,8 @@ export class StdioTransport {
   #buffer: Buffer[] = [];
   #size = 0;
   #discarding = false;
+  #head = Buffer.alloc(0);
+  #tail = Buffer.alloc(0);
   #closed = false;
 
   constructor(options: StdioOptions) {
@@ -68,15 +75,30 @@ export class StdioTransport {
   }
 
   #append(part: Buffer): void {
-    if (this.#discarding || part.length === 0) return;
+    if (part.length === 0) return;
+    if (this.#discarding) {
+      this.#keepTail(part);
+      return;
+    }
     this.#size += part.length;
     if (this.#size > MAX_LINE_BYTES) {
+      const kept = Buffer.concat([...this.#buffer, part]);
+      this.#head = kept.subarray(0, EDGE_BYTES);
+      this.#tail = Buffer.from(kept.subarray(Math.max(0, kept.length - EDGE_BYTES)));
       this.#buffer = [];
       this.#discarding = true;
-      this.send(this.#options.tooLong());
       return;
     }
     this.#buffer.push(part);
+  }
+
+  #keepTail(part: Buffer): void {
+    // Only the part's own last bytes can reach the tail: never copy a whole chunk.
+    const joined = Buffer.concat([
+      this.#tail,
+      part.subarray(Math.max(0, part.length - EDGE_BYTES)),
+    ]);
+    this.#tail = Buffer.from(joined.subarray(Math.max(0, joined.length - EDGE_BYTES)));
   }
 
   #line(): void {
@@ -85,7 +107,16 @@ export class StdioTransport {
     this.#buffer = [];
     this.#size = 0;
     this.#discarding = false;
-    if (wasDiscarding || text.trim() === '') return;
+    if (wasDiscarding) {
+      // Answered when the line ends, not when it overflows: only then is its tail (where SDKs
+      // serialise `id`) known. The line itself is never buffered past the cap.
+      const [head, tail] = [this.#head.toString('utf8'), this.#tail.toString('utf8')];
+      this.#head = Buffer.alloc(0);
+      this.#tail = Buffer.alloc(0);
+      this.send(this.#options.tooLong(head, tail.replace(/\r$/, '')));
+      return;
+    }
+    if (text.trim() === '') return;
     const work = this.#options
       .handle(text)
       .then((answer) => {

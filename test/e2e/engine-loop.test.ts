@@ -7,7 +7,7 @@
  * lives in memory between calls.
  */
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
@@ -376,6 +376,35 @@ describe('workflow-engine: a second process continues the walk', () => {
       assert.equal(r.structured.code, 'invalid_checkpoint');
     } finally {
       await stranger.close();
+    }
+  });
+
+  it('takes the same hex text as the same key in MHL_ENGINE_KEY and in engine.key', async () => {
+    const hex = 'c0ffee'.repeat(10) + '0123';
+    const byEnv = await engineSession([LOOP], { MHL_ENGINE_KEY: hex });
+    let checkpoint: string;
+    try {
+      const started = await byEnv.call(TOOLS.start, {
+        workflow: 'loop',
+        confirmed_state: STATE,
+        host: HOST,
+      });
+      checkpoint = started.structured.checkpoint;
+    } finally {
+      await byEnv.close();
+    }
+    const stateDir = tempDir('mhl-engine-state-');
+    writeFileSync(join(stateDir, 'engine.key'), `${hex}\n`, { mode: 0o600 });
+    const byFile = await engineSession([LOOP, '--state-dir', stateDir], { MHL_ENGINE_KEY: '' });
+    try {
+      const r = await byFile.call(TOOLS.continue, {
+        checkpoint,
+        prior_confirmed_state: STATE,
+        confirmed_state: STATE,
+      });
+      assert.equal(r.isError, false, JSON.stringify(r.structured));
+    } finally {
+      await byFile.close();
     }
   });
 });

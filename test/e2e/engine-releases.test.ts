@@ -253,6 +253,14 @@ describe('workflow-engine: start-up refusals', () => {
     const loose = await serve([ENGINE_RELEASE, '--state-dir', stateDir], { MHL_ENGINE_KEY: '' });
     assert.equal(loose.code, 1);
     assert.match(loose.stderr, /engine\.key.*0600/);
+    // A key file that is a symlink, even to a 0600 file of good hex, is refused.
+    const linked = tempDir('mhl-engine-state-');
+    const real = join(tempDir('mhl-engine-keysrc-'), 'key');
+    writeFileSync(real, `${'ab'.repeat(32)}\n`, { mode: 0o600 });
+    symlinkSync(real, join(linked, 'engine.key'));
+    const viaLink = await serve([ENGINE_RELEASE, '--state-dir', linked], { MHL_ENGINE_KEY: '' });
+    assert.equal(viaLink.code, 1);
+    assert.match(viaLink.stderr, /engine\.key.*symlink/);
     const short = await serve([ENGINE_RELEASE], { MHL_ENGINE_KEY: 'short' });
     assert.equal(short.code, 1);
     assert.match(short.stderr, /MHL_ENGINE_KEY/);

@@ -6,6 +6,8 @@
  * other tool name `-32601`, and a private, uncached `tools/list` on 2026-07-28.
  */
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import * as v2 from '@modelcontextprotocol/client';
 import { StdioClientTransport as V2StdioTransport } from '@modelcontextprotocol/client/stdio';
@@ -56,12 +58,17 @@ async function connect(sdk: Sdk, transport: 'stdio' | 'http'): Promise<Structure
   return client;
 }
 
-/** Every object schema under `schema` that lists properties but is not closed. */
+/**
+ * Every object schema under `schema` that is not closed: one that lists properties, or says
+ * `type: "object"` (a map), without `additionalProperties: false`.
+ */
 function openObjects(schema: unknown, path = '#'): string[] {
   if (Array.isArray(schema)) return schema.flatMap((s, i) => openObjects(s, `${path}/${i}`));
   if (schema === null || typeof schema !== 'object') return [];
   const record = schema as Record<string, unknown>;
-  const here = 'properties' in record && record['additionalProperties'] !== false ? [path] : [];
+  // A `oneOf` root (the results: each branch closed) is checked through its branches.
+  const objectish = 'properties' in record || (record['type'] === 'object' && !('oneOf' in record));
+  const here = objectish && record['additionalProperties'] !== false ? [path] : [];
   return [
     ...here,
     ...Object.entries(record).flatMap(([k, v]) =>
@@ -81,6 +88,35 @@ function sortedDeep(value: unknown): unknown {
       .sort()
       .map((k) => [k, sortedDeep((value as Record<string, unknown>)[k])]),
   );
+}
+
+/** Every non-hidden file under `dir`, release-relative. */
+function releaseFiles(dir: string, prefix = ''): string[] {
+  return readdirSync(join(dir, prefix), { withFileTypes: true })
+    .filter((e) => !e.name.startsWith('.'))
+    .flatMap((e) => {
+      const rel = prefix === '' ? e.name : `${prefix}/${e.name}`;
+      return e.isDirectory() ? releaseFiles(dir, rel) : [rel];
+    });
+}
+
+/** The exact resource list (docs/engine.md, "Resources"): contracts, status, both releases. */
+function expectedResources(active: string, target: string): string[] {
+  const shared = [
+    'confirmed-state-projection',
+    'host',
+    'artifact',
+    'attestation',
+    'validator-report',
+    'validation-bundle',
+    'step-payload',
+  ];
+  return [
+    ...[...NAMES, ...shared].map((n) => `mhl://engine/contracts/${n}.json`),
+    'mhl://engine/status',
+    ...releaseFiles(ENGINE_RELEASE).map((p) => `mhl://engine/release/${active}/${p}`),
+    ...releaseFiles(ENGINE_TARGET).map((p) => `mhl://engine/release/${target}/${p}`),
+  ].sort();
 }
 
 const MATRIX: [Sdk, 'stdio' | 'http'][] = [
@@ -112,21 +148,37 @@ describe('workflow-engine: the four-tool surface', () => {
           assert.equal(byName.get(name).annotations.destructiveHint, false);
         }
         for (const t of tools) {
-          assert.deepEqual(openObjects(t.inputSchema), [], `${t.name} input`);
+          // The two documented open maps (docs/engine.md, "Confirmed state and host"), in each
+          // confirmed-state argument, and nothing else.
+          const states = ['prior_confirmed_state', 'confirmed_state'].filter(
+            (p) => p in t.inputSchema.properties,
+          );
+          assert.deepEqual(
+            openObjects(t.inputSchema).sort(),
+            states
+              .flatMap((p) =>
+                ['state', 'confirmations'].map((m) => `#/properties/${p}/properties/${m}`),
+              )
+              .sort(),
+            `${t.name} input`,
+          );
           assert.deepEqual(openObjects(t.outputSchema), [], `${t.name} output`);
         }
         const { resources } = await client.listResources();
-        const contracts = resources
-          .map((r: Structured) => r.uri)
-          .filter((u: string) => u.startsWith('mhl://engine/contracts/'));
-        for (const name of NAMES)
-          assert.ok(contracts.includes(`mhl://engine/contracts/${name}.json`), name);
-        const read = await client.readResource({
-          uri: `mhl://engine/contracts/${TOOLS.submit}.json`,
-        });
-        const contract = JSON.parse(read.contents[0].text);
-        assert.deepEqual(contract.inputSchema, byName.get(TOOLS.submit).inputSchema);
-        assert.deepEqual(contract.outputSchema, byName.get(TOOLS.submit).outputSchema);
+        const status = JSON.parse(
+          (await client.readResource({ uri: 'mhl://engine/status' })).contents[0].text,
+        );
+        assert.deepEqual(
+          resources.map((r: Structured) => r.uri).sort(),
+          expectedResources(status.active_release.digest, status.migration_target.digest),
+        );
+        for (const name of NAMES) {
+          const read = await client.readResource({ uri: `mhl://engine/contracts/${name}.json` });
+          // The v2 client drops `execution` from what it returns; the wire carries it on both
+          // eras, and the v1 client shows it, so there this is the exact tools/list entry.
+          const listed = { execution: { taskSupport: 'forbidden' }, ...byName.get(name) };
+          assert.deepEqual(JSON.parse(read.contents[0].text), listed, name);
+        }
         const releaseFiles = resources.filter((r: Structured) =>
           r.uri.startsWith('mhl://engine/release/'),
         );

@@ -214,7 +214,25 @@ describe('workflow-engine: tampered tokens and hostile artifacts', () => {
       prior_confirmed_state: STATE,
       confirmed_state: STATE,
     });
-    assert.equal(huge.diagnostic.code, 'INVALID_ARGUMENT');
+    // Empty or over-long tokens are malformed tokens (spec §4), not argument errors.
+    assert.equal(huge.isError, true);
+    assert.equal(huge.structured.code, 'invalid_checkpoint');
+    const empty = await s.call(TOOLS.continue, {
+      checkpoint: '',
+      prior_confirmed_state: STATE,
+      confirmed_state: STATE,
+    });
+    assert.equal(empty.structured.code, 'invalid_checkpoint');
+    const bundle = prepared.structured.validation_bundle;
+    for (const validation_token of ['', 'A'.repeat(70_000)]) {
+      const r = await s.call(TOOLS.submit, {
+        checkpoint: draft,
+        confirmed_state: STATE,
+        validation_bundle: { ...bundle, validation_token },
+        reports: [],
+      });
+      assert.equal(r.structured.code, 'invalid_validation_bundle');
+    }
     const nested = await s.call(TOOLS.start, {
       workflow: 'loop',
       confirmed_state: STATE,
@@ -249,8 +267,14 @@ describe('workflow-engine: tampered tokens and hostile artifacts', () => {
         'json_schema_failed',
       ),
     );
+    // Leaving the project is path_outside_project (spec §5), not just another path.
+    for (const path of ['out/../out/draft.json', '../draft.json', '/tmp/draft.json', 'C:/d.json']) {
+      const got = await codes([{ ...good, path }]);
+      assert.ok(got.includes('path_outside_project'), path);
+      assert.ok(!got.includes('output_path_mismatch'), path);
+    }
     assert.ok(
-      (await codes([{ ...good, path: 'out/../out/draft.json' }])).includes('output_path_mismatch'),
+      (await codes([{ ...good, path: 'out/other.json' }])).includes('output_path_mismatch'),
     );
     const r = await prepare([{ ...good, content: 'not json' }]);
     assert.equal(r.structured.validation_bundle, null);

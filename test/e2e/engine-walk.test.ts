@@ -50,6 +50,12 @@ describe('workflow-engine: research-decision@1.2.0 end to end', () => {
     });
     assert.equal(r1.structured.status, 'blocked');
     assert.deepEqual(failureCodes(r1.structured), ['confirmation_required']);
+    const ahead = await s.call(TOOLS.start, {
+      workflow: 'research',
+      confirmed_state: confirmed({ objective: OBJECTIVE }, new Date(Date.now() + 3_600_000)),
+      host,
+    });
+    assert.deepEqual(failureCodes(ahead.structured), ['confirmation_required']);
     const other = claudeHost({ harness: 'cursor', adapter: { id: 'cursor', version: '1.0.0' } });
     const r2 = await s.call(TOOLS.start, {
       workflow: 'research',
@@ -179,6 +185,17 @@ describe('workflow-engine: research-decision@1.2.0 end to end', () => {
     assert.equal(r2.structured.status, 'blocked');
     assert.deepEqual(failureCodes(r2.structured), ['confirmation_required']);
     assert.equal(r2.structured.checkpoint, checkpoint);
+    // Dated a day ahead: past the 5-minute skew allowance, so it confirms nothing.
+    const future = await s.call(TOOLS.continue, {
+      checkpoint,
+      prior_confirmed_state: state,
+      confirmed_state: confirmed(
+        { ...state.state, contract_confirmed: true },
+        new Date(Date.now() + 86_400_000),
+      ),
+    });
+    assert.equal(future.structured.status, 'blocked');
+    assert.deepEqual(failureCodes(future.structured), ['confirmation_required']);
     const next = {
       state: stale.state,
       confirmations: {
@@ -372,6 +389,13 @@ describe('workflow-engine: research-decision@1.2.0 end to end', () => {
     assert.equal(stale.structured.status, 'blocked');
     assert.deepEqual(failureCodes(stale.structured), ['confirmation_required']);
     assert.equal(stale.structured.migration_preview.compatible, false);
+    const ahead = await s.call(TOOLS.continue, {
+      checkpoint,
+      prior_confirmed_state: state,
+      confirmed_state: confirmed(state.state, new Date(Date.now() + 86_400_000)),
+      migration: { target_release: 'research-kit@1.3.0', confirm: true },
+    });
+    assert.deepEqual(failureCodes(ahead.structured), ['confirmation_required']);
     const again = confirmed(state.state);
     const m = await s.call(TOOLS.continue, {
       checkpoint,

@@ -223,6 +223,30 @@ describe('mhl serve mcp (stdio)', () => {
     assert.equal(await server.end(), 0);
   });
 
+  it('answers an over-long line under its request id, first or last in the line', async () => {
+    const server = new StdioServer(FOLDER);
+    const pad = 'x'.repeat(8 * 1024 * 1024 + 10);
+    const params = `{"name":"Greet","arguments":{"name":"${pad}"}}`;
+    const first = await server.exchange(
+      41,
+      `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":${params}}`,
+    );
+    assert.equal((first['error'] as { code: number }).code, -32600);
+    assert.equal((first['error'] as { data: { maxBytes: number } }).data.maxBytes, 8 * 1024 * 1024);
+    const last = await server.exchange(
+      'tail-42',
+      `{"jsonrpc":"2.0","method":"tools/call","params":${params},"id":"tail-42"}`,
+    );
+    assert.equal((last['error'] as { code: number }).code, -32600);
+    // An id only inside the params is not the request's: the answer stays id-less.
+    const nested = await server.reply(
+      `{"jsonrpc":"2.0","method":"x","params":{"p":"${pad}","id":43}}`,
+    );
+    assert.equal(nested['id'], null);
+    assert.equal((await server.request('ping'))['result'] !== undefined, true);
+    await server.end();
+  });
+
   it('cancels in-flight calls when stdin closes, and exits 0', async () => {
     const server = new RawServer();
     let answered = false;

@@ -7,6 +7,7 @@
 import { sha256Hex } from './canonical-json.js';
 import { type Failure, failure } from './errors.js';
 import type { Release } from './release.js';
+import { isProjectPath } from './release-check.js';
 import type { OutputDef, StepDef } from './release-schema.js';
 
 export interface SubmittedArtifact {
@@ -67,7 +68,17 @@ export function checkArtifacts(
     }
     total += bytes.length;
     const before = failures.length;
-    if (a.path !== output.path) {
+    // A path that leaves the project is named as such (spec §5), before it is compared with
+    // the declared one (which the loader already proved project-relative).
+    if (!isProjectPath(a.path)) {
+      failures.push(
+        failure(
+          'path_outside_project',
+          `artifact ${a.id} must be project-relative, without ..`,
+          `${at}.path`,
+        ),
+      );
+    } else if (a.path !== output.path) {
       failures.push(
         failure(
           'output_path_mismatch',

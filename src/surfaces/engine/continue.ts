@@ -65,6 +65,7 @@ export function continueWorkflow(ctx: EngineContext, args: ContinueArguments) {
     ...unconfirmed(
       next,
       changed.filter((f) => Object.hasOwn(next.state, f)),
+      ctx.now().getTime(),
       Date.parse(cp.payload.issued_at),
     ),
   ];

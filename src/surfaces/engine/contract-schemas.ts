@@ -2,9 +2,11 @@
  * The JSON Schema 2020-12 contracts of the four tools (docs/engine.md, "Contracts"): the shared
  * parts (confirmed-state projection, host, artifact, validator report, step payload, validation
  * bundle) and each tool's arguments and result. Closed at every level (`additionalProperties:
- * false`); the only open maps are a state's field values, which the workflow's own
- * `confirmed_state_schema` checks. A pure table: the same objects are embedded in the tools'
- * schemas and served as immutable resources.
+ * false`) but for two maps in each confirmed-state argument: `state` (field name → any JSON,
+ * checked per call against the workflow's own `confirmed_state_schema`: one fixed contract
+ * serves every workflow of every release, so it cannot embed theirs) and `confirmations`
+ * (field name → a closed confirmation). Both keep field names to `FIELD_NAME`. A pure table:
+ * the same objects are embedded in the tools' schemas and served as immutable resources.
  */
 
 type Schema = Record<string, unknown>;
@@ -75,12 +77,23 @@ export const HOST = object(
   ['harness', 'adapter', 'capabilities', 'validator_capabilities', 'repository_policy'],
 );
 
+/**
+ * Sized to the HTTP body cap (1 MiB, transport/body.ts): a 64 KiB file still fits in base64
+ * (87,384 characters), and eight of them at the limit are 768 Ki characters, which leaves a
+ * quarter of the body for the checkpoint, the state and the attestation. docs/engine.md, "Limits".
+ */
+export const MAX_CONTENT_CHARS = 98_304;
+export const MAX_ARTIFACTS = 8;
+
 export const ARTIFACT = object(
   {
     id: str({ minLength: 1, maxLength: 200 }),
     path: str({ minLength: 1, maxLength: 1024 }),
     media_type: { enum: ['application/json', 'text/markdown'] },
-    content: str({ maxLength: 4_194_304, description: 'the exact bytes, as utf8 text or base64' }),
+    content: str({
+      maxLength: MAX_CONTENT_CHARS,
+      description: 'the exact bytes, as utf8 text or base64',
+    }),
     encoding: { enum: ['utf8', 'base64'] },
   },
   ['id', 'path', 'media_type', 'content', 'encoding'],
@@ -164,7 +177,9 @@ export const VALIDATION_BUNDLE = object(
     artifacts: { type: 'array', items: RECEIPT },
     validators: { type: 'array', items: BUNDLE_VALIDATOR },
     issued_at: str(),
-    validation_token: str({ maxLength: 65536 }),
+    // Unbounded here on purpose: an empty or over-long token is `invalid_validation_bundle`
+    // (spec §4), which tokens.ts answers; the transport bounds the bytes.
+    validation_token: str(),
   },
   [
     'typ',
@@ -384,7 +399,11 @@ function input(properties: Record<string, Schema>, required: string[]): Schema {
   };
 }
 
-const CHECKPOINT = str({ minLength: 1, maxLength: 65536, description: 'the checkpoint token' });
+/**
+ * No length bounds in the schema: an empty or over-long (65,536+) token is `invalid_checkpoint`
+ * (spec §4), a domain answer from tokens.ts, not INVALID_ARGUMENT; the transport bounds the bytes.
+ */
+const CHECKPOINT = str({ description: 'the checkpoint token' });
 
 export const TOOL_SCHEMAS = {
   'rimthan.start_workflow': {
@@ -419,7 +438,7 @@ export const TOOL_SCHEMAS = {
       {
         checkpoint: CHECKPOINT,
         confirmed_state: CONFIRMED_STATE,
-        artifacts: { type: 'array', items: ARTIFACT, maxItems: 64 },
+        artifacts: { type: 'array', items: ARTIFACT, maxItems: MAX_ARTIFACTS },
         attestation: ATTESTATION,
       },
       ['checkpoint', 'confirmed_state', 'artifacts'],

@@ -75,6 +75,8 @@ export function compileContracts(): Contract[] {
         inputSchema: input,
         outputSchema: output,
         annotations: ANNOTATIONS[name],
+        // What tools/list adds to every tool (surfaces/tools.ts), so the resource is the entry.
+        execution: { taskSupport: 'forbidden' },
       },
       validateInput: ajv.compile(input),
       validateOutput: ajv.compile(output),

@@ -2,18 +2,24 @@
  * Where the engine's signing key comes from: `MHL_ENGINE_KEY` (taken out of the process
  * environment first thing, like the pack key, so no child or log ever sees it), else a key
  * file `engine.key` in the state dir, created once with mode 0600 and refused when anyone but
- * its owner could read it. Without either, a random key lives in memory only and tokens do
- * not outlive the process (logged as a warning by the caller).
+ * its owner could read it (or when it is a symlink). Without either, a random key lives in
+ * memory only and tokens do not outlive the process (logged as a warning by the caller).
+ *
+ * One text, one key, wherever it is written: an even run of at least 64 hex digits is the
+ * bytes it spells (what `openssl rand -hex 32` and the key file hold), any other text in
+ * `MHL_ENGINE_KEY` is its UTF-8 bytes. So a key moved from the file to the variable, or back,
+ * still verifies the tokens it signed.
  */
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  constants,
+  fstatSync,
   fsyncSync,
   linkSync,
   mkdirSync,
   openSync,
   readFileSync,
-  statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
@@ -24,6 +30,12 @@ export const ENGINE_KEY_ENV = 'MHL_ENGINE_KEY';
 /** The key file's name inside the state dir. */
 export const KEY_FILE = 'engine.key';
 const MIN_KEY_BYTES = 32;
+const HEX_KEY = /^(?:[0-9a-fA-F]{2}){32,}$/;
+
+/** The key a text names: hex digits decoded (see the header), else the text's UTF-8 bytes. */
+export function keyFromText(text: string): Buffer {
+  return HEX_KEY.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'utf8');
+}
 
 /** Removes `MHL_ENGINE_KEY` from `env` and returns its text. Call it before anything runs. */
 export function takeEngineKey(env: Record<string, string | undefined>): string | undefined {
@@ -45,7 +57,7 @@ export type KeysResult =
  */
 export function loadEngineKeys(text: string | undefined, stateDir: string | undefined): KeysResult {
   if (text !== undefined && text !== '') {
-    const keys = text.split(',').map((part) => Buffer.from(part.trim(), 'utf8'));
+    const keys = text.split(',').map((part) => keyFromText(part.trim()));
     if (keys.some((key) => key.length < MIN_KEY_BYTES)) {
       return { ok: false, problem: `${ENGINE_KEY_ENV} keys must be at least 32 bytes each` };
     }
@@ -88,13 +100,32 @@ function readOrCreateKeyFile(dir: string): Buffer {
 }
 
 function readKeyFile(path: string): Buffer {
-  const mode = statSync(path).mode & 0o777;
-  if ((mode & 0o077) !== 0) {
-    throw new Error(`the engine key file ${KEY_FILE} in the state dir must be mode 0600`);
+  let fd: number;
+  try {
+    // O_NOFOLLOW: a symlink could point the server at a key someone else controls or can read.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
+      throw new Error(`the engine key file ${KEY_FILE} in the state dir must not be a symlink`);
+    }
+    throw error;
   }
-  const hex = readFileSync(path, 'utf8').trim();
-  if (!/^[0-9a-f]{64}$/.test(hex)) {
-    throw new Error(`the engine key file ${KEY_FILE} in the state dir is not 64 hex digits`);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
+      throw new Error(`the engine key file ${KEY_FILE} in the state dir is not a regular file`);
+    }
+    if ((stat.mode & 0o077) !== 0) {
+      throw new Error(`the engine key file ${KEY_FILE} in the state dir must be mode 0600`);
+    }
+    const hex = readFileSync(fd, 'utf8').trim();
+    if (!HEX_KEY.test(hex)) {
+      throw new Error(
+        `the engine key file ${KEY_FILE} in the state dir is not 64 or more hex digits`,
+      );
+    }
+    return keyFromText(hex);
+  } finally {
+    closeSync(fd);
   }
-  return Buffer.from(hex, 'hex');
 }

@@ -57,7 +57,12 @@ export function migrateWorkflow(
   const blockers: Failure[] = [
     ...schemaFailures(workflow.stateValidator, next),
     // Every field, confirmed since the checkpoint: the target may read them differently.
-    ...unconfirmed(next, Object.keys(next.state).sort(), Date.parse(cp.payload.issued_at)),
+    ...unconfirmed(
+      next,
+      Object.keys(next.state).sort(),
+      ctx.now().getTime(),
+      Date.parse(cp.payload.issued_at),
+    ),
     ...hostBlockers(target, workflow, {
       harness: host.harness,
       adapterVersion: host.adapter_version,

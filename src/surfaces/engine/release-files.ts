@@ -2,7 +2,8 @@
  * Reads a release folder into memory: every regular, non-hidden file under it, as UTF-8 text
  * (a symlink, a special file or other bytes are refused, so what was digested is what is
  * served), and the release digest, SHA-256 over the canonical JSON listing `[{path, sha256}]`
- * sorted by path.
+ * sorted by path: the whole path, in UTF-8 byte order, not the walk's order (which sorts each
+ * folder's names, so `a/y.md` would come before `a-b/x.md`, though `-` sorts before `/`).
  */
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -60,6 +61,8 @@ export function readReleaseFiles(root: string): FilesResult {
     };
   }
   if (problems.length > 0) return { ok: false, problems };
-  const listing = [...files.values()].map((f) => ({ path: f.path, sha256: f.sha256 }));
+  const listing = [...files.values()]
+    .map((f) => ({ path: f.path, sha256: f.sha256 }))
+    .sort((a, b) => Buffer.compare(Buffer.from(a.path, 'utf8'), Buffer.from(b.path, 'utf8')));
   return { ok: true, files, digest: canonicalDigest(listing) };
 }

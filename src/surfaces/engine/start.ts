@@ -49,7 +49,7 @@ export function startWorkflow(ctx: EngineContext, args: StartArguments) {
   const cs = args.confirmed_state;
   const failures = [
     ...schemaFailures(workflow.stateValidator, cs),
-    ...unconfirmed(cs, Object.keys(cs.state).sort()),
+    ...unconfirmed(cs, Object.keys(cs.state).sort(), ctx.now().getTime()),
     ...hostBlockers(release, workflow, {
       harness: args.host.harness,
       adapterId: args.host.adapter.id,

@@ -18,6 +18,13 @@ export interface ConfirmedState {
   readonly confirmations: Readonly<Record<string, Confirmation>>;
 }
 
+/**
+ * How far ahead of the server's clock a confirmation may be dated: host and server clocks
+ * drift a little; a confirmation further in the future would otherwise stay "newer than the
+ * checkpoint" for every later checkpoint too, confirming changes nobody confirmed.
+ */
+export const CLOCK_SKEW_MS = 5 * 60 * 1000;
+
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** The digest a checkpoint binds. */
@@ -40,15 +47,21 @@ export function schemaFailures(validate: ValidateFunction, cs: ConfirmedState): 
 }
 
 /**
- * The fields among `fields` without a valid confirmation at or after `since` (ms), as one
- * `confirmation_required` failure listing them; none when all are confirmed.
+ * The fields among `fields` without a valid confirmation at or after `since` (ms) and not
+ * after `now` + `CLOCK_SKEW_MS`, as one `confirmation_required` failure listing them; none
+ * when all are confirmed.
  */
-export function unconfirmed(cs: ConfirmedState, fields: readonly string[], since = 0): Failure[] {
+export function unconfirmed(
+  cs: ConfirmedState,
+  fields: readonly string[],
+  now: number,
+  since = 0,
+): Failure[] {
   const missing = fields.filter((field) => {
     const c = cs.confirmations[field];
     if (c === undefined || !RFC3339.test(c.confirmed_at)) return true;
     const at = Date.parse(c.confirmed_at);
-    return !Number.isFinite(at) || at < since;
+    return !Number.isFinite(at) || at < since || at > now + CLOCK_SKEW_MS;
   });
   if (missing.length === 0) return [];
   return [

@@ -8,6 +8,7 @@ import {
   parseJson,
   RPC_ERROR_CODES,
   RpcError,
+  recoverRequestId,
   resultResponse,
 } from '../../../src/protocol/index.js';
 
@@ -120,5 +121,25 @@ describe('exceedsDepth', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic['self'] = cyclic;
     assert.equal(exceedsDepth(cyclic, 64), true);
+  });
+});
+
+describe('recoverRequestId', () => {
+  it('finds the top-level id first or last, and nowhere else', () => {
+    assert.equal(recoverRequestId('{"jsonrpc":"2.0","id":7,"method":"x","params":{"a":"', ''), 7);
+    assert.equal(recoverRequestId('{"method":"x","jsonrpc":"2.0","id":"r-1","params":', ''), 'r-1');
+    assert.equal(
+      recoverRequestId('{"jsonrpc":"2.0","method":"x","params":{', 'xx"},"id":-3}\n'.trim()),
+      -3,
+    );
+    // An id inside params: the object it closes is nested, so it is not the request's.
+    assert.equal(
+      recoverRequestId('{"jsonrpc":"2.0","method":"x","params":{"id":1,', '"p":{"id":5}}}'),
+      null,
+    );
+    assert.equal(recoverRequestId('{"params":{"id":1},"jsonrpc":"2.0"', 'x"}}'), null);
+    // Escaped quotes and objects as ids are not guessed at.
+    assert.equal(recoverRequestId('{"id":"a\\"b"', ''), null);
+    assert.equal(recoverRequestId('{"id":{"x":1}', ''), null);
   });
 });

@@ -380,7 +380,7 @@ describe('workflow-engine: a second process continues the walk', () => {
   });
 
   it('takes the same hex text as the same key in MHL_ENGINE_KEY and in engine.key', async () => {
-    const hex = 'c0ffee'.repeat(10) + '0123';
+    const hex = `${'c0ffee'.repeat(10)}0123`;
     const byEnv = await engineSession([LOOP], { MHL_ENGINE_KEY: hex });
     let checkpoint: string;
     try {

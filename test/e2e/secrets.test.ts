@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { controlProof, parseVaultKey } from '../../src/secrets/key.js';
 import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
@@ -348,6 +349,93 @@ describe('secrets through the setup page', () => {
       'a capability in the log',
     );
     assert.ok(!log.includes('capability='), 'a setup URL in the log');
+  });
+});
+
+describe('pause and failure reasons that carry a secret', () => {
+  const TOKEN = 'tok-Secret-value-5e0a41';
+  let setup: Setup;
+  let client: Client;
+  const call = async (name: string, on = client) =>
+    (await on.callTool({ name, arguments: {} })) as Record<string, unknown>;
+
+  before(async () => {
+    setup = await boot({ MHL_TEST_API_TOKEN: TOKEN });
+    assert.equal((await cli(setup, ['add', 'db/password', '--stdin'], VALUE)).code, 0);
+    client = await mcpClient(setup.port);
+  });
+  after(async () => client.close());
+
+  it('masks vault() in a WORKFLOW_PAUSED text, its _meta reason and a nested object reason', async () => {
+    const text = await call('PauseText');
+    assert.equal(diagnostic(text)['code'], 'WORKFLOW_PAUSED');
+    assert.equal(diagnostic(text)['reason'], 'waiting [REDACTED]');
+    const object = await call('PauseObject');
+    assert.deepEqual(JSON.parse(String(diagnostic(object)['reason'])), {
+      nested: ['again [REDACTED]'],
+      why: '[REDACTED]',
+    });
+    for (const result of [text, object]) assert.ok(!JSON.stringify(result).includes(VALUE));
+  });
+
+  it('masks a sensitive env() value in a pause, and vault() in a fail() message', async () => {
+    const paused = await call('PauseEnv');
+    assert.equal(diagnostic(paused)['reason'], '{"why":"env [REDACTED]"}');
+    assert.ok(!JSON.stringify(paused).includes(TOKEN));
+    const failed = await call('FailSecret');
+    assert.equal(diagnostic(failed)['code'], 'WORKFLOW_FAILED');
+    assert.match(JSON.stringify(failed), /refused \[REDACTED\]/);
+    assert.ok(!JSON.stringify(failed).includes(VALUE));
+  });
+
+  it('masks the reason an elicitation shows and the pause it checkpoints', async () => {
+    const asked: string[] = [];
+    const eliciting = new Client(
+      { name: 'secrets-elicit', version: '1' },
+      { capabilities: { elicitation: {} } },
+    );
+    eliciting.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push((request.params as { message: string }).message);
+      return { action: 'decline' };
+    });
+    await eliciting.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${setup.port}/mcp`)),
+    );
+    try {
+      const declined = await call('PauseText', eliciting);
+      assert.equal(diagnostic(declined)['code'], 'WORKFLOW_PAUSED');
+      assert.deepEqual(asked, ['waiting [REDACTED]']);
+      assert.ok(!JSON.stringify(declined).includes(VALUE));
+    } finally {
+      await eliciting.close();
+    }
+    for (const [path, text] of filesUnder(setup.stateDir))
+      assert.ok(!text.includes(VALUE), `${path} holds the value`);
+  });
+
+  it('masks the reason in mhl run --format json and text', async () => {
+    const file = join(FOLDER, 'pause-secret.mh');
+    const env = { XDG_CONFIG_HOME: setup.config, MHL_TEST_API_TOKEN: TOKEN };
+    for (const [pipeline, reason] of [
+      ['PauseText', 'waiting [REDACTED]'],
+      ['PauseObject', { nested: ['again [REDACTED]'], why: '[REDACTED]' }],
+      ['PauseEnv', { why: 'env [REDACTED]' }],
+    ] as const) {
+      const cwd = tempDir();
+      const json = await runCli(['run', file, '--pipeline', pipeline, '--format', 'json'], {
+        env,
+        cwd,
+      });
+      assert.equal(json.code, 0, json.stderr);
+      assert.deepEqual((JSON.parse(json.stdout) as { reason: unknown }).reason, reason);
+      const text = await runCli(['run', file, '--pipeline', pipeline], { env, cwd });
+      assert.equal(text.code, 0, text.stderr);
+      assert.match(text.stderr, /paused: .*\[REDACTED\]/);
+      for (const out of [json.stdout, json.stderr, text.stdout, text.stderr])
+        assert.ok(!out.includes(VALUE) && !out.includes(TOKEN), out);
+      for (const [path, saved] of filesUnder(join(cwd, '.mhl')))
+        assert.ok(!saved.includes(VALUE) && !saved.includes(TOKEN), path);
+    }
   });
 });
 

@@ -1,10 +1,14 @@
 /**
  * The HTTP rows of secret setup, on the local server only (a loopback bind):
  *
- * - `POST /secrets/capabilities` mints a setup capability. Its credential is the vault's control
- *   proof (`Authorization: Bearer <HMAC of the vault key>`, `key.ts`), which only a process
- *   that can read the user's key file can compute: the server's `--token` would let anyone the
- *   token was given to write into this user's vault, and no token would let any local user.
+ * - `POST /secrets/challenge` issues a fresh single-use nonce (`challenges.ts`), thirty seconds.
+ * - `POST /secrets/capabilities` mints a setup capability. Its credential answers one challenge:
+ *   `Authorization: Bearer <nonce>.<proof>`, the proof an HMAC of the vault key over the nonce,
+ *   this process's `instance_id`, this server's origin and the purpose (`key.ts`), which only a
+ *   process that can read the user's key file can compute, and which is worthless once used (a
+ *   look-alike server that records it cannot replay it). The server's `--token` would let
+ *   anyone the token was given to write into this user's vault, and no token any local user.
+ *   Nothing about the vault (which names exist) is answered before the proof holds.
  * - `GET /secrets/setup?capability=…` shows the form; `POST` (same URL) stores the secret.
  *   Both require a live capability, exactly `capability=<43 characters>` as the whole query; a
  *   POST must also come from this server's own origin (its `Origin`, when sent, names this
@@ -22,6 +26,7 @@ import { type BodyLimits, discardRest, isJsonContentType, readBody } from '../tr
 import { isLoopback } from '../transport/index.js';
 import type { Route } from '../transport/routes.js';
 import type { CapabilityStore, SetupGrant } from './capabilities.js';
+import type { ChallengeStore } from './challenges.js';
 import { SecretsError } from './errors.js';
 import { isFormContentType, parseSetupForm } from './form.js';
 import { controlProof, readVaultKey } from './key.js';
@@ -31,6 +36,7 @@ import type { Vault } from './vault.js';
 
 export const SETUP_PATH = '/secrets/setup';
 export const MINT_PATH = '/secrets/capabilities';
+export const CHALLENGE_PATH = '/secrets/challenge';
 /** A form body: a 64 KiB value percent-encoded (three bytes each) and a label fit. */
 const MAX_FORM_BYTES = 200 * 1024;
 const MAX_MINT_BYTES = 4096;
@@ -38,6 +44,9 @@ const MAX_MINT_BYTES = 4096;
 export interface SetupRoutesOptions {
   readonly vault: Vault;
   readonly capabilities: CapabilityStore;
+  readonly challenges: ChallengeStore;
+  /** This process's `instance_id` (readiness): a proof names the instance it was made for. */
+  readonly instanceId: string;
   readonly logger: Logger;
   /** The server's one body deadline and budget, shared with every row that reads a body. */
   readonly body: BodyLimits;
@@ -58,10 +67,18 @@ export function setupRoutes(options: SetupRoutesOptions): Route[] {
     sendJson(res, status, { error: status === 405 ? 'METHOD_NOT_ALLOWED' : 'FORBIDDEN' });
   return [
     {
+      path: CHALLENGE_PATH,
+      methods: ['POST'],
+      auth: 'capability',
+      capability: onLoopback,
+      refuse: refuseJson,
+      handle: (_req, res) => challenge(res, options),
+    },
+    {
       path: MINT_PATH,
       methods: ['POST'],
       auth: 'capability',
-      capability: (req) => onLoopback(req) && proofMatches(req, options.vault),
+      capability: (req) => onLoopback(req) && proofMatches(req, options),
       refuse: refuseJson,
       handle: (req, res) => mint(req, res, options, body),
     },
@@ -101,19 +118,39 @@ function onLoopback(req: IncomingMessage): boolean {
   return isLoopback(local.replace(/^::ffff:/, ''));
 }
 
-function proofMatches(req: IncomingMessage, vault: Vault): boolean {
-  const found = /^Bearer ([A-Za-z0-9_-]{43})$/.exec(req.headers.authorization ?? '');
-  if (found?.[1] === undefined) return false;
+/** A nonce for the next mint: `201 {nonce, instance_id, expires_at}`. */
+function challenge(res: ServerResponse, options: SetupRoutesOptions): void {
+  const issued = options.challenges.issue();
+  if (issued === undefined) return sendJson(res, 503, { error: 'TOO_MANY_CHALLENGES' });
+  sendJson(res, 201, {
+    nonce: issued.nonce,
+    instance_id: options.instanceId,
+    expires_at: new Date(issued.expiresAt).toISOString(),
+  });
+}
+
+/**
+ * True when the request answers a live challenge of this server with the vault key. The nonce
+ * is taken first, whatever follows: one answer per challenge, right or wrong.
+ */
+function proofMatches(req: IncomingMessage, options: SetupRoutesOptions): boolean {
+  const found = /^Bearer ([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/.exec(
+    req.headers.authorization ?? '',
+  );
+  const nonce = found?.[1];
+  const proof = found?.[2];
+  if (nonce === undefined || proof === undefined || !options.challenges.take(nonce)) return false;
   let key: Buffer | undefined;
   try {
-    key = readVaultKey(vault.paths.key);
+    key = readVaultKey(options.vault.paths.key);
   } catch {
     // An unreadable or unsafe key file proves nothing.
     return false;
   }
   if (key === undefined) return false;
-  const given = Buffer.from(found[1], 'utf8');
-  const expected = Buffer.from(controlProof(key), 'utf8');
+  const given = Buffer.from(proof, 'utf8');
+  const challenge = { nonce, instanceId: options.instanceId, origin: ownOrigin(req) };
+  const expected = Buffer.from(controlProof(key, challenge), 'utf8');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 

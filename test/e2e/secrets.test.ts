@@ -62,6 +62,23 @@ async function mint(setup: Setup, mode: 'add' | 'edit', name: string): Promise<s
   return url;
 }
 
+function challenge(port: number) {
+  return send(port, { path: '/secrets/challenge', body: '' });
+}
+
+/** A mint's credential as the CLI makes it: the vault key's proof over a fresh challenge. */
+async function answer(setup: { config: string; port: number }): Promise<string> {
+  const { nonce, instance_id } = (await challenge(setup.port)).json() as {
+    nonce: string;
+    instance_id: string;
+  };
+  const ready = (await send(setup.port, { method: 'GET', path: '/health/ready' })).json();
+  assert.equal(ready['instance_id'], instance_id);
+  const key = parseVaultKey(readFileSync(join(setup.config, 'mhl', 'vault.key'), 'utf8'), 'key');
+  const origin = `http://127.0.0.1:${setup.port}`;
+  return `Bearer ${nonce}.${controlProof(key, { nonce, instanceId: instance_id, origin })}`;
+}
+
 function pathOf(url: string): string {
   const parsed = new URL(url);
   return `${parsed.pathname}${parsed.search}`;
@@ -564,16 +581,21 @@ describe('setup capabilities that must not work', () => {
 
   it('mints only for the holder of the vault key', async () => {
     const body = JSON.stringify({ mode: 'add', name: 'x' });
-    for (const authorization of [undefined, 'Bearer nope', `Bearer ${'A'.repeat(43)}`]) {
+    const { nonce } = (await challenge(setup.port)).json() as { nonce: string };
+    const forged = [
+      undefined,
+      'Bearer nope',
+      `Bearer ${'A'.repeat(43)}`,
+      `Bearer ${nonce}.${'A'.repeat(43)}`,
+      `Bearer ${nonce}.${'A'.repeat(43)}`,
+    ];
+    for (const authorization of forged) {
       const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
       const refused = await send(setup.port, { path: '/secrets/capabilities', headers, body });
       assert.equal(refused.status, 403, String(authorization));
     }
     // With the right proof, every malformed or hostile mint body is refused by code.
     await cli(setup, ['add', 'seed', '--stdin'], VALUE);
-    const key = readFileSync(join(setup.config, 'mhl', 'vault.key'), 'utf8');
-    const proof = controlProof(parseVaultKey(key, 'vault.key'));
-    const headers = { authorization: `Bearer ${proof}` };
     const mints: [string, string, Record<string, string>, number, string | undefined][] = [
       ['not JSON', '{"mode":', {}, 400, 'INVALID_REQUEST'],
       [
@@ -623,6 +645,7 @@ describe('setup capabilities that must not work', () => {
       ],
     ];
     for (const [what, body, extra, status, code] of mints) {
+      const headers = { authorization: await answer(setup) };
       const refused = await send(setup.port, {
         path: '/secrets/capabilities',
         headers: { ...headers, ...extra },
@@ -636,6 +659,59 @@ describe('setup capabilities that must not work', () => {
     const other = await cli(stranger, ['add', 'x', '--open', '--port', String(setup.port)]);
     assert.equal(other.code, 1);
     assert.match(other.stderr, /SETUP_REFUSED/);
+  });
+
+  it('refuses a used answer, and tells no unauthenticated caller which names exist', async () => {
+    await cli(setup, ['add', 'taken', '--stdin'], VALUE);
+    const authorization = await answer(setup);
+    const path = '/secrets/capabilities';
+    const edit = JSON.stringify({ mode: 'edit', name: 'unknown-name' });
+    const first = await send(setup.port, { path, headers: { authorization }, body: edit });
+    assert.equal(first.json()['error'], 'SECRET_NOT_FOUND', 'the proof held once');
+    for (const body of [edit, JSON.stringify({ mode: 'add', name: 'taken' })]) {
+      const again = await send(setup.port, { path, headers: { authorization }, body });
+      assert.equal(again.status, 403, again.text);
+      assert.equal(again.json()['error'], 'FORBIDDEN');
+    }
+  });
+
+  it('gives a look-alike server on the port nothing it can replay against the real one', async () => {
+    // The look-alike relays readiness and a real challenge, and records the CLI's answer.
+    const recorded: string[] = [];
+    const fake: Server = createServer((req, res) => {
+      const relay = async () => {
+        if (req.url === '/health/ready' || req.url === '/secrets/challenge') {
+          const real = await send(setup.port, {
+            method: req.method ?? 'GET',
+            path: req.url,
+            ...(req.method === 'POST' ? { body: '' } : {}),
+          });
+          res.writeHead(real.status, { 'content-type': 'application/json' });
+          return res.end(real.text);
+        }
+        recorded.push(String(req.headers.authorization));
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end('{}');
+      };
+      relay().catch(() => res.destroy());
+    });
+    await new Promise<void>((done) => fake.listen(0, '127.0.0.1', done));
+    const port = (fake.address() as AddressInfo).port;
+    try {
+      const asked = await cli(setup, ['add', 'squatted', '--open', '--port', String(port)]);
+      assert.equal(asked.code, 1);
+    } finally {
+      fake.close();
+    }
+    assert.equal(recorded.length, 1, 'the CLI answered the relayed challenge');
+    const body = JSON.stringify({ mode: 'add', name: 'squatted' });
+    const replay = await send(setup.port, {
+      path: '/secrets/capabilities',
+      headers: { authorization: recorded[0] as string },
+      body,
+    });
+    assert.equal(replay.status, 403, replay.text);
+    assert.ok(!replay.text.includes('capability='));
   });
 });
 
@@ -765,22 +841,28 @@ describe('mhl secrets on the command line', () => {
       `PORT/secrets/other?capability=${'A'.repeat(43)}`,
       `PORT/secrets/setup?capability=${'A'.repeat(42)}`,
     ];
-    let answer = '';
-    const fake: Server = createServer((_req, res) => {
-      res.writeHead(201, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ url: answer, expires_at: new Date().toISOString() }));
+    let reply = '';
+    const instance_id = '550e8400-e29b-41d4-a716-446655440000';
+    const fake: Server = createServer((req, res) => {
+      res.writeHead(req.url === '/health/ready' ? 200 : 201, {
+        'content-type': 'application/json',
+      });
+      if (req.url === '/health/ready') return res.end(JSON.stringify({ instance_id }));
+      if (req.url === '/secrets/challenge')
+        return res.end(JSON.stringify({ nonce: 'N'.repeat(43), instance_id }));
+      res.end(JSON.stringify({ url: reply, expires_at: new Date().toISOString() }));
     });
     await new Promise<void>((done) => fake.listen(0, '127.0.0.1', done));
     const port = (fake.address() as AddressInfo).port;
     try {
       for (const shape of answers) {
-        answer = shape.replace('PORT', `http://127.0.0.1:${port}`);
+        reply = shape.replace('PORT', `http://127.0.0.1:${port}`);
         const refused = await cli(setup, ['add', 'x', '--open', '--port', String(port)]);
-        assert.equal(refused.code, 1, answer);
+        assert.equal(refused.code, 1, reply);
         assert.match(refused.stderr, /SETUP_BAD_ANSWER/);
         assert.ok(
           !refused.stdout.includes('capability=') && !refused.stderr.includes('evil'),
-          answer,
+          reply,
         );
       }
     } finally {

@@ -764,6 +764,29 @@ describe('mhl secrets on the command line', () => {
       assert.ok(!text.includes(VALUE), path);
   });
 
+  it('fails a resume loudly rather than pass the checkpointed placeholder as the credential', async () => {
+    const own = { config: tempDir('mhl-secrets-resume-') };
+    assert.equal((await cli(own, ['add', 'db/password', '--stdin'], VALUE)).code, 0);
+    const cwd = tempDir();
+    const out = join(cwd, 'out.txt');
+    const args = [
+      'run',
+      join(FOLDER, 'resume-secret.mh'),
+      ...['--input', `out=${out}`, '--input', `marks=${join(cwd, 'marks')}`],
+      ...['--format', 'json'],
+    ];
+    const env = { XDG_CONFIG_HOME: own.config };
+    const first = await runCli(args, { env, cwd });
+    assert.equal(first.code, 1, first.stderr);
+    assert.equal((JSON.parse(first.stdout) as { code: string }).code, 'FAIL');
+    const resumed = await runCli([...args, '--resume'], { env, cwd });
+    assert.equal(resumed.code, 1, resumed.stderr);
+    const failed = JSON.parse(resumed.stdout) as { code: string; line: number };
+    assert.deepEqual([failed.code, failed.line], ['SECRET_NOT_RESUMABLE', 7]);
+    assert.ok(!existsSync(out), 'step Use never ran, so never received [REDACTED]');
+    assert.ok(!resumed.stdout.includes(VALUE) && !resumed.stderr.includes(VALUE));
+  });
+
   it('prompts on a terminal with echo off', async (t) => {
     // util-linux `script` gives the CLI a real pseudo-terminal.
     if (!existsSync('/usr/bin/script')) {

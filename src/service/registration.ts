@@ -129,6 +129,23 @@ export async function checkRegistration(
   installed: Installed,
   props: UnitProperties,
 ): Promise<string> {
+  const text = await checkUnit(paths, serviceId, installed, props);
+  await checkWorker(installed.definition);
+  return text;
+}
+
+/**
+ * Our unit, as the definition renders it and loaded as written (what a stop needs: a process
+ * whose executable is gone may still be stopped, a drifted unit never).
+ * @throws ServiceError MCP_SERVICE_CONFIGURATION_DRIFT, MCP_SERVICE_TASK_CONFLICT,
+ *   MCP_SERVICE_INSTALLATION_CONFLICT.
+ */
+export async function checkUnit(
+  paths: ServicePaths,
+  serviceId: string,
+  installed: Installed,
+  props: UnitProperties,
+): Promise<string> {
   const text = await readText(paths.unitPath);
   if (text !== undefined) assertOwned(text, serviceId);
   const drift = driftOf(installed.definition, paths.unitPath, text, props).filter(
@@ -142,7 +159,6 @@ export async function checkRegistration(
         .join(', ')}); run mhl service install to restore it`,
     );
   }
-  await checkWorker(installed.definition);
   return text as string;
 }
 

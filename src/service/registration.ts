@@ -98,6 +98,8 @@ export function driftOf(
     manager('NeedDaemonReload', 'no', props.needDaemonReload ? 'yes' : 'no');
     manager('UnitFileState', 'enabled', props.unitFileState);
     if (props.fragmentPath !== '') manager('FragmentPath', unitPath, props.fragmentPath);
+    // A drop-in changes what the unit runs without touching its file: drift, like an edit.
+    manager('DropInPaths', 'none', props.dropInPaths.join(' ') || 'none');
   }
   return sortDrift(drift);
 }
@@ -156,7 +158,11 @@ export async function checkUnit(
       SERVICE_CODES.CONFIGURATION_DRIFT,
       `the registration differs from its definition (${drift
         .map((d) => `${d.layer} ${d.property}`)
-        .join(', ')}); run mhl service install to restore it`,
+        .join(', ')}); ${
+        drift.some((d) => d.property === 'DropInPaths')
+          ? 'remove the drop-in (mhl service install never removes a file it did not write), then systemctl --user daemon-reload'
+          : 'run mhl service install to restore it'
+      }`,
     );
   }
   return text as string;

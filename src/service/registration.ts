@@ -11,14 +11,48 @@ import { SERVICE_CODES, ServiceError } from './errors.js';
 import type { ServicePaths } from './paths.js';
 import { type Current, CurrentSchema, readState } from './state.js';
 import type { UnitProperties } from './systemctl.js';
-import { OWNER_KEY, parseUnit, renderUnit, unitDrift } from './unit-file.js';
+import { CONFIGURATION_KEY, OWNER_KEY, parseUnit, renderUnit, unitDrift } from './unit-file.js';
 
 /** One property that is not what the definition says, in the layer it was found. */
 export interface Drift {
-  readonly layer: 'manager' | 'runtime' | 'unit';
+  readonly layer: 'manager' | 'runtime' | 'state' | 'unit';
   readonly property: string;
   readonly expected: string | null;
   readonly actual: string | null;
+}
+
+/**
+ * `current.json` is a repairable index; the unit is the authority. When the index is damaged,
+ * the definition our own unit names (`X-MhlConfigurationId`) is what is installed, trusted only
+ * when its bytes match that identity. Undefined when the unit is not ours or names nothing
+ * readable.
+ */
+export async function installedFromUnit(
+  paths: ServicePaths,
+  serviceId: string,
+  unitText: string | undefined,
+): Promise<Installed | undefined> {
+  if (unitText === undefined || unitOwner(unitText) !== serviceId) return undefined;
+  const id = parseUnit(unitText).get(CONFIGURATION_KEY);
+  if (id === undefined) return undefined;
+  try {
+    const definition = await readDefinition(paths.definitions, id);
+    const current: Current = {
+      schema_version: 1,
+      service_id: serviceId,
+      configuration_id: id,
+      updated_at: new Date().toISOString(),
+    };
+    return { current, definition, configurationId: id };
+  } catch (error) {
+    if (error instanceof ServiceError) return undefined;
+    throw error;
+  }
+}
+
+/** True for the refusal of a damaged state file. */
+export function isStateInvalid(error: unknown): error is ServiceError {
+  return error instanceof ServiceError && error.code === SERVICE_CODES.STATE_INVALID;
 }
 
 /** What `current.json` names, with its definition. */

@@ -98,8 +98,25 @@ describe('mhl service faults', () => {
       assert.equal(diagnostic(start), 'MCP_SERVICE_STATE_INVALID');
       assert.match(start.stderr, /current\.json/);
       assert.doesNotMatch(start.stderr, /\n\s+at /, 'no stack trace');
-      assert.equal(diagnostic(await user.service(['status'])), 'MCP_SERVICE_STATE_INVALID');
+      // current.json is a repairable index: status reports it beside every other layer, exit 0.
+      const status = await user.service(['status', '--json']);
+      assert.equal(status.code, 0, status.stderr);
+      const snapshot = json(status);
+      assert.deepEqual(
+        [snapshot['state'], snapshot['diagnostic_code'], snapshot['configuration_id']],
+        ['state_invalid', 'MCP_SERVICE_STATE_INVALID', JSON.parse(good)['configuration_id']],
+      );
+      assert.deepEqual(snapshot['drift'], [
+        { layer: 'state', property: 'current.json', expected: 'valid', actual: 'invalid' },
+      ]);
+      assert.equal((snapshot['registration'] as { state: string }).state, 'installed');
+      assert.equal((snapshot['manager'] as { state: string }).state, 'reachable');
+      assert.equal((await user.service(['status'])).code, 0);
     }
+    // uninstall proceeds past a damaged index when the unit names a definition that verifies.
+    assert.equal(json(await user.service(['uninstall', '--json']))['action'], 'uninstalled');
+    assert.equal(existsSync(user.unitPath), false);
+    assert.equal(existsSync(current), false);
     assert.equal((await user.service(['install', FOLDER, '--port', port, '--no-start'])).code, 0);
     const runtime = join(user.stateDir, 'runtime.json');
     writeFileSync(runtime, '{"schema_version":1,"pid":"1; rm -rf /"}');

@@ -11,8 +11,8 @@
  *   Nothing about the vault (which names exist) is answered before the proof holds.
  * - `GET /secrets/setup?capability=…` shows the form; `POST` (same URL) stores the secret.
  *   Both require a live capability, exactly `capability=<43 characters>` as the whole query; a
- *   POST must also come from this server's own origin (its `Origin`, when sent, names this
- *   host and port; `Sec-Fetch-Site`, when sent, is same-origin). Only a POST that stores the
+ *   POST must also come from the link's own origin (its `Origin`, when sent, is exactly the
+ *   origin the link was issued on; `Sec-Fetch-Site`, when sent, is same-origin). Only a POST that stores the
  *   secret uses the capability up.
  *
  * Nothing here logs a request's URL or body: the capability is in the one, the secret in the
@@ -161,26 +161,17 @@ function ownOrigin(req: IncomingMessage): string {
   return `http://${host}:${req.socket.localPort}`;
 }
 
-/** True when a POST comes from this server's own page (or from no browser page at all). */
-function sameOrigin(req: IncomingMessage): boolean {
+/**
+ * True when a POST comes from the page of the link (or from no browser page at all): its
+ * `Origin`, when sent, is exactly the origin the link was issued on, so a page on
+ * `http://localhost:<port>` (another origin to a browser) cannot post a link issued on
+ * `127.0.0.1`.
+ */
+function sameOrigin(req: IncomingMessage, issued: string): boolean {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
   const origin = req.headers.origin;
-  if (origin === undefined) return true;
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    // An opaque origin ("null") is a sandboxed or cross-origin document.
-    return false;
-  }
-  const port = url.port === '' ? '80' : url.port;
-  return (
-    url.protocol === 'http:' &&
-    isLoopback(url.hostname.replace(/^\[(.*)\]$/, '$1')) &&
-    port === String(req.socket.localPort) &&
-    `${url.protocol}//${url.host}` === origin
-  );
+  return origin === undefined || origin === issued;
 }
 
 async function mint(
@@ -228,7 +219,7 @@ async function mint(
     if (error instanceof SyntaxError) return sendJson(res, 400, { error: 'INVALID_REQUEST' });
     throw error;
   }
-  const minted = options.capabilities.mint(grant);
+  const minted = options.capabilities.mint({ ...grant, origin: ownOrigin(req) });
   if (minted === undefined) return sendJson(res, 503, { error: 'TOO_MANY_SETUP_LINKS' });
   const url = `${ownOrigin(req)}${SETUP_PATH}?capability=${minted.capability}`;
   options.logger.info({ secret: grant.name, mode: grant.mode }, 'secret setup link made');
@@ -250,7 +241,8 @@ async function store(
   const capability = capabilityOf(req.url) as string;
   const page = (status: number, title: string, text: string) =>
     sendPage(res, status, refusalPage(title, text));
-  if (!sameOrigin(req)) {
+  const issued = options.capabilities.check(capability)?.origin ?? ownOrigin(req);
+  if (!sameOrigin(req, issued)) {
     return page(403, 'Refused', 'The form was sent from another site than this setup page.');
   }
   if (!isFormContentType(req.headers['content-type'])) {

@@ -477,6 +477,10 @@ describe('setup capabilities that must not work', () => {
     for (const headers of [
       { origin: `http://127.0.0.1:${other.port}` },
       { origin: `http://localhost:${other.port}` },
+      // The link was issued on 127.0.0.1: another loopback spelling is another origin.
+      { origin: `http://localhost:${setup.port}` },
+      { origin: `http://[::1]:${setup.port}` },
+      { origin: `http://127.0.0.1:${setup.port}/` },
       { origin: 'null' },
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site' },

@@ -193,6 +193,7 @@ function readDefinitionFlags(
       '--default-timeout-ms takes a positive whole number of milliseconds',
     ),
     config_home: ctx.paths.configHome,
+    state_dir: ctx.paths.runsDir,
   };
   for (const [flag, path] of [
     ['the workflows folder', workflows],
@@ -200,6 +201,7 @@ function readDefinitionFlags(
     ['the node path', definition.node],
     ['the mhl path', definition.mhl],
     ['XDG_CONFIG_HOME', definition.config_home],
+    ['XDG_STATE_HOME', ctx.paths.runsDir],
   ] as const) {
     // A newline or other control character would end the unit's line and add a setting.
     if (hasControl(path)) {

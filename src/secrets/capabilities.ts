@@ -23,6 +23,8 @@ export interface SetupGrant {
   readonly name: string;
   readonly kind?: string;
   readonly label?: string;
+  /** The origin the link was issued on (`http://127.0.0.1:<port>`): the only one a POST may name. */
+  readonly origin?: string;
 }
 
 interface Entry {

@@ -4,8 +4,8 @@
  * exists (a missing key beside an existing vault is an error, never a reason to make a new
  * one, which would lose every record), and refused when others can read it. Two values are
  * derived from it, each with its own label, so neither reveals the key: the key id stored in
- * the vault (to tell a wrong key from a damaged file) and the control proof the CLI shows the
- * local server to mint a setup capability (only the key's owner can compute it).
+ * the vault (to tell a wrong key from a damaged file) and the control proof the CLI answers the
+ * local server's challenge with to mint a setup capability (only the key's owner can compute it).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
@@ -68,10 +68,33 @@ export function keyId(key: Buffer): string {
   return createHmac('sha256', key).update('mhl vault key id v1').digest('hex').slice(0, 16);
 }
 
+/** What a control proof is for; a proof made for another purpose never verifies as this one. */
+export const MINT_PURPOSE = 'mint-setup-capability';
+
+/** What a control proof answers: the server's fresh nonce, its identity and its origin. */
+export interface ControlChallenge {
+  /** The single-use nonce the server issued (43 base64url characters). */
+  readonly nonce: string;
+  /** The serving process's `instance_id`, as `/health/ready` reports it. */
+  readonly instanceId: string;
+  /** The origin the request is sent to, `http://127.0.0.1:<port>`. */
+  readonly origin: string;
+}
+
 /**
- * The control proof: what `mhl secrets --open` sends as `Authorization: Bearer …` to mint a
- * setup capability. Only someone who can read the key file can compute it.
+ * The control proof: what `mhl secrets --open` sends to mint a setup capability, an HMAC of
+ * the vault key over one challenge (nonce, server instance, origin, purpose). Only someone who
+ * can read the key file can compute it, and it is good for that one challenge only: a server
+ * that records it (a look-alike on the port) holds nothing it can use later or elsewhere.
+ * None of the parts can contain a newline, so the joined text is unambiguous.
  */
-export function controlProof(key: Buffer): string {
-  return createHmac('sha256', key).update('mhl secrets control v1').digest('base64url');
+export function controlProof(key: Buffer, challenge: ControlChallenge): string {
+  const text = [
+    'mhl secrets control v2',
+    MINT_PURPOSE,
+    challenge.nonce,
+    challenge.instanceId,
+    challenge.origin,
+  ].join('\n');
+  return createHmac('sha256', key).update(text).digest('base64url');
 }

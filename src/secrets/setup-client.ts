@@ -1,6 +1,8 @@
 /**
- * The CLI's side of `--open`: asks the running local server to mint a setup capability, with
- * the vault's control proof as its bearer credential (`key.ts`), and accepts the answer only
+ * The CLI's side of `--open`: reads the running local server's `instance_id` (readiness), asks
+ * it for a fresh challenge, and answers it with the vault's control proof over that nonce, that
+ * instance and this origin (`key.ts`) to mint a setup capability. Whatever answers on the port
+ * sees only a proof for its own nonce, instance and port, useless to replay. It accepts the answer only
  * when its URL is exactly `<configured origin>/secrets/setup?capability=<43 characters>`. A
  * server that answers with any other origin, path or query (another host, a redirect target,
  * an extra parameter) is refused, so a look-alike server on the port cannot send the user's
@@ -8,7 +10,7 @@
  */
 import { SECRETS_ERROR_CODES, SecretsError } from './errors.js';
 import { controlProof } from './key.js';
-import { MINT_PATH, SETUP_PATH } from './setup-routes.js';
+import { CHALLENGE_PATH, MINT_PATH, SETUP_PATH } from './setup-routes.js';
 
 export const SETUP_CLIENT_CODES = {
   UNREACHABLE: 'SETUP_SERVER_UNREACHABLE',
@@ -51,21 +53,14 @@ export async function requestSetupUrl(
   key: Buffer,
   request: MintRequest,
 ): Promise<{ url: string; expiresAt: string }> {
-  let res: Response;
-  try {
-    res = await fetch(`${origin}${MINT_PATH}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${controlProof(key)}`, 'content-type': 'application/json' },
-      body: JSON.stringify(request),
-      redirect: 'error',
-      signal: AbortSignal.timeout(10_000),
-    });
-  } catch {
-    throw new SetupClientError(
-      SETUP_CLIENT_CODES.UNREACHABLE,
-      `no mhl server answers on ${origin}; start one with mhl serve mcp --http (or give its --port)`,
-    );
-  }
+  const instanceId = await readyInstance(origin);
+  const nonce = await challengeOf(origin, instanceId, request.name);
+  const proof = controlProof(key, { nonce, instanceId, origin });
+  const res = await call(origin, MINT_PATH, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${nonce}.${proof}`, 'content-type': 'application/json' },
+    body: JSON.stringify(request),
+  });
   const body = (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
   if (res.status !== 201) throw refusal(res.status, body, origin, request.name);
   const url = acceptSetupUrl(body?.['url'], origin);
@@ -77,6 +72,56 @@ export async function requestSetupUrl(
     );
   }
   return { url, expiresAt };
+}
+
+async function call(origin: string, path: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(`${origin}${path}`, {
+      ...init,
+      redirect: 'error',
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch {
+    throw new SetupClientError(
+      SETUP_CLIENT_CODES.UNREACHABLE,
+      `no mhl server answers on ${origin}; start one with mhl serve mcp --http (or give its --port)`,
+    );
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** The `instance_id` readiness reports: the identity a proof is bound to. */
+async function readyInstance(origin: string): Promise<string> {
+  const res = await call(origin, '/health/ready', { method: 'GET' });
+  const body = (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+  const id = body?.['instance_id'];
+  if (res.status !== 200 || typeof id !== 'string' || !UUID.test(id)) {
+    throw new SetupClientError(
+      SETUP_CLIENT_CODES.REFUSED,
+      `the server on ${origin} is not a ready mhl server (HTTP ${res.status} from /health/ready)`,
+    );
+  }
+  return id;
+}
+
+/** A fresh nonce from the server that reported `instanceId`; another instance's is refused. */
+async function challengeOf(origin: string, instanceId: string, name: string): Promise<string> {
+  const res = await call(origin, CHALLENGE_PATH, { method: 'POST' });
+  const body = (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+  if (res.status !== 201) throw refusal(res.status, body, origin, name);
+  const nonce = body?.['nonce'];
+  if (
+    typeof nonce !== 'string' ||
+    !/^[A-Za-z0-9_-]{43}$/.test(nonce) ||
+    body?.['instance_id'] !== instanceId
+  ) {
+    throw new SetupClientError(
+      SETUP_CLIENT_CODES.BAD_ANSWER,
+      `the server on ${origin} answered the challenge request with another shape or another instance; nothing sent`,
+    );
+  }
+  return nonce;
 }
 
 function refusal(

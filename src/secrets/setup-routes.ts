@@ -1,14 +1,18 @@
 /**
  * The HTTP rows of secret setup, on the local server only (a loopback bind):
  *
- * - `POST /secrets/capabilities` mints a setup capability. Its credential is the vault's control
- *   proof (`Authorization: Bearer <HMAC of the vault key>`, `key.ts`), which only a process
- *   that can read the user's key file can compute: the server's `--token` would let anyone the
- *   token was given to write into this user's vault, and no token would let any local user.
+ * - `POST /secrets/challenge` issues a fresh single-use nonce (`challenges.ts`), thirty seconds.
+ * - `POST /secrets/capabilities` mints a setup capability. Its credential answers one challenge:
+ *   `Authorization: Bearer <nonce>.<proof>`, the proof an HMAC of the vault key over the nonce,
+ *   this process's `instance_id`, this server's origin and the purpose (`key.ts`), which only a
+ *   process that can read the user's key file can compute, and which is worthless once used (a
+ *   look-alike server that records it cannot replay it). The server's `--token` would let
+ *   anyone the token was given to write into this user's vault, and no token any local user.
+ *   Nothing about the vault (which names exist) is answered before the proof holds.
  * - `GET /secrets/setup?capability=…` shows the form; `POST` (same URL) stores the secret.
  *   Both require a live capability, exactly `capability=<43 characters>` as the whole query; a
- *   POST must also come from this server's own origin (its `Origin`, when sent, names this
- *   host and port; `Sec-Fetch-Site`, when sent, is same-origin). Only a POST that stores the
+ *   POST must also come from the link's own origin (its `Origin`, when sent, is exactly the
+ *   origin the link was issued on; `Sec-Fetch-Site`, when sent, is same-origin). Only a POST that stores the
  *   secret uses the capability up.
  *
  * Nothing here logs a request's URL or body: the capability is in the one, the secret in the
@@ -22,6 +26,7 @@ import { type BodyLimits, discardRest, isJsonContentType, readBody } from '../tr
 import { isLoopback } from '../transport/index.js';
 import type { Route } from '../transport/routes.js';
 import type { CapabilityStore, SetupGrant } from './capabilities.js';
+import type { ChallengeStore } from './challenges.js';
 import { SecretsError } from './errors.js';
 import { isFormContentType, parseSetupForm } from './form.js';
 import { controlProof, readVaultKey } from './key.js';
@@ -31,6 +36,7 @@ import type { Vault } from './vault.js';
 
 export const SETUP_PATH = '/secrets/setup';
 export const MINT_PATH = '/secrets/capabilities';
+export const CHALLENGE_PATH = '/secrets/challenge';
 /** A form body: a 64 KiB value percent-encoded (three bytes each) and a label fit. */
 const MAX_FORM_BYTES = 200 * 1024;
 const MAX_MINT_BYTES = 4096;
@@ -38,6 +44,9 @@ const MAX_MINT_BYTES = 4096;
 export interface SetupRoutesOptions {
   readonly vault: Vault;
   readonly capabilities: CapabilityStore;
+  readonly challenges: ChallengeStore;
+  /** This process's `instance_id` (readiness): a proof names the instance it was made for. */
+  readonly instanceId: string;
   readonly logger: Logger;
   /** The server's one body deadline and budget, shared with every row that reads a body. */
   readonly body: BodyLimits;
@@ -58,10 +67,18 @@ export function setupRoutes(options: SetupRoutesOptions): Route[] {
     sendJson(res, status, { error: status === 405 ? 'METHOD_NOT_ALLOWED' : 'FORBIDDEN' });
   return [
     {
+      path: CHALLENGE_PATH,
+      methods: ['POST'],
+      auth: 'capability',
+      capability: onLoopback,
+      refuse: refuseJson,
+      handle: (_req, res) => challenge(res, options),
+    },
+    {
       path: MINT_PATH,
       methods: ['POST'],
       auth: 'capability',
-      capability: (req) => onLoopback(req) && proofMatches(req, options.vault),
+      capability: (req) => onLoopback(req) && proofMatches(req, options),
       refuse: refuseJson,
       handle: (req, res) => mint(req, res, options, body),
     },
@@ -101,19 +118,39 @@ function onLoopback(req: IncomingMessage): boolean {
   return isLoopback(local.replace(/^::ffff:/, ''));
 }
 
-function proofMatches(req: IncomingMessage, vault: Vault): boolean {
-  const found = /^Bearer ([A-Za-z0-9_-]{43})$/.exec(req.headers.authorization ?? '');
-  if (found?.[1] === undefined) return false;
+/** A nonce for the next mint: `201 {nonce, instance_id, expires_at}`. */
+function challenge(res: ServerResponse, options: SetupRoutesOptions): void {
+  const issued = options.challenges.issue();
+  if (issued === undefined) return sendJson(res, 503, { error: 'TOO_MANY_CHALLENGES' });
+  sendJson(res, 201, {
+    nonce: issued.nonce,
+    instance_id: options.instanceId,
+    expires_at: new Date(issued.expiresAt).toISOString(),
+  });
+}
+
+/**
+ * True when the request answers a live challenge of this server with the vault key. The nonce
+ * is taken first, whatever follows: one answer per challenge, right or wrong.
+ */
+function proofMatches(req: IncomingMessage, options: SetupRoutesOptions): boolean {
+  const found = /^Bearer ([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/.exec(
+    req.headers.authorization ?? '',
+  );
+  const nonce = found?.[1];
+  const proof = found?.[2];
+  if (nonce === undefined || proof === undefined || !options.challenges.take(nonce)) return false;
   let key: Buffer | undefined;
   try {
-    key = readVaultKey(vault.paths.key);
+    key = readVaultKey(options.vault.paths.key);
   } catch {
     // An unreadable or unsafe key file proves nothing.
     return false;
   }
   if (key === undefined) return false;
-  const given = Buffer.from(found[1], 'utf8');
-  const expected = Buffer.from(controlProof(key), 'utf8');
+  const given = Buffer.from(proof, 'utf8');
+  const challenge = { nonce, instanceId: options.instanceId, origin: ownOrigin(req) };
+  const expected = Buffer.from(controlProof(key, challenge), 'utf8');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
@@ -124,26 +161,17 @@ function ownOrigin(req: IncomingMessage): string {
   return `http://${host}:${req.socket.localPort}`;
 }
 
-/** True when a POST comes from this server's own page (or from no browser page at all). */
-function sameOrigin(req: IncomingMessage): boolean {
+/**
+ * True when a POST comes from the page of the link (or from no browser page at all): its
+ * `Origin`, when sent, is exactly the origin the link was issued on, so a page on
+ * `http://localhost:<port>` (another origin to a browser) cannot post a link issued on
+ * `127.0.0.1`.
+ */
+function sameOrigin(req: IncomingMessage, issued: string): boolean {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
   const origin = req.headers.origin;
-  if (origin === undefined) return true;
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    // An opaque origin ("null") is a sandboxed or cross-origin document.
-    return false;
-  }
-  const port = url.port === '' ? '80' : url.port;
-  return (
-    url.protocol === 'http:' &&
-    isLoopback(url.hostname.replace(/^\[(.*)\]$/, '$1')) &&
-    port === String(req.socket.localPort) &&
-    `${url.protocol}//${url.host}` === origin
-  );
+  return origin === undefined || origin === issued;
 }
 
 async function mint(
@@ -191,7 +219,7 @@ async function mint(
     if (error instanceof SyntaxError) return sendJson(res, 400, { error: 'INVALID_REQUEST' });
     throw error;
   }
-  const minted = options.capabilities.mint(grant);
+  const minted = options.capabilities.mint({ ...grant, origin: ownOrigin(req) });
   if (minted === undefined) return sendJson(res, 503, { error: 'TOO_MANY_SETUP_LINKS' });
   const url = `${ownOrigin(req)}${SETUP_PATH}?capability=${minted.capability}`;
   options.logger.info({ secret: grant.name, mode: grant.mode }, 'secret setup link made');
@@ -213,7 +241,8 @@ async function store(
   const capability = capabilityOf(req.url) as string;
   const page = (status: number, title: string, text: string) =>
     sendPage(res, status, refusalPage(title, text));
-  if (!sameOrigin(req)) {
+  const issued = options.capabilities.check(capability)?.origin ?? ownOrigin(req);
+  if (!sameOrigin(req, issued)) {
     return page(403, 'Refused', 'The form was sent from another site than this setup page.');
   }
   if (!isFormContentType(req.headers['content-type'])) {

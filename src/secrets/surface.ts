@@ -10,6 +10,7 @@ import { ArgumentError } from '../runs/index.js';
 import { type Surface, type ToolDefinition, toolError } from '../surfaces/index.js';
 import type { BodyLimits } from '../transport/body.js';
 import { CapabilityStore } from './capabilities.js';
+import { ChallengeStore } from './challenges.js';
 import { SecretsError } from './errors.js';
 import { checkKind, SECRET_KINDS } from './records.js';
 import { setupRoutes } from './setup-routes.js';
@@ -21,7 +22,12 @@ export interface SecretsSurfaceOptions {
   readonly vault: Vault;
   readonly logger: Logger;
   /** Set when serving HTTP on a loopback address: the setup page is served then only. */
-  readonly setup?: { readonly body: BodyLimits; readonly capabilityTtlMs?: number };
+  readonly setup?: {
+    readonly body: BodyLimits;
+    readonly capabilityTtlMs?: number;
+    /** The serving process's `instance_id`, which a mint's proof must name. */
+    readonly instanceId: string;
+  };
 }
 
 const LIST_SCHEMA = {
@@ -46,6 +52,8 @@ export function secretsSurface(options: SecretsSurfaceOptions): Surface {
           capabilities: new CapabilityStore(
             setup.capabilityTtlMs === undefined ? {} : { ttlMs: setup.capabilityTtlMs },
           ),
+          challenges: new ChallengeStore(),
+          instanceId: setup.instanceId,
           logger: options.logger,
           body: setup.body,
         });

@@ -4,6 +4,7 @@
  * no transport: `serveStdio` and `serveHttp` move messages between it and the world, and call
  * its lifecycle in order (`start`, then at shutdown `drain`, `stop` within the budget, `close`).
  */
+import { randomUUID } from 'node:crypto';
 import type { Catalog } from '../catalog/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { Dispatcher, type Session } from '../protocol/index.js';
@@ -54,6 +55,8 @@ export interface MhlServer {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly version: string;
+  /** This process's identity, a UUID v4 for its lifetime: readiness reports it. */
+  readonly instanceId: string;
   /** The HTTP rows the surfaces add (the Agent Card, `/a2a`); served over HTTP only. */
   readonly routes: readonly Route[];
   /** The deadline and shared budget of every HTTP body; set when serving HTTP. */
@@ -124,7 +127,9 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
           budget: new BodyBudget(config.http.bodyBufferBytes),
         };
   let subscriptions: Subscriptions | undefined;
+  const instanceId = randomUUID();
   const built = PROFILE_TABLE[config.profile]({
+    instanceId,
     config,
     catalog: parts.catalog,
     logger,
@@ -197,6 +202,7 @@ export function createServer(config: ServeConfig, parts: ServerParts): CreateSer
     logger,
     metrics,
     version: parts.version,
+    instanceId,
     routes: surfaces.flatMap((s) => s.routes ?? []),
     body,
     workflows: [...parts.catalog.workflows.keys()],

@@ -45,6 +45,8 @@ export interface ServerSecrets {
 export interface ProfileParts {
   /** The running binary's version (the runs page shows it). */
   readonly version: string;
+  /** This process's `instance_id`, as readiness reports it. */
+  readonly instanceId: string;
   readonly config: ServeConfig;
   readonly catalog: Catalog;
   readonly logger: Logger;
@@ -180,7 +182,7 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
     });
   }
   if (parts.secrets !== undefined) {
-    surfaces.push(secretsOf(config, parts.secrets, parts.body, logger));
+    surfaces.push(secretsOf(config, parts.secrets, parts, logger));
   }
   return { surfaces };
 }
@@ -192,10 +194,11 @@ export function pipelinesProfile(parts: ProfileParts): ProfileResult {
 function secretsOf(
   config: ServeConfig,
   secrets: ServerSecrets,
-  body: BodyLimits | undefined,
+  parts: ProfileParts,
   logger: Logger,
 ): Surface {
   const { http } = config;
+  const { body } = parts;
   const local = http !== undefined && body !== undefined && isLoopback(http.host);
   const ttl = secrets.capabilityTtlMs;
   return secretsSurface({
@@ -205,6 +208,7 @@ function secretsOf(
       ? {
           setup: {
             body,
+            instanceId: parts.instanceId,
             ...(ttl === undefined ? {} : { capabilityTtlMs: ttl }),
           },
         }

@@ -6,7 +6,6 @@
  * is cancelled and the listener closed within the 5 s budget. Exit status 0, 1 on a bind
  * failure (`MCP_SERVER_FAILED`) or an expired budget (`MCP_SHUTDOWN_TIMEOUT`).
  */
-import { randomUUID } from 'node:crypto';
 import { BodyBudget, type BodyLimits } from '../transport/body.js';
 import { HttpTransport } from '../transport/http.js';
 import { isLoopback, SESSION_IDLE_TTL_MS } from '../transport/index.js';
@@ -78,7 +77,7 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
       ops: {
         version: server.version,
         pid: process.pid,
-        instanceId: randomUUID(),
+        instanceId: server.instanceId,
         configurationId: http.configurationId ?? null,
         shuttingDown: () => stopping,
         requestShutdown: () => requestStop(),

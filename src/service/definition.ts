@@ -41,6 +41,9 @@ export const ServiceDefinitionSchema = z
     max_active: z.number().int().min(1).max(4096).describe('--max-active'),
     default_timeout_ms: z.number().int().min(1).describe('--default-timeout-ms'),
     config_home: UnitPathSchema.describe('XDG_CONFIG_HOME the server resolves its config in'),
+    state_dir: UnitPathSchema.optional().describe(
+      '--state-dir of the served process: durable async runs (absent in definitions written before it)',
+    ),
   })
   .strict();
 

@@ -10,9 +10,9 @@ import { endpointOf, readText } from './definition.js';
 import { SERVICE_CODES, ServiceError } from './errors.js';
 import { installedView, type Mutation, mutation, STOPPED } from './output.js';
 import { probeReadiness, requestShutdown } from './readiness.js';
-import { checkRegistration, type Installed, loadInstalled } from './registration.js';
+import { checkRegistration, checkUnit, type Installed, loadInstalled } from './registration.js';
 import { isRunning, type ProvenInstance, waitReady, waitStopped } from './runtime.js';
-import { now, RuntimeSchema, removeState, writeState } from './state.js';
+import { now, RuntimeSchema, readState, removeState, writeState } from './state.js';
 import type { UnitProperties } from './systemctl.js';
 
 const START_MS = 15_000;
@@ -141,12 +141,31 @@ export async function stopExact(ctx: ServiceContext, installed: Installed): Prom
     await removeState(ctx.paths.runtime);
     return { action: queued ? 'stopped' : 'already_stopped', instance: null };
   }
+  // A drifted unit runs something other than the definition: it is never stopped.
+  await checkUnit(ctx.paths, ctx.serviceId, installed, props);
+  const durable = await readState(ctx.paths.runtime, RuntimeSchema);
   const ready = await probeReadiness(installed.definition.port);
   if (ready.kind !== 'ready' || ready.pid !== props.mainPid) {
     throw new ServiceError(
       SERVICE_CODES.STOP_UNSAFE,
       `the unit's process (pid ${props.mainPid}) does not answer readiness on port ` +
         `${installed.definition.port}; nothing was stopped`,
+    );
+  }
+  // The durable proof: the pid, instance and configuration runtime.json recorded when the
+  // instance was proven ready, all three as readiness reports them now. The configuration may
+  // be an earlier definition of this service (a restart after install with new flags).
+  if (
+    durable === undefined ||
+    durable.pid !== ready.pid ||
+    durable.instance_id !== ready.instanceId ||
+    ready.configurationId !== durable.configuration_id
+  ) {
+    throw new ServiceError(
+      SERVICE_CODES.STOP_UNSAFE,
+      'the process answering readiness is not the instance runtime.json recorded (pid, ' +
+        'instance id and configuration id must all match); nothing was stopped ' +
+        '(mhl service start records the running instance of this unit)',
     );
   }
   const instance = { pid: ready.pid, instanceId: ready.instanceId, version: ready.version };

@@ -2,7 +2,8 @@
  * Where the managed service lives on disk, from the environment once: durable state under
  * `$XDG_STATE_HOME/mhl/managed-mcp/` (else `~/.local/state/…`), the unit under
  * `$XDG_CONFIG_HOME/systemd/user/` (else `~/.config/systemd/user/`), where the user manager
- * looks for it. Relative XDG values are ignored, as the XDG spec asks. Touches no file.
+ * looks for it, and the served process's run state under `…/managed-mcp/runs/`. Relative XDG
+ * values are ignored, as the XDG spec asks. Touches no file.
  */
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
@@ -22,6 +23,11 @@ export interface ServicePaths {
   /** The permanent lock anchor; never removed. */
   readonly lock: string;
   readonly definitions: string;
+  /**
+   * `…/mhl/managed-mcp/runs`: the served process's `--state-dir`, so its async runs, jobs and
+   * checkpoints survive a restart. Left in place by uninstall (it holds the user's run data).
+   */
+  readonly runsDir: string;
   /** `…/systemd/user`. */
   readonly unitDir: string;
   readonly unitPath: string;
@@ -51,6 +57,7 @@ export function servicePaths(env: Env): ServicePaths {
     lifecycle: join(stateDir, 'lifecycle.json'),
     lock: join(stateDir, 'lifecycle.lock'),
     definitions: join(stateDir, 'definitions'),
+    runsDir: join(stateDir, 'runs'),
     unitDir,
     unitPath: join(unitDir, UNIT_NAME),
     wantsLink: join(unitDir, 'default.target.wants', UNIT_NAME),

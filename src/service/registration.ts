@@ -11,14 +11,48 @@ import { SERVICE_CODES, ServiceError } from './errors.js';
 import type { ServicePaths } from './paths.js';
 import { type Current, CurrentSchema, readState } from './state.js';
 import type { UnitProperties } from './systemctl.js';
-import { OWNER_KEY, parseUnit, renderUnit, unitDrift } from './unit-file.js';
+import { CONFIGURATION_KEY, OWNER_KEY, parseUnit, renderUnit, unitDrift } from './unit-file.js';
 
 /** One property that is not what the definition says, in the layer it was found. */
 export interface Drift {
-  readonly layer: 'manager' | 'runtime' | 'unit';
+  readonly layer: 'manager' | 'runtime' | 'state' | 'unit';
   readonly property: string;
   readonly expected: string | null;
   readonly actual: string | null;
+}
+
+/**
+ * `current.json` is a repairable index; the unit is the authority. When the index is damaged,
+ * the definition our own unit names (`X-MhlConfigurationId`) is what is installed, trusted only
+ * when its bytes match that identity. Undefined when the unit is not ours or names nothing
+ * readable.
+ */
+export async function installedFromUnit(
+  paths: ServicePaths,
+  serviceId: string,
+  unitText: string | undefined,
+): Promise<Installed | undefined> {
+  if (unitText === undefined || unitOwner(unitText) !== serviceId) return undefined;
+  const id = parseUnit(unitText).get(CONFIGURATION_KEY);
+  if (id === undefined) return undefined;
+  try {
+    const definition = await readDefinition(paths.definitions, id);
+    const current: Current = {
+      schema_version: 1,
+      service_id: serviceId,
+      configuration_id: id,
+      updated_at: new Date().toISOString(),
+    };
+    return { current, definition, configurationId: id };
+  } catch (error) {
+    if (error instanceof ServiceError) return undefined;
+    throw error;
+  }
+}
+
+/** True for the refusal of a damaged state file. */
+export function isStateInvalid(error: unknown): error is ServiceError {
+  return error instanceof ServiceError && error.code === SERVICE_CODES.STATE_INVALID;
 }
 
 /** What `current.json` names, with its definition. */
@@ -98,6 +132,8 @@ export function driftOf(
     manager('NeedDaemonReload', 'no', props.needDaemonReload ? 'yes' : 'no');
     manager('UnitFileState', 'enabled', props.unitFileState);
     if (props.fragmentPath !== '') manager('FragmentPath', unitPath, props.fragmentPath);
+    // A drop-in changes what the unit runs without touching its file: drift, like an edit.
+    manager('DropInPaths', 'none', props.dropInPaths.join(' ') || 'none');
   }
   return sortDrift(drift);
 }
@@ -129,6 +165,23 @@ export async function checkRegistration(
   installed: Installed,
   props: UnitProperties,
 ): Promise<string> {
+  const text = await checkUnit(paths, serviceId, installed, props);
+  await checkWorker(installed.definition);
+  return text;
+}
+
+/**
+ * Our unit, as the definition renders it and loaded as written (what a stop needs: a process
+ * whose executable is gone may still be stopped, a drifted unit never).
+ * @throws ServiceError MCP_SERVICE_CONFIGURATION_DRIFT, MCP_SERVICE_TASK_CONFLICT,
+ *   MCP_SERVICE_INSTALLATION_CONFLICT.
+ */
+export async function checkUnit(
+  paths: ServicePaths,
+  serviceId: string,
+  installed: Installed,
+  props: UnitProperties,
+): Promise<string> {
   const text = await readText(paths.unitPath);
   if (text !== undefined) assertOwned(text, serviceId);
   const drift = driftOf(installed.definition, paths.unitPath, text, props).filter(
@@ -139,10 +192,13 @@ export async function checkRegistration(
       SERVICE_CODES.CONFIGURATION_DRIFT,
       `the registration differs from its definition (${drift
         .map((d) => `${d.layer} ${d.property}`)
-        .join(', ')}); run mhl service install to restore it`,
+        .join(', ')}); ${
+        drift.some((d) => d.property === 'DropInPaths')
+          ? 'remove the drop-in (mhl service install never removes a file it did not write), then systemctl --user daemon-reload'
+          : 'run mhl service install to restore it'
+      }`,
     );
   }
-  await checkWorker(installed.definition);
   return text as string;
 }
 

@@ -4,7 +4,9 @@
  * it cannot be reached), runtime (the unit's process and the last proven instance), readiness
  * (what answers on the port, and whether it is exactly ours), lifecycle (the lock holder and
  * the last command) and sorted drift. Schema version 1; every field present, null when not
- * known. A corrupt state file stops it with MCP_SERVICE_STATE_INVALID.
+ * known. A damaged `current.json` (a repairable index) is reported as the `state` layer and
+ * state `state_invalid`, beside every other layer; any other corrupt state file stops it with
+ * MCP_SERVICE_STATE_INVALID.
  */
 import type { ServiceContext } from './context.js';
 import { endpointOf, readText, type ServiceDefinition } from './definition.js';
@@ -12,8 +14,18 @@ import { SERVICE_CODES, ServiceError } from './errors.js';
 import { type LockHolder, lockHolder } from './lock.js';
 import { UNIT_NAME } from './paths.js';
 import { probeReadiness, type Readiness } from './readiness.js';
-import { type Drift, driftOf, loadInstalled, sortDrift, unitOwner } from './registration.js';
 import {
+  type Drift,
+  driftOf,
+  type Installed,
+  installedFromUnit,
+  isStateInvalid,
+  loadInstalled,
+  sortDrift,
+  unitOwner,
+} from './registration.js';
+import {
+  type Current,
   CurrentSchema,
   type Lifecycle,
   LifecycleSchema,
@@ -80,16 +92,17 @@ export interface ServiceStatus {
 
 /**
  * The status snapshot.
- * @throws ServiceError MCP_SERVICE_STATE_INVALID for a corrupt state file.
+ * @throws ServiceError MCP_SERVICE_STATE_INVALID for a corrupt runtime.json, lifecycle.json or
+ *   definition.
  */
 export async function serviceStatus(ctx: ServiceContext): Promise<ServiceStatus> {
-  const current = await readState(ctx.paths.current, CurrentSchema);
-  const definition =
-    current === undefined ? undefined : (await loadInstalled(ctx.paths, ctx.serviceId)).definition;
+  const unitText = await readText(ctx.paths.unitPath);
+  const index = await readIndex(ctx, unitText);
+  const { current } = index;
+  const definition = index.installed?.definition;
   const runtimeFile = await readState(ctx.paths.runtime, RuntimeSchema);
   const last = await readState(ctx.paths.lifecycle, LifecycleSchema);
   const holder = await lockHolder(ctx.paths.lock);
-  const unitText = await readText(ctx.paths.unitPath);
   const owner = unitText === undefined ? null : unitOwner(unitText);
   let props: UnitProperties | undefined;
   let managerMessage: string | null = null;
@@ -104,6 +117,11 @@ export async function serviceStatus(ctx: ServiceContext): Promise<ServiceStatus>
   const ready: Readiness | undefined = port === undefined ? undefined : await probeReadiness(port);
   const drift =
     definition === undefined ? [] : driftOf(definition, ctx.paths.unitPath, unitText, props);
+  if (index.damaged) {
+    // The repairable index is damaged; every other layer is still reported (install repairs it).
+    drift.push({ layer: 'state', property: 'current.json', expected: 'valid', actual: 'invalid' });
+    sortDrift(drift);
+  }
   const owned = ownedReadiness(ready, props, current?.configuration_id, definition);
   // The unit's own process, answering as another definition: it needs a restart.
   if (owned === false && ready?.kind === 'ready' && props && ready.pid === props.mainPid) {
@@ -117,7 +135,7 @@ export async function serviceStatus(ctx: ServiceContext): Promise<ServiceStatus>
     sortDrift(drift);
   }
   const registration = registrationOf(
-    current !== undefined,
+    current !== undefined || index.damaged,
     unitText !== undefined,
     owner,
     ctx,
@@ -141,6 +159,26 @@ export async function serviceStatus(ctx: ServiceContext): Promise<ServiceStatus>
     lifecycle: lifecycleView(holder, last),
     drift,
   };
+}
+
+/**
+ * `current.json` and the definition it names; when it is damaged, the definition our unit
+ * names instead (`installedFromUnit`), and `damaged` says so.
+ */
+async function readIndex(
+  ctx: ServiceContext,
+  unitText: string | undefined,
+): Promise<{ current: Current | undefined; installed: Installed | undefined; damaged: boolean }> {
+  let current: Current | undefined;
+  try {
+    current = await readState(ctx.paths.current, CurrentSchema);
+  } catch (error) {
+    if (!isStateInvalid(error)) throw error;
+    const installed = await installedFromUnit(ctx.paths, ctx.serviceId, unitText);
+    return { current: installed?.current, installed, damaged: true };
+  }
+  if (current === undefined) return { current, installed: undefined, damaged: false };
+  return { current, installed: await loadInstalled(ctx.paths, ctx.serviceId), damaged: false };
 }
 
 function managerView(
@@ -279,6 +317,9 @@ function reduce(
     return { state: 'not_installed', code: SERVICE_CODES.NOT_INSTALLED };
   if (managerMessage !== null)
     return { state: 'manager_unreachable', code: SERVICE_CODES.SCHEDULER_FAILED };
+  if (drift.some((d) => d.layer === 'state')) {
+    return { state: 'state_invalid', code: SERVICE_CODES.STATE_INVALID };
+  }
   if (drift.some((d) => d.layer === 'runtime')) {
     return { state: 'restart_required', code: SERVICE_CODES.RESTART_REQUIRED };
   }

@@ -28,6 +28,8 @@ export interface UnitProperties {
   readonly unitFileState: string;
   readonly needDaemonReload: boolean;
   readonly fragmentPath: string;
+  /** Drop-in files the manager loaded for the unit (`*.service.d/*.conf`), in its order. */
+  readonly dropInPaths: readonly string[];
   readonly execMainStatus: number | null;
 }
 
@@ -39,6 +41,7 @@ const PROPERTIES = [
   'UnitFileState',
   'NeedDaemonReload',
   'FragmentPath',
+  'DropInPaths',
   'ExecMainStatus',
 ];
 
@@ -153,6 +156,8 @@ export function parseShow(text: string): UnitProperties {
     unitFileState: map.get('UnitFileState') ?? '',
     needDaemonReload: map.get('NeedDaemonReload') === 'yes',
     fragmentPath: map.get('FragmentPath') ?? '',
+    // Space-separated; systemd refuses unit paths with whitespace, so the split is exact.
+    dropInPaths: (map.get('DropInPaths') ?? '').split(/\s+/).filter((p) => p !== ''),
     execMainStatus: number('ExecMainStatus'),
   };
 }

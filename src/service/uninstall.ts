@@ -19,9 +19,15 @@ import { stopExact } from './lifecycle.js';
 import { type Mutation, mutation, STOPPED } from './output.js';
 import { UNIT_NAME } from './paths.js';
 import { probeReadiness, requestShutdown } from './readiness.js';
-import { loadInstalled, unitOwner } from './registration.js';
+import {
+  type Installed,
+  installedFromUnit,
+  isStateInvalid,
+  loadInstalled,
+  unitOwner,
+} from './registration.js';
 import { waitPortFree } from './runtime.js';
-import { CurrentSchema, RuntimeSchema, readState, removeState } from './state.js';
+import { type Current, CurrentSchema, RuntimeSchema, readState, removeState } from './state.js';
 
 const ORPHAN_STOP_MS = 5_000;
 
@@ -29,10 +35,8 @@ const ORPHAN_STOP_MS = 5_000;
 export async function uninstallService(ctx: ServiceContext): Promise<Mutation> {
   const unitText = await readText(ctx.paths.unitPath);
   const owned = unitText !== undefined && unitOwner(unitText) === ctx.serviceId;
-  const current = await readState(ctx.paths.current, CurrentSchema);
+  const { current, installed } = await readIndex(ctx, unitText);
   const runtime = await readState(ctx.paths.runtime, RuntimeSchema);
-  const installed =
-    current === undefined ? undefined : await loadInstalled(ctx.paths, ctx.serviceId);
   const base = {
     command: 'uninstall' as const,
     service_id: current?.service_id ?? (owned ? ctx.serviceId : null),
@@ -80,6 +84,28 @@ export async function uninstallService(ctx: ServiceContext): Promise<Mutation> {
     registration: { state: 'not_installed', unit: UNIT_NAME, enabled: false, changed: true },
     runtime: STOPPED,
   });
+}
+
+/**
+ * `current.json` and its definition. A damaged index does not block uninstall when our own
+ * unit names a definition that verifies (`installedFromUnit`): the instance is then proven and
+ * stopped exactly as with a sound index, and the index is removed with the rest.
+ * @throws ServiceError MCP_SERVICE_STATE_INVALID when neither can be trusted.
+ */
+async function readIndex(
+  ctx: ServiceContext,
+  unitText: string | undefined,
+): Promise<{ current: Current | undefined; installed: Installed | undefined }> {
+  try {
+    const current = await readState(ctx.paths.current, CurrentSchema);
+    if (current === undefined) return { current, installed: undefined };
+    return { current, installed: await loadInstalled(ctx.paths, ctx.serviceId) };
+  } catch (error) {
+    if (!isStateInvalid(error)) throw error;
+    const installed = await installedFromUnit(ctx.paths, ctx.serviceId, unitText);
+    if (installed === undefined) throw error;
+    return { current: installed.current, installed };
+  }
 }
 
 /**

@@ -48,6 +48,7 @@ export function serveArgv(definition: ServiceDefinition): string[] {
     definition.cwd,
     '--configuration-id',
     configurationId(definition),
+    ...(definition.state_dir === undefined ? [] : ['--state-dir', definition.state_dir]),
     definition.workflows,
   ];
 }

@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { controlProof, parseVaultKey } from '../../src/secrets/key.js';
 import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
@@ -59,6 +60,23 @@ async function mint(setup: Setup, mode: 'add' | 'edit', name: string): Promise<s
     ),
   );
   return url;
+}
+
+function challenge(port: number) {
+  return send(port, { path: '/secrets/challenge', body: '' });
+}
+
+/** A mint's credential as the CLI makes it: the vault key's proof over a fresh challenge. */
+async function answer(setup: { config: string; port: number }): Promise<string> {
+  const { nonce, instance_id } = (await challenge(setup.port)).json() as {
+    nonce: string;
+    instance_id: string;
+  };
+  const ready = (await send(setup.port, { method: 'GET', path: '/health/ready' })).json();
+  assert.equal(ready['instance_id'], instance_id);
+  const key = parseVaultKey(readFileSync(join(setup.config, 'mhl', 'vault.key'), 'utf8'), 'key');
+  const origin = `http://127.0.0.1:${setup.port}`;
+  return `Bearer ${nonce}.${controlProof(key, { nonce, instanceId: instance_id, origin })}`;
 }
 
 function pathOf(url: string): string {
@@ -351,6 +369,93 @@ describe('secrets through the setup page', () => {
   });
 });
 
+describe('pause and failure reasons that carry a secret', () => {
+  const TOKEN = 'tok-Secret-value-5e0a41';
+  let setup: Setup;
+  let client: Client;
+  const call = async (name: string, on = client) =>
+    (await on.callTool({ name, arguments: {} })) as Record<string, unknown>;
+
+  before(async () => {
+    setup = await boot({ MHL_TEST_API_TOKEN: TOKEN });
+    assert.equal((await cli(setup, ['add', 'db/password', '--stdin'], VALUE)).code, 0);
+    client = await mcpClient(setup.port);
+  });
+  after(async () => client.close());
+
+  it('masks vault() in a WORKFLOW_PAUSED text, its _meta reason and a nested object reason', async () => {
+    const text = await call('PauseText');
+    assert.equal(diagnostic(text)['code'], 'WORKFLOW_PAUSED');
+    assert.equal(diagnostic(text)['reason'], 'waiting [REDACTED]');
+    const object = await call('PauseObject');
+    assert.deepEqual(JSON.parse(String(diagnostic(object)['reason'])), {
+      nested: ['again [REDACTED]'],
+      why: '[REDACTED]',
+    });
+    for (const result of [text, object]) assert.ok(!JSON.stringify(result).includes(VALUE));
+  });
+
+  it('masks a sensitive env() value in a pause, and vault() in a fail() message', async () => {
+    const paused = await call('PauseEnv');
+    assert.equal(diagnostic(paused)['reason'], '{"why":"env [REDACTED]"}');
+    assert.ok(!JSON.stringify(paused).includes(TOKEN));
+    const failed = await call('FailSecret');
+    assert.equal(diagnostic(failed)['code'], 'WORKFLOW_FAILED');
+    assert.match(JSON.stringify(failed), /refused \[REDACTED\]/);
+    assert.ok(!JSON.stringify(failed).includes(VALUE));
+  });
+
+  it('masks the reason an elicitation shows and the pause it checkpoints', async () => {
+    const asked: string[] = [];
+    const eliciting = new Client(
+      { name: 'secrets-elicit', version: '1' },
+      { capabilities: { elicitation: {} } },
+    );
+    eliciting.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push((request.params as { message: string }).message);
+      return { action: 'decline' };
+    });
+    await eliciting.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${setup.port}/mcp`)),
+    );
+    try {
+      const declined = await call('PauseText', eliciting);
+      assert.equal(diagnostic(declined)['code'], 'WORKFLOW_PAUSED');
+      assert.deepEqual(asked, ['waiting [REDACTED]']);
+      assert.ok(!JSON.stringify(declined).includes(VALUE));
+    } finally {
+      await eliciting.close();
+    }
+    for (const [path, text] of filesUnder(setup.stateDir))
+      assert.ok(!text.includes(VALUE), `${path} holds the value`);
+  });
+
+  it('masks the reason in mhl run --format json and text', async () => {
+    const file = join(FOLDER, 'pause-secret.mh');
+    const env = { XDG_CONFIG_HOME: setup.config, MHL_TEST_API_TOKEN: TOKEN };
+    for (const [pipeline, reason] of [
+      ['PauseText', 'waiting [REDACTED]'],
+      ['PauseObject', { nested: ['again [REDACTED]'], why: '[REDACTED]' }],
+      ['PauseEnv', { why: 'env [REDACTED]' }],
+    ] as const) {
+      const cwd = tempDir();
+      const json = await runCli(['run', file, '--pipeline', pipeline, '--format', 'json'], {
+        env,
+        cwd,
+      });
+      assert.equal(json.code, 0, json.stderr);
+      assert.deepEqual((JSON.parse(json.stdout) as { reason: unknown }).reason, reason);
+      const text = await runCli(['run', file, '--pipeline', pipeline], { env, cwd });
+      assert.equal(text.code, 0, text.stderr);
+      assert.match(text.stderr, /paused: .*\[REDACTED\]/);
+      for (const out of [json.stdout, json.stderr, text.stdout, text.stderr])
+        assert.ok(!out.includes(VALUE) && !out.includes(TOKEN), out);
+      for (const [path, saved] of filesUnder(join(cwd, '.mhl')))
+        assert.ok(!saved.includes(VALUE) && !saved.includes(TOKEN), path);
+    }
+  });
+});
+
 describe('setup capabilities that must not work', () => {
   let setup: Setup;
   before(async () => {
@@ -372,6 +477,10 @@ describe('setup capabilities that must not work', () => {
     for (const headers of [
       { origin: `http://127.0.0.1:${other.port}` },
       { origin: `http://localhost:${other.port}` },
+      // The link was issued on 127.0.0.1: another loopback spelling is another origin.
+      { origin: `http://localhost:${setup.port}` },
+      { origin: `http://[::1]:${setup.port}` },
+      { origin: `http://127.0.0.1:${setup.port}/` },
       { origin: 'null' },
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site' },
@@ -476,16 +585,21 @@ describe('setup capabilities that must not work', () => {
 
   it('mints only for the holder of the vault key', async () => {
     const body = JSON.stringify({ mode: 'add', name: 'x' });
-    for (const authorization of [undefined, 'Bearer nope', `Bearer ${'A'.repeat(43)}`]) {
+    const { nonce } = (await challenge(setup.port)).json() as { nonce: string };
+    const forged = [
+      undefined,
+      'Bearer nope',
+      `Bearer ${'A'.repeat(43)}`,
+      `Bearer ${nonce}.${'A'.repeat(43)}`,
+      `Bearer ${nonce}.${'A'.repeat(43)}`,
+    ];
+    for (const authorization of forged) {
       const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
       const refused = await send(setup.port, { path: '/secrets/capabilities', headers, body });
       assert.equal(refused.status, 403, String(authorization));
     }
     // With the right proof, every malformed or hostile mint body is refused by code.
     await cli(setup, ['add', 'seed', '--stdin'], VALUE);
-    const key = readFileSync(join(setup.config, 'mhl', 'vault.key'), 'utf8');
-    const proof = controlProof(parseVaultKey(key, 'vault.key'));
-    const headers = { authorization: `Bearer ${proof}` };
     const mints: [string, string, Record<string, string>, number, string | undefined][] = [
       ['not JSON', '{"mode":', {}, 400, 'INVALID_REQUEST'],
       [
@@ -535,6 +649,7 @@ describe('setup capabilities that must not work', () => {
       ],
     ];
     for (const [what, body, extra, status, code] of mints) {
+      const headers = { authorization: await answer(setup) };
       const refused = await send(setup.port, {
         path: '/secrets/capabilities',
         headers: { ...headers, ...extra },
@@ -548,6 +663,59 @@ describe('setup capabilities that must not work', () => {
     const other = await cli(stranger, ['add', 'x', '--open', '--port', String(setup.port)]);
     assert.equal(other.code, 1);
     assert.match(other.stderr, /SETUP_REFUSED/);
+  });
+
+  it('refuses a used answer, and tells no unauthenticated caller which names exist', async () => {
+    await cli(setup, ['add', 'taken', '--stdin'], VALUE);
+    const authorization = await answer(setup);
+    const path = '/secrets/capabilities';
+    const edit = JSON.stringify({ mode: 'edit', name: 'unknown-name' });
+    const first = await send(setup.port, { path, headers: { authorization }, body: edit });
+    assert.equal(first.json()['error'], 'SECRET_NOT_FOUND', 'the proof held once');
+    for (const body of [edit, JSON.stringify({ mode: 'add', name: 'taken' })]) {
+      const again = await send(setup.port, { path, headers: { authorization }, body });
+      assert.equal(again.status, 403, again.text);
+      assert.equal(again.json()['error'], 'FORBIDDEN');
+    }
+  });
+
+  it('gives a look-alike server on the port nothing it can replay against the real one', async () => {
+    // The look-alike relays readiness and a real challenge, and records the CLI's answer.
+    const recorded: string[] = [];
+    const fake: Server = createServer((req, res) => {
+      const relay = async () => {
+        if (req.url === '/health/ready' || req.url === '/secrets/challenge') {
+          const real = await send(setup.port, {
+            method: req.method ?? 'GET',
+            path: req.url,
+            ...(req.method === 'POST' ? { body: '' } : {}),
+          });
+          res.writeHead(real.status, { 'content-type': 'application/json' });
+          return res.end(real.text);
+        }
+        recorded.push(String(req.headers.authorization));
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end('{}');
+      };
+      relay().catch(() => res.destroy());
+    });
+    await new Promise<void>((done) => fake.listen(0, '127.0.0.1', done));
+    const port = (fake.address() as AddressInfo).port;
+    try {
+      const asked = await cli(setup, ['add', 'squatted', '--open', '--port', String(port)]);
+      assert.equal(asked.code, 1);
+    } finally {
+      fake.close();
+    }
+    assert.equal(recorded.length, 1, 'the CLI answered the relayed challenge');
+    const body = JSON.stringify({ mode: 'add', name: 'squatted' });
+    const replay = await send(setup.port, {
+      path: '/secrets/capabilities',
+      headers: { authorization: recorded[0] as string },
+      body,
+    });
+    assert.equal(replay.status, 403, replay.text);
+    assert.ok(!replay.text.includes('capability='));
   });
 });
 
@@ -598,6 +766,29 @@ describe('mhl secrets on the command line', () => {
     assert.ok(!run.stdout.includes(VALUE) && !run.stderr.includes(VALUE));
     for (const [path, text] of filesUnder(join(cwd, '.mhl')))
       assert.ok(!text.includes(VALUE), path);
+  });
+
+  it('fails a resume loudly rather than pass the checkpointed placeholder as the credential', async () => {
+    const own = { config: tempDir('mhl-secrets-resume-') };
+    assert.equal((await cli(own, ['add', 'db/password', '--stdin'], VALUE)).code, 0);
+    const cwd = tempDir();
+    const out = join(cwd, 'out.txt');
+    const args = [
+      'run',
+      join(FOLDER, 'resume-secret.mh'),
+      ...['--input', `out=${out}`, '--input', `marks=${join(cwd, 'marks')}`],
+      ...['--format', 'json'],
+    ];
+    const env = { XDG_CONFIG_HOME: own.config };
+    const first = await runCli(args, { env, cwd });
+    assert.equal(first.code, 1, first.stderr);
+    assert.equal((JSON.parse(first.stdout) as { code: string }).code, 'FAIL');
+    const resumed = await runCli([...args, '--resume'], { env, cwd });
+    assert.equal(resumed.code, 1, resumed.stderr);
+    const failed = JSON.parse(resumed.stdout) as { code: string; line: number };
+    assert.deepEqual([failed.code, failed.line], ['SECRET_NOT_RESUMABLE', 7]);
+    assert.ok(!existsSync(out), 'step Use never ran, so never received [REDACTED]');
+    assert.ok(!resumed.stdout.includes(VALUE) && !resumed.stderr.includes(VALUE));
   });
 
   it('prompts on a terminal with echo off', async (t) => {
@@ -677,22 +868,28 @@ describe('mhl secrets on the command line', () => {
       `PORT/secrets/other?capability=${'A'.repeat(43)}`,
       `PORT/secrets/setup?capability=${'A'.repeat(42)}`,
     ];
-    let answer = '';
-    const fake: Server = createServer((_req, res) => {
-      res.writeHead(201, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ url: answer, expires_at: new Date().toISOString() }));
+    let reply = '';
+    const instance_id = '550e8400-e29b-41d4-a716-446655440000';
+    const fake: Server = createServer((req, res) => {
+      res.writeHead(req.url === '/health/ready' ? 200 : 201, {
+        'content-type': 'application/json',
+      });
+      if (req.url === '/health/ready') return res.end(JSON.stringify({ instance_id }));
+      if (req.url === '/secrets/challenge')
+        return res.end(JSON.stringify({ nonce: 'N'.repeat(43), instance_id }));
+      res.end(JSON.stringify({ url: reply, expires_at: new Date().toISOString() }));
     });
     await new Promise<void>((done) => fake.listen(0, '127.0.0.1', done));
     const port = (fake.address() as AddressInfo).port;
     try {
       for (const shape of answers) {
-        answer = shape.replace('PORT', `http://127.0.0.1:${port}`);
+        reply = shape.replace('PORT', `http://127.0.0.1:${port}`);
         const refused = await cli(setup, ['add', 'x', '--open', '--port', String(port)]);
-        assert.equal(refused.code, 1, answer);
+        assert.equal(refused.code, 1, reply);
         assert.match(refused.stderr, /SETUP_BAD_ANSWER/);
         assert.ok(
           !refused.stdout.includes('capability=') && !refused.stderr.includes('evil'),
-          answer,
+          reply,
         );
       }
     } finally {

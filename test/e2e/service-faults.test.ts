@@ -98,8 +98,25 @@ describe('mhl service faults', () => {
       assert.equal(diagnostic(start), 'MCP_SERVICE_STATE_INVALID');
       assert.match(start.stderr, /current\.json/);
       assert.doesNotMatch(start.stderr, /\n\s+at /, 'no stack trace');
-      assert.equal(diagnostic(await user.service(['status'])), 'MCP_SERVICE_STATE_INVALID');
+      // current.json is a repairable index: status reports it beside every other layer, exit 0.
+      const status = await user.service(['status', '--json']);
+      assert.equal(status.code, 0, status.stderr);
+      const snapshot = json(status);
+      assert.deepEqual(
+        [snapshot['state'], snapshot['diagnostic_code'], snapshot['configuration_id']],
+        ['state_invalid', 'MCP_SERVICE_STATE_INVALID', JSON.parse(good)['configuration_id']],
+      );
+      assert.deepEqual(snapshot['drift'], [
+        { layer: 'state', property: 'current.json', expected: 'valid', actual: 'invalid' },
+      ]);
+      assert.equal((snapshot['registration'] as { state: string }).state, 'installed');
+      assert.equal((snapshot['manager'] as { state: string }).state, 'reachable');
+      assert.equal((await user.service(['status'])).code, 0);
     }
+    // uninstall proceeds past a damaged index when the unit names a definition that verifies.
+    assert.equal(json(await user.service(['uninstall', '--json']))['action'], 'uninstalled');
+    assert.equal(existsSync(user.unitPath), false);
+    assert.equal(existsSync(current), false);
     assert.equal((await user.service(['install', FOLDER, '--port', port, '--no-start'])).code, 0);
     const runtime = join(user.stateDir, 'runtime.json');
     writeFileSync(runtime, '{"schema_version":1,"pid":"1; rm -rf /"}');
@@ -230,6 +247,43 @@ describe('mhl service faults', () => {
     assert.ok(existsSync(user.unitPath));
     assert.equal(json(await user.service(['uninstall', '--json']))['action'], 'uninstalled');
     assert.equal(existsSync(user.unitPath), false);
+  });
+
+  it('never stops a drifted unit, nor an instance runtime.json does not record', async () => {
+    const user = serviceUser();
+    const port = String(await freePort());
+    const installed = json(await user.service(['install', FOLDER, '--port', port, '--json']));
+    const pid = (installed['runtime'] as Runtime).pid as number;
+    const unit = readFileSync(user.unitPath, 'utf8');
+    const runtimeFile = join(user.stateDir, 'runtime.json');
+    const recorded = readFileSync(runtimeFile, 'utf8');
+    writeFileSync(user.unitPath, `${unit}\n[Service]\nNice=5\n`);
+    for (const verb of ['stop', 'uninstall']) {
+      const drifted = await user.service([verb, '--json']);
+      assert.equal(diagnostic(drifted), 'MCP_SERVICE_CONFIGURATION_DRIFT', verb);
+    }
+    writeFileSync(user.unitPath, unit);
+    const other = recorded.replace(
+      /"instance_id":\s*"[^"]+"/,
+      '"instance_id":"550e8400-e29b-41d4-a716-446655440000"',
+    );
+    const otherPid = recorded.replace(/"pid":\s*\d+/, `"pid":${pid + 1}`);
+    for (const text of [other, otherPid, undefined]) {
+      if (text === undefined) rmSync(runtimeFile);
+      else {
+        assert.notEqual(text, recorded);
+        writeFileSync(runtimeFile, text);
+      }
+      const refused = await user.service(['stop', '--json']);
+      assert.equal(diagnostic(refused), 'MCP_SERVICE_STOP_UNSAFE', String(text));
+    }
+    assert.ok(!user.calls().some((c) => c[1] === 'stop'), 'the manager was not asked to stop it');
+    assert.equal(alive(pid), true);
+    // start proves and records the running instance; then stop proves it.
+    assert.equal(json(await user.service(['start', '--json']))['action'], 'already_running');
+    assert.equal(json(await user.service(['stop', '--json']))['action'], 'stopped');
+    assert.equal(alive(pid), false);
+    assert.equal((await user.service(['uninstall', '--quiet'])).code, 0);
   });
 
   it('times out a start whose process never answers readiness, and will not stop it', async () => {

@@ -4,12 +4,31 @@
  * shutdown are the real server's, over real sockets. Each test is its own isolated user.
  */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { REPO_ROOT, tempDir } from '../helpers/cli.js';
-import { diagnostic, foreignServer, freePort, json, serviceUser } from '../helpers/service-env.js';
+import {
+  diagnostic,
+  foreignServer,
+  freePort,
+  json,
+  SHIM_BIN,
+  serviceUser,
+} from '../helpers/service-env.js';
 
 const FOLDER = resolve(REPO_ROOT, 'test/fixtures/serve');
 
@@ -213,6 +232,43 @@ describe('mhl service', () => {
     assert.equal((await user.service(['uninstall', '--quiet'])).code, 0);
   });
 
+  it('reports a drop-in as drift, and neither stops nor restarts the unit it changes', async () => {
+    const user = serviceUser();
+    const port = String(await freePort());
+    const installed = json(await user.service(['install', FOLDER, '--port', port, '--json']));
+    const pid = (installed['runtime'] as { pid: number }).pid;
+    const dir = `${user.unitPath}.d`;
+    mkdirSync(dir, { recursive: true });
+    const dropIn = join(dir, 'override.conf');
+    writeFileSync(dropIn, '[Service]\nExecStart=\nExecStart=/bin/sh -c "exit 0"\n');
+    const drift = async () =>
+      (json(await user.service(['status', '--json']))['drift'] as { property: string }[]).map(
+        (d) => d.property,
+      );
+    assert.deepEqual(await drift(), ['NeedDaemonReload'], 'added, not yet loaded');
+    const reload = () =>
+      spawnSync(join(SHIM_BIN, 'systemctl'), ['--user', 'daemon-reload'], { env: user.env });
+    assert.equal(reload().status, 0);
+    const status = json(await user.service(['status', '--json']));
+    assert.deepEqual(
+      [status['state'], status['diagnostic_code']],
+      ['drifted', 'MCP_SERVICE_CONFIGURATION_DRIFT'],
+    );
+    assert.deepEqual(status['drift'], [
+      { layer: 'manager', property: 'DropInPaths', expected: 'none', actual: dropIn },
+    ]);
+    for (const verb of ['stop', 'restart', 'start']) {
+      const refused = await user.service([verb, '--json']);
+      assert.equal(diagnostic(refused), 'MCP_SERVICE_CONFIGURATION_DRIFT', verb);
+    }
+    assert.ok(!user.calls().some((c) => c[1] === 'stop'), 'the manager was not asked to stop it');
+    process.kill(pid, 0);
+    rmSync(dir, { recursive: true });
+    assert.equal(reload().status, 0);
+    assert.deepEqual(await drift(), []);
+    assert.equal((await user.service(['uninstall', '--quiet'])).code, 0);
+  });
+
   it('asks for a restart when installed with new flags while the old definition runs', async () => {
     const user = serviceUser();
     const port = String(await freePort());
@@ -245,6 +301,39 @@ describe('mhl service', () => {
     assert.deepEqual([back['action'], (back['runtime'] as Runtime).state], ['updated', 'running']);
     assert.equal((back['runtime'] as Runtime).pid, (restarted['runtime'] as Runtime).pid);
     assert.equal((await user.service(['uninstall'])).code, 0);
+  });
+
+  it('keeps async runs in a durable --state-dir across a restart', async () => {
+    const user = serviceUser();
+    const port = await freePort();
+    assert.equal((await user.service(['install', FOLDER, '--port', String(port)])).code, 0);
+    const runs = join(user.stateDir, 'runs');
+    const exec = readFileSync(user.unitPath, 'utf8').match(/^ExecStart=.*$/m)?.[0] ?? '';
+    assert.ok(exec.includes(`"--state-dir" "${runs}"`), exec);
+    const client = new Client({ name: 'service-test', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)),
+    );
+    let runId: string;
+    try {
+      const started = (await client.callTool({
+        name: 'mhl_run_start',
+        arguments: { workflow: 'Greet', arguments: { name: 'ana' } },
+      })) as unknown as { structuredContent: { runId: string } };
+      runId = started.structuredContent.runId;
+    } finally {
+      await client.close();
+    }
+    const holds = () =>
+      JSON.stringify(readdirSync(runs, { recursive: true })).includes(runId) ||
+      readdirSync(runs, { recursive: true, withFileTypes: true }).some(
+        (e) => e.isFile() && readFileSync(join(e.parentPath, e.name), 'utf8').includes(runId),
+      );
+    assert.ok(holds(), 'the run was written to the state dir');
+    assert.equal(statSync(runs).mode & 0o077, 0, 'private to the user');
+    assert.equal(json(await user.service(['restart', '--json']))['action'], 'restarted');
+    assert.ok(holds(), 'the run survives the restart');
+    assert.equal((await user.service(['uninstall', '--quiet'])).code, 0);
   });
 
   it('serve takes a well-formed --configuration-id over HTTP only', async () => {

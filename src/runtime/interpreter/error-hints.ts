@@ -14,6 +14,7 @@ export const RUN_ERROR_CODES = {
   DEFINITION_MISMATCH: 'DEFINITION_MISMATCH',
   CONTEXT_REQUIRED: 'CONTEXT_REQUIRED',
   CHECKPOINT: 'CHECKPOINT',
+  SECRET_NOT_RESUMABLE: 'SECRET_NOT_RESUMABLE',
   GOTO: 'GOTO',
   CANCELLED: 'CANCELLED',
   INTERNAL: 'INTERNAL',
@@ -24,6 +25,8 @@ export const RUN_ERROR_CODES = {
  * saying what the author or operator can change; never the message again.
  */
 export const ERROR_HINTS: Readonly<Record<string, string>> = {
+  SECRET_NOT_RESUMABLE:
+    'read vault() (or env()) in the step that uses the secret, into a step-local var, so a resumed run reads it again; then rerun without --resume',
   FAIL: 'the workflow called fail(): handle the condition it reports, or catch it with try/catch',
   NATIVE:
     'a native operation failed: check its arguments, and the command, file or URL it used; catch it with try/catch to recover',

@@ -16,6 +16,7 @@ import {
   type MhlObject,
   newObject,
   toPlain,
+  type Value,
 } from '../interpreter/values.js';
 import { HookFailure } from './hooks.js';
 import { InvalidInputsError, matchesType, typeText } from './inputs.js';
@@ -88,12 +89,19 @@ export function publicVars(run: RunState): MhlObject {
   return run.options.services.redactor.redactValue(out) as MhlObject;
 }
 
+/**
+ * The one place a `RunOutcome` is built, so the one place what leaves the interpreter is made
+ * safe to show: a pause or break reason may be any value a step computed, a `vault()` or
+ * sensitive `env()` value included, so it is redacted (nested strings and keys too) and its
+ * paths made relative here, before any surface, CLI or checkpoint sees it.
+ */
 export function outcome(
   run: RunState,
   status: RunStatus,
   vars: MhlObject,
   extra: Partial<RunOutcome> = {},
 ): RunOutcome {
+  const { pauseReason, ...rest } = extra;
   return {
     status,
     pipeline: run.decl.name,
@@ -106,9 +114,18 @@ export function outcome(
     iterations: run.iteration,
     terminalReason: run.terminalReason,
     vars,
-    ...(run.options.reportState ? { state: publicVars(run), breakReason: run.breakReason } : {}),
-    ...extra,
+    ...(run.options.reportState
+      ? { state: publicVars(run), breakReason: shownValue(run, run.breakReason) }
+      : {}),
+    ...rest,
+    ...(pauseReason !== undefined ? { pauseReason: shownValue(run, pauseReason) } : {}),
   };
+}
+
+/** A value as a client may see it: every registered secret redacted, server paths relative. */
+function shownValue(run: RunState, v: Value): Value {
+  const redacted = run.options.services.redactor.redactValue(v);
+  return typeof redacted === 'string' ? run.shown(redacted) : redacted;
 }
 
 export async function failure(run: RunState, thrown: unknown): Promise<RunOutcome> {
@@ -130,8 +147,7 @@ export async function failure(run: RunState, thrown: unknown): Promise<RunOutcom
   if (e instanceof PauseSignal && run.failedStep) {
     const at = run.steps.findIndex((s) => s.name === run.failedStep);
     await checkpoint(run, at, run.completed.at(-1) ?? '', e.reason ?? '');
-    const reason = typeof e.reason === 'string' ? run.shown(e.reason) : (e.reason ?? null);
-    return outcome(run, 'paused', publicVars(run), { pauseReason: reason });
+    return outcome(run, 'paused', publicVars(run), { pauseReason: e.reason ?? null });
   }
   if (run.options.signal.aborted) {
     const step = run.steps.find((s) => s.name === run.failedStep);

@@ -8,11 +8,12 @@ import type { Expr } from '../../lang/index.js';
 import type { Checkpoint } from '../checkpoints/checkpoints.js';
 import { Environment } from '../interpreter/environment.js';
 import { RUN_ERROR_CODES } from '../interpreter/error-hints.js';
-import { isObject, type MhlObject, newObject, type Value } from '../interpreter/values.js';
+import { isObject, type MhlObject, newObject, toPlain, type Value } from '../interpreter/values.js';
+import { REDACTED } from '../services/redact.js';
 import { checkInputs } from './inputs.js';
 import { RunFailure } from './run-failure.js';
 import { emit, ended, indexOf, type RunState, setting } from './run-state.js';
-import { nullExpr, restored } from './settings.js';
+import { mentionedNames, nullExpr, restored } from './settings.js';
 
 /**
  * Sets up a fresh or resumed run; returns the index of the first step to run, synchronously
@@ -55,12 +56,13 @@ async function beginResumed(run: RunState): Promise<number> {
       );
       await loadContextVars(run);
       restore(run, record, inputs);
+      const next = record.next_step === '' ? run.steps.length : indexOf(run, record.next_step);
+      refuseLostSecrets(run, savedVars(record), next, session);
       run.skipped.push(...record.completed_steps);
       run.completed = [...record.completed_steps];
       run.iteration = run.decl.loop
         ? ((await state.loadLoop(session, name))?.next_iteration ?? 0)
         : 0;
-      const next = record.next_step === '' ? run.steps.length : indexOf(run, record.next_step);
       for (const [i, step] of run.steps.entries())
         if (i < next) emit(run, 'step_skipped', step.name, i);
       return next;
@@ -182,9 +184,40 @@ async function initVarsFrom(
   run.vars = run.mem.declareIn(env);
 }
 
+function savedVars(record: Checkpoint): MhlObject {
+  return restored(record.variables) as MhlObject;
+}
+
+/**
+ * A checkpoint holds a secret (`vault()`, a sensitive `env()`) as `[REDACTED]`, never its
+ * value. A pipeline variable restored so and read by a step still to run (any step, for a loop
+ * or a workflow that may `goto`) or by a property would hand that placeholder on as the
+ * credential: the resume fails first, naming the variable. Re-resolving is not sound: the
+ * checkpoint does not record which expression produced the value, nor, over MCP, which
+ * credential record the first call chose.
+ * @throws RunFailure `SECRET_NOT_RESUMABLE`
+ */
+function refuseLostSecrets(run: RunState, saved: MhlObject, next: number, session: string): void {
+  const ahead = run.decl.loop || run.decl.flavor === 'workflow' ? run.steps : run.steps.slice(next);
+  const needed = new Set<string>();
+  for (const node of [...ahead, ...run.decl.props])
+    for (const name of mentionedNames(node)) needed.add(name);
+  for (const v of run.decl.vars) {
+    const value = saved[v.name];
+    if (value === undefined || !needed.has(v.name)) continue;
+    if (!JSON.stringify(toPlain(value)).includes(REDACTED)) continue;
+    throw new RunFailure(
+      'other',
+      RUN_ERROR_CODES.SECRET_NOT_RESUMABLE,
+      `pipeline variable '${v.name}' held a secret when session ${session} was checkpointed; checkpoints keep it only as ${REDACTED}, so the resumed run cannot use it`,
+      { span: v.span },
+    );
+  }
+}
+
 function restore(run: RunState, record: Checkpoint, inputs: Readonly<Record<string, Value>>): void {
   const env = new Environment(run.scope.moduleEnv(run.program.root));
-  const vars = restored(record.variables) as MhlObject;
+  const vars = savedVars(record);
   run.mem.restore(vars['__mem']);
   const consts = new Set(run.decl.vars.filter((v) => v.storage === 'const').map((v) => v.name));
   for (const input of run.decl.inputs)

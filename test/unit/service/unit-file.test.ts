@@ -103,6 +103,17 @@ describe('service unit file', () => {
     assert.equal(quoteArg('$'), '"$$"');
   });
 
+  it('gives the served process a durable --state-dir, so async runs survive a restart', () => {
+    const def = definition({ state_dir: '/home/ana/.local/state/mhl/managed-mcp/runs' });
+    const argv = serveArgv(def);
+    const at = argv.indexOf('--state-dir');
+    assert.ok(at > 0, argv.join(' '));
+    assert.equal(argv[at + 1], def.state_dir);
+    const exec = parseUnit(renderUnit(def)).get('Service.ExecStart') ?? '';
+    assert.deepEqual(execWords(exec), argv);
+    assert.notEqual(configurationId(def), configurationId(definition()));
+  });
+
   it('carries the ownership marker, the configuration identity and default.target', () => {
     const def = definition();
     const unit = parseUnit(renderUnit(def));

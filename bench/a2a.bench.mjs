@@ -3,41 +3,18 @@
 // same workflow as async runs started with run/start and polled with run/status until done, so
 // the cost of A2A's wait-for-change (no polling) shows. One JSON line per figure. Build first:
 // this runs dist/.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { META, serveHttp, writeNoop } from './lib/noop-server.mjs';
 
-const CLI = fileURLToPath(new URL('../dist/bin/mhl.js', import.meta.url));
 const TASKS = 300;
 const CONCURRENCY = 16;
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 const folder = mkdtempSync(join(tmpdir(), 'mhl-bench-a2a-'));
-const steps = Array.from({ length: 10 }, (_, i) => `  step S${i} { n += 1 }`).join('\n');
-writeFileSync(join(folder, 'noop.mh'), `pipeline Noop {\n  var n = 0\n${steps}\n}\n`);
-
-function serve() {
-  const child = spawn(process.execPath, [CLI, 'serve', 'mcp', folder, '--http', '--port', '0'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, MHL_LOG_LEVEL: 'warn' },
-  });
-  return new Promise((done, fail) => {
-    let err = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      err += d;
-      const m = /listening on http:\/\/[^\s]+:(\d+)/.exec(err);
-      if (m) done({ child, port: Number(m[1]) });
-    });
-    child.on('close', () => fail(new Error(err)));
-  });
-}
+writeNoop(folder);
 
 function post(port, path, headers, message) {
   const body = JSON.stringify(message);
@@ -108,7 +85,7 @@ async function rate(port, one) {
   return TASKS / ((performance.now() - began) / 1000);
 }
 
-const { child, port } = await serve();
+const { child, port } = await serveHttp(folder);
 try {
   await rate(port, a2aTask);
   for (const [name, one] of [

@@ -5,28 +5,20 @@
 // time from a replica's SIGKILL to another reporting its run failed + resumable (lease TTL 2 s).
 // Goal: PostgreSQL with one replica at least 0.8x the dir store's runs/s. Needs the database
 // at MHL_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/test). Build first: dist/.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { call, serveHttp, writeNoop } from './lib/noop-server.mjs';
 
-const CLI = fileURLToPath(new URL('../dist/bin/mhl.js', import.meta.url));
 const PG_URL = process.env.MHL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUNS = 200;
 const CONCURRENCY = 16;
 const WRITES = 400;
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
 const schema = `mhl_bench_${randomBytes(4).toString('hex')}`;
 const folder = mkdtempSync(join(tmpdir(), 'mhl-bench-replicas-'));
-const steps = Array.from({ length: 10 }, (_, i) => `  step S${i} { n += 1 }`).join('\n');
-writeFileSync(join(folder, 'noop.mh'), `pipeline Noop {\n  var n = 0\n${steps}\n}\n`);
+writeNoop(folder);
 writeFileSync(
   join(folder, 'hold.mh'),
   'pipeline Hold {\n  input dir: string\n  step Wait {\n    cmd.exec(["sh", "-c", "while [ ! -e \\"$0/go\\" ]; do sleep 0.05; done", dir])\n  }\n}\n',
@@ -34,58 +26,7 @@ writeFileSync(
 const children = [];
 
 function serve(args, env = {}) {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'serve', 'mcp', folder, '--http', '--port', '0', ...args],
-    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, MHL_LOG_LEVEL: 'warn', ...env } },
-  );
-  children.push(child);
-  return new Promise((done, fail) => {
-    let err = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      err += d;
-      const m = /listening on http:\/\/[^\s]+:(\d+)/.exec(err);
-      if (m) done({ child, port: Number(m[1]) });
-    });
-    child.on('close', () => fail(new Error(err)));
-  });
-}
-
-function call(port, method, params) {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method,
-    params: { ...params, _meta: META },
-  });
-  return new Promise((done, fail) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: '/mcp',
-        headers: {
-          'content-type': 'application/json',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': method,
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d) => {
-          text += d;
-        });
-        res.on('end', () => {
-          const reply = JSON.parse(text);
-          if (reply.error) fail(new Error(text));
-          else done(reply.result);
-        });
-      },
-    );
-    req.on('error', fail);
-    req.end(body);
-  });
+  return serveHttp(folder, args, env, (child) => children.push(child));
 }
 
 /** Starts a run on one replica and polls it to completion on the next ones in turn. */

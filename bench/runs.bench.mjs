@@ -3,81 +3,18 @@
 // by side in one run; then the memory a server holds for 1,000 terminal runs (RSS growth after
 // they all completed). One JSON line per figure. Build first: this runs dist/.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { call, serveHttp, writeNoop } from './lib/noop-server.mjs';
 
-const CLI = fileURLToPath(new URL('../dist/bin/mhl.js', import.meta.url));
 const RUNS = 300;
 const CONCURRENCY = 16;
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
 
 const held = process.argv[2] === '--held';
 const folder = held ? process.argv[3] : mkdtempSync(join(tmpdir(), 'mhl-bench-runs-'));
-const steps = Array.from({ length: 10 }, (_, i) => `  step S${i} { n += 1 }`).join('\n');
-if (!held) writeFileSync(join(folder, 'noop.mh'), `pipeline Noop {\n  var n = 0\n${steps}\n}\n`);
-
-function serve(args) {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'serve', 'mcp', folder, '--http', '--port', '0', ...args],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, MHL_LOG_LEVEL: 'warn' },
-    },
-  );
-  return new Promise((done, fail) => {
-    let err = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      err += d;
-      const m = /listening on http:\/\/[^\s]+:(\d+)/.exec(err);
-      if (m) done({ child, port: Number(m[1]) });
-    });
-    child.on('close', () => fail(new Error(err)));
-  });
-}
-
-function call(port, method, params) {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method,
-    params: { ...params, _meta: META },
-  });
-  return new Promise((done, fail) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: '/mcp',
-        headers: {
-          'content-type': 'application/json',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': method,
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d) => {
-          text += d;
-        });
-        res.on('end', () => {
-          const reply = JSON.parse(text);
-          if (reply.error) fail(new Error(text));
-          else done(reply.result);
-        });
-      },
-    );
-    req.on('error', fail);
-    req.end(body);
-  });
-}
+if (!held) writeNoop(folder);
 
 /** Starts a run and polls it to completion. */
 async function oneRun(port) {
@@ -94,7 +31,7 @@ async function oneRun(port) {
 }
 
 async function throughput(args) {
-  const { child, port } = await serve(args);
+  const { child, port } = await serveHttp(folder, args);
   let next = 0;
   const started = performance.now();
   await Promise.all(

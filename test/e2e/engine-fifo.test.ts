@@ -6,23 +6,22 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, mkdirSync, openSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { REPO_ROOT } from '../helpers/cli.js';
-import { confirmed, project, type Structured, TEST_KEY, TOOLS } from '../helpers/engine.js';
+import {
+  confirmed,
+  LOOP_HOST as HOST,
+  LOOP_RELEASE as LOOP,
+  LOOP_POLICY as POLICY,
+  project,
+  type Structured,
+  TEST_KEY,
+  TOOLS,
+} from '../helpers/engine.js';
 import { serverStarter } from '../helpers/http-server.js';
 
-const LOOP = resolve(REPO_ROOT, 'test/fixtures/engine/loop-release');
-const POLICY = { writable_paths: ['.rimthan', 'out'], forbidden_paths: [], allow_symlinks: false };
-const HOST = {
-  harness: 'claude-code',
-  adapter: { id: 'claude-code', version: '1.0.0' },
-  capabilities: ['file-write'],
-  validator_capabilities: ['web'],
-  repository_policy: POLICY,
-};
 const STATE = confirmed({ topic: 'caching' });
 const MANIFEST = JSON.stringify({
   harness: 'claude-code',

@@ -4,23 +4,19 @@
  * tool result, and one artifact or one character past a bound is INVALID_ARGUMENT naming it.
  */
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { REPO_ROOT } from '../helpers/cli.js';
-import { confirmed, type Structured, TEST_KEY, TOOLS } from '../helpers/engine.js';
+import {
+  confirmed,
+  LOOP_HOST as HOST,
+  LOOP_RELEASE as LOOP,
+  type Structured,
+  TEST_KEY,
+  TOOLS,
+} from '../helpers/engine.js';
 import { serverStarter } from '../helpers/http-server.js';
 
-const LOOP = resolve(REPO_ROOT, 'test/fixtures/engine/loop-release');
-const POLICY = { writable_paths: ['.rimthan', 'out'], forbidden_paths: [], allow_symlinks: false };
-const HOST = {
-  harness: 'claude-code',
-  adapter: { id: 'claude-code', version: '1.0.0' },
-  capabilities: ['file-write'],
-  validator_capabilities: ['web'],
-  repository_policy: POLICY,
-};
 const STATE = confirmed({ topic: 'caching' });
 // The bounds docs/engine.md ("Limits") states.
 const MAX_CONTENT_CHARS = 98_304;

@@ -8,14 +8,17 @@
  */
 import assert from 'node:assert/strict';
 import { statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
 import {
   artifact,
+  LOOP_BY as BY,
   confirmed,
   type EngineSession,
   engineSession,
+  LOOP_HOST as HOST,
+  LOOP_RELEASE as LOOP,
   project,
   put,
   reports,
@@ -23,19 +26,6 @@ import {
   TOOLS,
 } from '../helpers/engine.js';
 
-const LOOP = resolve(REPO_ROOT, 'test/fixtures/engine/loop-release');
-const HOST = {
-  harness: 'claude-code',
-  adapter: { id: 'claude-code', version: '1.0.0' },
-  capabilities: ['file-write'],
-  validator_capabilities: ['web'],
-  repository_policy: {
-    writable_paths: ['.rimthan', 'out'],
-    forbidden_paths: [],
-    allow_symlinks: false,
-  },
-};
-const BY = { harness: 'claude-code', adapter_version: '1.0.0' };
 const STATE = confirmed({ topic: 'caching' });
 
 function manifest(root: string, host: Structured = HOST): Structured {

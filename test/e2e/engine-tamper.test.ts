@@ -9,14 +9,18 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
 import {
   artifact,
+  LOOP_BY as BY,
   confirmed,
   type EngineSession,
   engineSession,
+  LOOP_HOST as HOST,
+  LOOP_RELEASE as LOOP,
+  LOOP_POLICY as POLICY,
   project,
   put,
   reports,
@@ -25,16 +29,6 @@ import {
   TOOLS,
 } from '../helpers/engine.js';
 
-const LOOP = resolve(REPO_ROOT, 'test/fixtures/engine/loop-release');
-const POLICY = { writable_paths: ['.rimthan', 'out'], forbidden_paths: [], allow_symlinks: false };
-const HOST = {
-  harness: 'claude-code',
-  adapter: { id: 'claude-code', version: '1.0.0' },
-  capabilities: ['file-write'],
-  validator_capabilities: ['web'],
-  repository_policy: POLICY,
-};
-const BY = { harness: 'claude-code', adapter_version: '1.0.0' };
 const STATE = confirmed({ topic: 'caching' });
 const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
@@ -281,6 +275,17 @@ describe('workflow-engine: tampered tokens and hostile artifacts', () => {
   });
 
   it('refuses symlinks, .. and paths the repository policy forbids', async () => {
+    // The draft as submitted, never written by the test: each case puts other bytes (or none,
+    // or a symlink) at its path first.
+    const submitted = {
+      id: 'draft',
+      path: 'out/draft.json',
+      media_type: 'application/json',
+      content: '{"title":"t"}',
+      encoding: 'utf8',
+    };
+    const attestedCodes = async (attestation: Structured) =>
+      (await prepare([submitted], attestation)).structured.failures.map((f: Structured) => f.code);
     const codes = async (attestation: Structured) =>
       (
         (await prepare([artifact(root, 'draft', 'out/draft.json', '{"title":"t"}')], attestation))
@@ -303,86 +308,20 @@ describe('workflow-engine: tampered tokens and hostile artifacts', () => {
     const linked = project();
     mkdirSync(join(linked, 'out'));
     symlinkSync(outside, join(linked, 'out', 'draft.json'));
-    const viaFile = await s.call(TOOLS.prepare, {
-      checkpoint: draft,
-      confirmed_state: STATE,
-      artifacts: [
-        {
-          id: 'draft',
-          path: 'out/draft.json',
-          media_type: 'application/json',
-          content: '{"title":"t"}',
-          encoding: 'utf8',
-        },
-      ],
-      attestation: { project_root: linked, repository_policy: POLICY },
-    });
-    assert.ok(
-      viaFile.structured.failures.map((f: Structured) => f.code).includes('symlink_not_allowed'),
-    );
+    assert.ok((await attestedCodes(att({ project_root: linked }))).includes('symlink_not_allowed'));
     // A folder on the way a symlink.
     const dirLinked = project();
     const realDir = tempDir('mhl-engine-realdir-');
     put(realDir, 'draft.json', '{"title":"t"}');
     symlinkSync(realDir, join(dirLinked, 'out'));
-    const viaDir = await s.call(TOOLS.prepare, {
-      checkpoint: draft,
-      confirmed_state: STATE,
-      artifacts: [
-        {
-          id: 'draft',
-          path: 'out/draft.json',
-          media_type: 'application/json',
-          content: '{"title":"t"}',
-          encoding: 'utf8',
-        },
-      ],
-      attestation: { project_root: dirLinked, repository_policy: POLICY },
-    });
     assert.ok(
-      viaDir.structured.failures.map((f: Structured) => f.code).includes('symlink_not_allowed'),
+      (await attestedCodes(att({ project_root: dirLinked }))).includes('symlink_not_allowed'),
     );
     // Not on disk at all, or other bytes on disk than submitted.
     rmSync(join(root, 'out', 'draft.json'));
-    const gone = await s.call(TOOLS.prepare, {
-      checkpoint: draft,
-      confirmed_state: STATE,
-      artifacts: [
-        {
-          id: 'draft',
-          path: 'out/draft.json',
-          media_type: 'application/json',
-          content: '{"title":"t"}',
-          encoding: 'utf8',
-        },
-      ],
-      attestation: att(),
-    });
-    assert.ok(
-      gone.structured.failures
-        .map((f: Structured) => f.code)
-        .includes('output_attestation_required'),
-    );
+    assert.ok((await attestedCodes(att())).includes('output_attestation_required'));
     put(root, 'out/draft.json', '{"title":"other"}');
-    const differs = await s.call(TOOLS.prepare, {
-      checkpoint: draft,
-      confirmed_state: STATE,
-      artifacts: [
-        {
-          id: 'draft',
-          path: 'out/draft.json',
-          media_type: 'application/json',
-          content: '{"title":"t"}',
-          encoding: 'utf8',
-        },
-      ],
-      attestation: att(),
-    });
-    assert.ok(
-      differs.structured.failures
-        .map((f: Structured) => f.code)
-        .includes('output_attestation_required'),
-    );
+    assert.ok((await attestedCodes(att())).includes('output_attestation_required'));
   });
 
   it('keeps serving a valid walk after all of that', async () => {

@@ -18,19 +18,13 @@ import {
   JsonRpcTransportFactory,
 } from '@a2a-js/sdk/client';
 import { a2aStarter } from '../helpers/a2a.js';
-import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { runPipeline } from '../helpers/extension-run.js';
 
 const FILE = 'test/fixtures/extensions/a2a-calls.mh';
 const AGENT = resolve(REPO_ROOT, 'test/fixtures/extensions/a2a-server.mjs');
 const TOKEN = 'a2a-extension-test-token-0123456789';
 const STATE = tempDir('mhl-ext-a2a-');
-
-interface RunResult {
-  ok: boolean;
-  code?: string;
-  error?: string;
-  vars?: Record<string, unknown>;
-}
 
 /** The fixture agent as a child process; resolves its base URL once it prints its port. */
 class FixtureAgent {
@@ -72,19 +66,16 @@ class FixtureAgent {
   }
 }
 
-async function run(
+function run(
   pipeline: string,
   url: string,
   options: { bearer?: string; inputs?: Record<string, string> } = {},
-): Promise<{ exit: number | null; result: RunResult; stdout: string }> {
-  const args = ['run', FILE, '--pipeline', pipeline, '--format', 'json', '--state-dir', STATE];
-  for (const [k, v] of Object.entries(options.inputs ?? {})) args.push('--input', `${k}=${v}`);
-  const r = await runCli(args, { env: { A2A_URL: url, A2A_BEARER: options.bearer ?? TOKEN } });
-  try {
-    return { exit: r.code, result: JSON.parse(r.stdout) as RunResult, stdout: r.stdout };
-  } catch {
-    assert.fail(`mhl run printed no JSON result: ${r.stdout}\n${r.stderr}`);
-  }
+): ReturnType<typeof runPipeline> {
+  return runPipeline(
+    { file: FILE, state: STATE, pipeline },
+    { A2A_URL: url, A2A_BEARER: options.bearer ?? TOKEN },
+    options.inputs,
+  );
 }
 
 /** The URL of a loopback port nothing listens on (one just bound and released). */

@@ -12,7 +12,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { CLI, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { CLI, REPO_ROOT, tempDir } from '../helpers/cli.js';
+import { type RunResult, runPipeline } from '../helpers/extension-run.js';
 import { HttpServer } from '../helpers/http-server.js';
 import { until } from '../helpers/poll.js';
 
@@ -21,32 +22,12 @@ const SERVED = 'test/fixtures/extensions/served';
 const TOKEN = 'mcp-extension-test-token-0123456789';
 const STATE = tempDir('mhl-ext-mcp-');
 
-interface RunResult {
-  ok: boolean;
-  code?: string;
-  error?: string;
-  kind?: string;
-  line?: number;
-  col?: number;
-  vars?: Record<string, unknown>;
-  log?: string[];
-}
-
-async function run(
+function run(
   pipeline: string,
   env: Record<string, string>,
   inputs: Record<string, string> = {},
-): Promise<{ exit: number | null; result: RunResult; stdout: string; stderr: string }> {
-  const args = ['run', FILE, '--pipeline', pipeline, '--format', 'json', '--state-dir', STATE];
-  for (const [k, v] of Object.entries(inputs)) args.push('--input', `${k}=${v}`);
-  const r = await runCli(args, { env });
-  let result: RunResult;
-  try {
-    result = JSON.parse(r.stdout) as RunResult;
-  } catch {
-    assert.fail(`mhl run printed no JSON result: ${r.stdout}\n${r.stderr}`);
-  }
-  return { exit: r.code, result, stdout: r.stdout, stderr: r.stderr };
+): ReturnType<typeof runPipeline> {
+  return runPipeline({ file: FILE, state: STATE, pipeline }, env, inputs);
 }
 
 /** What each `protocol` setting must negotiate with a server that speaks both eras. */

@@ -7,30 +7,22 @@
  * answers a valid call afterwards.
  */
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ENGINE_ERROR_CODES } from '../../src/surfaces/engine/errors.js';
-import { REPO_ROOT } from '../helpers/cli.js';
 import {
   artifact,
   confirmed,
   type EngineSession,
   engineSession,
+  LOOP_HOST as HOST,
+  LOOP_RELEASE as LOOP,
+  LOOP_POLICY as POLICY,
   project,
   type Structured,
   TOOLS,
 } from '../helpers/engine.js';
 import { fc, holds } from '../helpers/fuzz.js';
 
-const LOOP = resolve(REPO_ROOT, 'test/fixtures/engine/loop-release');
-const POLICY = { writable_paths: ['.rimthan', 'out'], forbidden_paths: [], allow_symlinks: false };
-const HOST = {
-  harness: 'claude-code',
-  adapter: { id: 'claude-code', version: '1.0.0' },
-  capabilities: ['file-write'],
-  validator_capabilities: ['web'],
-  repository_policy: POLICY,
-};
 const STATE = confirmed({ topic: 'fuzz' });
 const CODES = new Set<string>([...ENGINE_ERROR_CODES, 'INVALID_ARGUMENT']);
 

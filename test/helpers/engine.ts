@@ -119,6 +119,26 @@ export function confirmed(state: Record<string, unknown>, at = new Date()): Stru
 
 export const POLICY = { writable_paths: ['.'], forbidden_paths: ['.git'], allow_symlinks: false };
 
+/**
+ * The two-validator fixture `test/fixtures/engine/loop-release` and the host its tests walk it
+ * with: writes confined to `.rimthan` and `out`, a web-capable validator, adapter 1.0.0.
+ */
+export const LOOP_RELEASE = resolve(REPO_ROOT, 'test/fixtures/engine/loop-release');
+export const LOOP_POLICY = {
+  writable_paths: ['.rimthan', 'out'],
+  forbidden_paths: [],
+  allow_symlinks: false,
+};
+export const LOOP_HOST = {
+  harness: 'claude-code',
+  adapter: { id: 'claude-code', version: '1.0.0' },
+  capabilities: ['file-write'],
+  validator_capabilities: ['web'],
+  repository_policy: LOOP_POLICY,
+};
+/** Who ran the validators, as reports against the loop fixture name it. */
+export const LOOP_BY = { harness: 'claude-code', adapter_version: '1.0.0' };
+
 export function claudeHost(overrides: Record<string, unknown> = {}): Structured {
   return {
     harness: 'claude-code',

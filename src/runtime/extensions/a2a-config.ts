@@ -4,7 +4,7 @@
  */
 import { DurationValue, type Value } from '../interpreter/values.js';
 import { extensionError, type Settings } from './extension-settings.js';
-import { headerMap } from './mcp-config.js';
+import { headerMap, httpUrl } from './mcp-config.js';
 
 export interface A2aConfig {
   readonly what: string;
@@ -26,13 +26,7 @@ export function a2aConfig(name: string, settings: Settings): A2aConfig {
   const bad = (prop: string, message: string) => extensionError(what, `${prop} ${message}`);
   const raw = settings.get('url');
   if (typeof raw !== 'string' || raw === '') throw bad('url', 'is required (a string)');
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw bad('url', 'is not a URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw bad('url', 'must be http(s)');
+  const url = httpUrl(raw, (m) => bad('url', m));
   return {
     what,
     url,

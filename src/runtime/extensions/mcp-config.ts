@@ -55,13 +55,7 @@ export function mcpConfig(name: string, settings: Settings): McpConfig {
   if (transport !== 'http') throw bad('transport', 'must be "stdio" or "http"');
   const raw = text('url');
   if (raw === undefined) throw bad('url', 'is required over http');
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw bad('url', 'is not a URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw bad('url', 'must be http(s)');
+  const url = httpUrl(raw, (m) => bad('url', m));
   return {
     transport,
     what,
@@ -69,6 +63,18 @@ export function mcpConfig(name: string, settings: Settings): McpConfig {
     headers: headerMap(settings.get('headers'), (m) => bad('headers', m)),
     protocol: protocol as McpProtocol,
   };
+}
+
+/** `url: "…"` as an http(s) URL; raises through `fail` for text that is not one. */
+export function httpUrl(raw: string, fail: (message: string) => Error): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw fail('is not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail('must be http(s)');
+  return url;
 }
 
 function strings(v: Value | undefined, fail: () => Error): string[] {

@@ -7,7 +7,14 @@
  * @see https://a2a-protocol.org/v0.3.0/specification/
  */
 import { isRecord } from '../../protocol/index.js';
-import { type Codec, type Operation, resultText, statusMessageId } from './codec.js';
+import {
+  type Codec,
+  type Operation,
+  operationIn,
+  resultText,
+  statusMessageId,
+  taskMembers,
+} from './codec.js';
 import type { TaskSnapshot, TaskState } from './task.js';
 
 const OPERATIONS: Readonly<Record<string, Operation>> = {
@@ -65,22 +72,13 @@ function artifact(result: Readonly<Record<string, unknown>>): Record<string, unk
 }
 
 function task(snapshot: TaskSnapshot, artifacts: boolean): Record<string, unknown> {
-  return {
-    kind: 'task',
-    id: snapshot.id,
-    contextId: snapshot.id,
-    status: status(snapshot),
-    ...(artifacts && snapshot.result !== undefined
-      ? { artifacts: [artifact(snapshot.result)] }
-      : {}),
-    metadata: { skill: snapshot.skill },
-  };
+  return { kind: 'task', ...taskMembers(snapshot, artifacts, { status, artifact }) };
 }
 
 /** The 0.3 codec, for 0.2 clients too. */
 export const CODEC_V03: Codec = {
   version: '0.3',
-  operation: (method) => (Object.hasOwn(OPERATIONS, method) ? OPERATIONS[method] : undefined),
+  operation: operationIn(OPERATIONS),
   waits: (params) => {
     const configuration = params['configuration'];
     return isRecord(configuration) && configuration['blocking'] === true;

@@ -8,7 +8,14 @@
  * @see https://a2a-protocol.org/latest/specification/
  */
 import { isRecord } from '../../protocol/index.js';
-import { type Codec, type Operation, resultText, statusMessageId } from './codec.js';
+import {
+  type Codec,
+  type Operation,
+  operationIn,
+  resultText,
+  statusMessageId,
+  taskMembers,
+} from './codec.js';
 import type { TaskSnapshot, TaskState } from './task.js';
 
 const OPERATIONS: Readonly<Record<string, Operation>> = {
@@ -68,21 +75,13 @@ function artifact(result: Readonly<Record<string, unknown>>): Record<string, unk
 }
 
 function task(snapshot: TaskSnapshot, artifacts: boolean): Record<string, unknown> {
-  return {
-    id: snapshot.id,
-    contextId: snapshot.id,
-    status: status(snapshot),
-    ...(artifacts && snapshot.result !== undefined
-      ? { artifacts: [artifact(snapshot.result)] }
-      : {}),
-    metadata: { skill: snapshot.skill },
-  };
+  return taskMembers(snapshot, artifacts, { status, artifact });
 }
 
 /** The 1.0 codec. */
 export const CODEC_V1: Codec = {
   version: '1.0',
-  operation: (method) => (Object.hasOwn(OPERATIONS, method) ? OPERATIONS[method] : undefined),
+  operation: operationIn(OPERATIONS),
   waits: (params) => {
     const configuration = params['configuration'];
     return !(isRecord(configuration) && configuration['returnImmediately'] === true);

@@ -75,3 +75,34 @@ export function resultText(result: Readonly<Record<string, unknown>>): string {
 export function statusMessageId(task: TaskSnapshot): string {
   return `${task.id}-${task.state}-${task.timestamp}`;
 }
+
+/** A codec's `operation`: the method's entry in its version's table, own members only. */
+export function operationIn(
+  table: Readonly<Record<string, Operation>>,
+): (method: string) => Operation | undefined {
+  return (method) => (Object.hasOwn(table, method) ? table[method] : undefined);
+}
+
+/**
+ * The task members every version shares, in wire order: the id doubles as the context id (one
+ * task per context), the status and result artifact in the version's own spelling, the
+ * artifact only when asked and there is a result, the skill in metadata.
+ */
+export function taskMembers(
+  snapshot: TaskSnapshot,
+  artifacts: boolean,
+  spell: {
+    readonly status: (task: TaskSnapshot) => Record<string, unknown>;
+    readonly artifact: (result: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+  },
+): Record<string, unknown> {
+  return {
+    id: snapshot.id,
+    contextId: snapshot.id,
+    status: spell.status(snapshot),
+    ...(artifacts && snapshot.result !== undefined
+      ? { artifacts: [spell.artifact(snapshot.result)] }
+      : {}),
+    metadata: { skill: snapshot.skill },
+  };
+}

@@ -385,7 +385,10 @@ export class RunRegistry {
     if (this.#cancelPoll !== undefined || !this.#shared) return;
     const shared = this.#shared;
     this.#cancelPoll = setInterval(() => {
-      const leased = [...this.#table.values()].filter((run) => run.leg && run.lease);
+      // A leg whose lease is lost no longer answers for the run: its successor reads the flag.
+      const leased = [...this.#table.values()].filter(
+        (run) => run.leg && run.lease && !run.lease.lost,
+      );
       if (leased.length === 0) {
         clearInterval(this.#cancelPoll);
         this.#cancelPoll = undefined;
@@ -394,10 +397,16 @@ export class RunRegistry {
       for (const run of leased) {
         cancelFlagged(shared, run.runId)
           .then(async (flagged) => {
-            if (!flagged) return;
+            const lease = run.lease;
+            if (!flagged || lease === undefined || lease.lost) return;
+            // The flag is consumed only under this leg's lease: a replica that stalled and was
+            // taken over finds its delete refused, leaves the flag to the successor, and stops.
+            if (!(await shared.fence.deleteFenced(cancelKey(run.runId), lease.fence))) {
+              lease.lose();
+              return;
+            }
             this.#options.logger.info({ runId: run.runId }, 'run cancelled from another replica');
             this.#stop(run, 'canceled by run/cancel');
-            await shared.delete(cancelKey(run.runId));
           })
           .catch((error: unknown) =>
             this.#options.logger.warn({ err: error, runId: run.runId }, 'cancel flag unread'),

@@ -252,6 +252,36 @@ describe('replicas on one PostgreSQL store', () => {
       what: 'the stale replica to report the successor’s run',
     });
   });
+
+  it('leaves a cancel meant for the successor to the successor, not the stalled replica', async (t) => {
+    if (!(await pg(t))) return;
+    const [a, b, c] = (await replicas(3, { MHL_SERVE_RUN_LOCK_TTL: '2s' })) as [
+      number,
+      number,
+      number,
+    ];
+    const dir = folder();
+    const runId = (await call(a, 'run/start', { name: 'Blocker', arguments: { dir } }, alice))[
+      'runId'
+    ] as string;
+    await holding(b, runId);
+    server(a).child.kill('SIGSTOP');
+    await until(async () => ((await status(b, runId))['state'] === 'failed' ? true : undefined), {
+      what: 'the stopped replica’s lease to lapse',
+      timeoutMs: 10_000,
+    });
+    await call(b, 'run/resume', { runId }, alice);
+    await server(b).logged(/"output":"holding/);
+    await call(c, 'run/cancel', { runId }, alice);
+    server(a).child.kill('SIGCONT');
+    await until(async () => ((await status(b, runId))['state'] === 'canceled' ? true : undefined), {
+      what: 'the successor to cancel its run',
+      timeoutMs: 5000,
+    });
+    await server(b).logged('run cancelled from another replica');
+    assert.ok(!server(a).stderr.includes('run cancelled from another replica'));
+    writeFileSync(join(dir, 'go'), '');
+  });
 });
 
 describe('housekeeping on a shared store', () => {

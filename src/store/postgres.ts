@@ -7,7 +7,8 @@
  * `scan` (the `state` and `owner` expression indexes, see postgres-schema.ts).
  *
  * Two pools: the main one, and a small one for lease operations only, so runs busy
- * checkpointing can never starve a heartbeat. Every connection sets `statement_timeout`. The
+ * checkpointing can never starve a heartbeat. Every connection sets `statement_timeout`; the lease
+ * pool also a client-side `query_timeout`, so a renew over a dead link fails rather than hangs. The
  * `pg` driver is loaded on first open, never at start-up of a server that does not use it. The
  * DSN's password never appears in an error or a log line (`describeDsn`, `scrub`). Must not
  * know runs, owners or checkpoints.
@@ -101,7 +102,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     application_name: 'mhl',
   };
   const main = new PoolClass({ ...base, max: options.maxConnections ?? 10 });
-  const leases = new PoolClass({ ...base, max: options.leaseConnections ?? 2 });
+  // A client-side deadline too: a lease statement whose connection went silent (a partition,
+  // not a refusal) fails instead of hanging, so the heartbeat retries and the run layer's
+  // watchdog, not a stuck socket, decides when the lease is lost.
+  const leases = new PoolClass({
+    ...base,
+    max: options.leaseConnections ?? 2,
+    query_timeout: (options.statementTimeoutMs ?? 5000) + 1000,
+  });
   // Advisory writes only (`durable: false`): fenced and atomic as any, not waiting for the flush.
   const relaxed = new PoolClass({ ...base, max: 2, options: '-c synchronous_commit=off' });
   const onError = (error: Error) => options.onPoolError?.(scrub(error.message, secret));

@@ -24,6 +24,7 @@ import {
 import { until } from '../helpers/poll.js';
 import { dropSchema, freshSchema, needPg, PG_URL, sql } from '../helpers/postgres.js';
 import { settle } from '../helpers/runs.js';
+import { FreezableProxy } from '../helpers/tcp-proxy.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/runs');
 const schema = freshSchema('replicas');
@@ -280,6 +281,48 @@ describe('replicas on one PostgreSQL store', () => {
     });
     await server(b).logged('run cancelled from another replica');
     assert.ok(!server(a).stderr.includes('run cancelled from another replica'));
+    writeFileSync(join(dir, 'go'), '');
+  });
+
+  it('stops its own run before the lease expires when the store goes silent', async (t) => {
+    if (!(await pg(t))) return;
+    const ttl = 3000;
+    const url = new URL(PG_URL);
+    const proxy = new FreezableProxy({ host: url.hostname, port: Number(url.port || 5432) });
+    t.after(() => proxy.close());
+    const port = await proxy.listen();
+    url.host = `127.0.0.1:${port}`;
+    tables += 1;
+    const table = `${schema}.t${tables}`;
+    const args = (dsn: string) => ['--store', `${dsn}?table=${table}`, '--token', TOKEN];
+    const env = { MHL_LOG_LEVEL: 'info', MHL_SERVE_RUN_LOCK_TTL: '3s' };
+    const partitioned = new HttpServer(
+      FIXTURES,
+      [...args(url.href), '--principal-header', 'X-Who'],
+      env,
+    );
+    const healthy = new HttpServer(FIXTURES, [...args(PG_URL), '--principal-header', 'X-Who'], env);
+    servers.push(partitioned, healthy);
+    const [a, b] = (await Promise.all([partitioned.ready, healthy.ready])) as [number, number];
+    const dir = folder();
+    const runId = (await call(a, 'run/start', { name: 'Blocker', arguments: { dir } }, alice))[
+      'runId'
+    ] as string;
+    await holding(b, runId);
+    const frozen = Date.now();
+    proxy.freeze();
+    // Its leg ends at once (its view then reads the unreachable store), so its log says it.
+    await until(() => partitioned.stderr.includes('run execution lease lost'), {
+      what: 'the partitioned replica to stop its own run',
+      timeoutMs: ttl,
+    });
+    const stopped = Date.now() - frozen;
+    assert.ok(stopped < ttl, `stopped ${stopped} ms after the partition, TTL ${ttl} ms`);
+    // Only then does the lease lapse for everyone else.
+    await until(async () => ((await status(b, runId))['state'] === 'failed' ? true : undefined), {
+      what: 'the healthy replica to see the lease lapse',
+      timeoutMs: ttl + 5000,
+    });
     writeFileSync(join(dir, 'go'), '');
   });
 });

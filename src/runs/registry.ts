@@ -24,6 +24,7 @@ import type { Workflow } from '../catalog/index.js';
 import { storeCan } from '../store/index.js';
 import { ArgumentError } from './argument-error.js';
 import { RunChangeFeed, type RunChangeKind } from './change-feed.js';
+import { claimRun, releaseShared } from './run-claim.js';
 import {
   acquireLease,
   fencedStore,
@@ -635,6 +636,22 @@ export class RunRegistry {
    * it, as after a restart. Resolves to how many runs it released.
    */
   release(owner: string): number {
+    if (this.#shared) {
+      // On a shared store the claim key decides (`run-claim.ts`); memory keeps the owner, so
+      // every record write still names it and nothing else makes the run reachable.
+      const shared = this.#shared;
+      releaseShared(shared, owner)
+        .then((runs) => {
+          if (runs > 0) this.#options.logger.info({ owner, runs }, 'runs released');
+        })
+        .catch((error: unknown) =>
+          this.#options.logger.warn(
+            { err: error, owner },
+            'could not release the runs of a session',
+          ),
+        );
+      return this.#table.owned(owner).length;
+    }
     const released = this.#table.orphan(owner);
     if (released > 0) this.#options.logger.info({ owner, runs: released }, 'runs released');
     return released;
@@ -694,15 +711,17 @@ export class RunRegistry {
   async #findShared(shared: SharedStore, runId: string, caller: Caller): Promise<LiveRun> {
     const local = this.#table.get(runId);
     if (local?.leg) {
-      if (this.#table.reach(runId, caller.owner) !== 'live') throw unknownRun();
-      return this.#claim(runId, caller);
+      if (!(await this.#reachable(shared, local, local.owner ?? undefined, caller)))
+        throw unknownRun();
+      return local;
     }
     const { record, live } = await readWithLease(shared, runId).catch((error: unknown) =>
       this.#refuse({ runId } as LiveRun, error),
     );
     const workflow = record && this.#options.catalog.workflows.get(record.workflow);
-    const owner = record?.owner ?? record?.principalOwner;
-    if (!record || !workflow || (owner !== undefined && owner !== caller.owner)) throw unknownRun();
+    if (!record || !workflow) throw unknownRun();
+    const owner = record.owner ?? record.principalOwner;
+    if (!(await this.#reachable(shared, { runId }, owner, caller))) throw unknownRun();
     const view = remoteView(record, workflow, live);
     const held = this.#table.get(runId);
     // A leg may have started here while the record was read: memory is then the truth.
@@ -722,6 +741,29 @@ export class RunRegistry {
     run.finishedAt = TERMINAL_STATES.has(view.state) ? this.#now() : undefined;
     this.#table.add(run);
     return run;
+  }
+
+  /**
+   * On a shared store: whether `caller` may reach the run `owner` owns; a released run is
+   * reachable only through its claim, one compare-and-swap in the store (`run-claim.ts`), so
+   * of callers on several replicas exactly one gets it. A held copy takes the claimant as owner.
+   */
+  async #reachable(
+    shared: SharedStore,
+    run: Pick<LiveRun, 'runId'>,
+    owner: string | undefined,
+    caller: Caller,
+  ): Promise<boolean> {
+    if (owner !== undefined && owner === caller.owner) return true;
+    const claimed = await claimRun(shared, run.runId, owner, caller.owner).catch((error: unknown) =>
+      this.#refuse(run as LiveRun, error),
+    );
+    if (claimed === 'foreign') return false;
+    const held = this.#table.get(run.runId);
+    if (held && held.owner !== caller.owner) this.#table.setOwner(held, caller.owner, caller.quota);
+    if (claimed === 'claimed')
+      this.#options.logger.info({ runId: run.runId, owner: caller.owner }, 'run claimed');
+    return true;
   }
 
   /** 'stored' for an id the index cannot vouch for: the scan failed, or could not read it. */

@@ -174,6 +174,64 @@ describe('replicas on one PostgreSQL store', () => {
     assert.equal((await inLegacySession(c, brief, 'ping', {})).status, 404);
   });
 
+  it('lets exactly one of two callers on two replicas claim an ended session’s run', async (t) => {
+    if (!(await pg(t))) return;
+    const [a, b, c] = (await replicas(3, {}, false)) as [number, number, number];
+    const table = `"${schema}".t${tables}`;
+    const dir = folder();
+    const ended = await openLegacySession(a);
+    const started = resultOf(
+      await inLegacySession(a, ended, 'run/start', { name: 'Blocker', arguments: { dir } }),
+      'run/start',
+    );
+    const runId = started['runId'] as string;
+    await server(a).logged(/"output":"holding/);
+    const gone = await send(a, { method: 'DELETE', headers: { 'mcp-session-id': ended } });
+    assert.equal(gone.status, 204);
+    const stored = async (key: string) =>
+      ((await sql(`SELECT value FROM ${table} WHERE key = $1`, [key])) as { value: string }[])[0]
+        ?.value;
+    await until(async () => (await stored(`state/${runId}/mhl-claim.json`)) !== undefined, {
+      what: 'the ended session’s run to be released',
+    });
+    // The leg's last record write comes after the release: it must not make the run open to all.
+    writeFileSync(join(dir, 'go'), '');
+    await until(
+      async () => {
+        const record = await stored(`state/${runId}/mhl-run.json`);
+        return record !== undefined && JSON.parse(record).state === 'completed';
+      },
+      { what: 'the run to complete' },
+    );
+    const x = await openLegacySession(b);
+    const y = await openLegacySession(c);
+    const replies = await Promise.all([
+      inLegacySession(b, x, 'run/status', { runId }),
+      inLegacySession(c, y, 'run/status', { runId }),
+    ]);
+    const won = replies.map((reply) => reply.json()['error'] === undefined);
+    assert.equal(won.filter(Boolean).length, 1, `exactly one claim wins: ${won}`);
+    const [winner, loser] = won[0]
+      ? [
+          [b, x],
+          [c, y],
+        ]
+      : [
+          [c, y],
+          [b, x],
+        ];
+    const z = await openLegacySession(a);
+    for (const [port, session] of [loser, [a, z]] as [number, string][]) {
+      const reply = (await inLegacySession(port, session, 'run/status', { runId })).json();
+      assert.equal((reply['error'] as { code: number }).code, -32602, `on ${port}`);
+    }
+    const again = resultOf(
+      await inLegacySession(winner[0] as number, winner[1] as string, 'run/status', { runId }),
+      'the winner again',
+    );
+    assert.equal(again['state'], 'completed');
+  });
+
   it('lets exactly one of two racing resumes execute, every time', async (t) => {
     if (!(await pg(t))) return;
     const [a, b] = (await replicas(2)) as [number, number];

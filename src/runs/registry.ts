@@ -478,6 +478,8 @@ export class RunRegistry {
         error: 'canceled by run/cancel',
         ...(resumable ? { resumable: true as const } : {}),
       });
+    } else if (run.view.state === 'paused' && this.#shared) {
+      await this.#cancelPausedShared(this.#shared, run);
     } else if (run.view.state === 'paused') {
       const paused = run.view;
       this.#set(run, { state: 'canceled', error: 'canceled by run/cancel', resumable: true });
@@ -491,6 +493,40 @@ export class RunRegistry {
       });
     }
     return run.view;
+  }
+
+  /**
+   * Cancels a paused run on a shared store under its lease: a resume elsewhere takes the same
+   * lease first, so either this write lands (and that resume then finds the record changed) or
+   * the cancel reports `RUN_ACTIVE`; the record is also rechecked under the lease, so a run
+   * resumed and paused again since it was read is not cancelled blind.
+   */
+  async #cancelPausedShared(shared: SharedStore, run: LiveRun): Promise<void> {
+    const replica = this.#options.replica as { id: string; leaseTtlMs: number };
+    const lease = await acquireLease(shared, run.runId, replica);
+    if (lease === undefined) throw elsewhere(run.runId);
+    const paused = run.view;
+    try {
+      const now = await readRecord(shared, run.runId);
+      if (now?.view.state !== 'paused' || now.view.updatedAt !== paused.updatedAt)
+        throw elsewhere(run.runId);
+      this.#set(run, { state: 'canceled', error: 'canceled by run/cancel', resumable: true });
+      run.finishedAt = this.#now();
+      const record = { key: recordKey(run.runId), value: JSON.stringify(this.#record(run)) };
+      if (!(await shared.fence.writeFenced([record], lease, { release: true })))
+        throw elsewhere(run.runId);
+    } catch (error) {
+      if (run.view !== paused) {
+        run.view = paused;
+        run.finishedAt = undefined;
+        this.#changed(run.runId, 'view');
+      }
+      await shared.lease.release(lease).catch(() => {
+        // It lapses after the TTL anyway.
+      });
+      if (error instanceof RunError) throw error;
+      this.#refuse(run, error);
+    }
   }
 
   /** The caller's runs, sorted by id. */

@@ -232,6 +232,36 @@ describe('replicas on one PostgreSQL store', () => {
     assert.equal(again['state'], 'completed');
   });
 
+  it('cancels a paused run only when no resume holds it, and says so otherwise', async (t) => {
+    if (!(await pg(t))) return;
+    const [a, b] = (await replicas(2)) as [number, number];
+    const leases = `"${schema}".t${tables}_leases`;
+    const pause = async () => {
+      const runId = (await call(a, 'run/start', { name: 'Approval', arguments: {} }, alice))[
+        'runId'
+      ] as string;
+      await until(async () => ((await status(b, runId))['state'] === 'paused' ? true : undefined), {
+        what: 'the run to pause',
+      });
+      return runId;
+    };
+    // A resume on another replica has taken the run's lease and not yet written its record.
+    const resuming = await pause();
+    await sql(
+      `INSERT INTO ${leases} (run_id, holder, token, expires_at)
+         VALUES ($1, 'elsewhere', 'resume-token', now() + interval '1 minute')`,
+      [resuming],
+    );
+    const refused = (await modern(b, 'run/cancel', { runId: resuming }, alice)).json();
+    // RUN_ACTIVE travels as invalid params, as a resume refused for the same reason does.
+    assert.equal((refused['error'] as { code?: number } | undefined)?.code, -32602);
+    assert.equal((await status(a, resuming))['state'], 'paused', 'the cancel wrote nothing');
+    // With nobody holding it, the cancel lands.
+    const free = await pause();
+    assert.equal((await call(b, 'run/cancel', { runId: free }, alice))['state'], 'canceled');
+    assert.equal((await status(a, free))['state'], 'canceled');
+  });
+
   it('lets exactly one of two racing resumes execute, every time', async (t) => {
     if (!(await pg(t))) return;
     const [a, b] = (await replicas(2)) as [number, number];

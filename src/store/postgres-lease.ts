@@ -17,9 +17,14 @@ type Run = <R extends Record<string, unknown>>(
 /** Milliseconds since the epoch of a timestamptz, as SQL. */
 const EPOCH_MS = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
 
-/** The `lease` capability over leases table `l` (already quoted). */
+/**
+ * The `lease` capability over leases table `l` (already quoted): acquire, renew and release run
+ * through `run` (the lease pool); `read`, which clients' status and list polls call, through
+ * `read`, so however many polls arrive they never queue a heartbeat.
+ */
 export function leaseCapability(
   run: Run,
+  readRun: Run,
   l: string,
   check: (key: string, options: StoreOptions | undefined) => void,
 ): LeaseCapability {
@@ -69,7 +74,7 @@ export function leaseCapability(
     },
     read: async (runId, options) => {
       check(runId, options);
-      const rows = await run<Row & { live: boolean }>(
+      const rows = await readRun<Row & { live: boolean }>(
         runId,
         `SELECT holder, ${EPOCH_MS('expires_at')} AS expires, expires_at > now() AS live
            FROM ${l} WHERE run_id = $1`,

@@ -62,6 +62,7 @@ import {
   cancelFlagged,
   countPending,
   ownedRecords,
+  purgeAbandoned,
   purgeTerminal,
   readWithLease,
   remoteView,
@@ -629,7 +630,7 @@ export class RunRegistry {
     const ttl = this.#options.terminalTtlMs ?? DEFAULT_TERMINAL_TTL_MS;
     const cutoff = this.#now() - ttl;
     let swept = 0;
-    if (this.#shared) return this.#sweepShared(cutoff);
+    if (this.#shared) return this.#sweepShared(cutoff, ttl);
     for (const run of [...this.#table.values()]) {
       if (run.finishedAt === undefined || run.finishedAt > cutoff || run.leg) continue;
       if (!TERMINAL_STATES.has(run.view.state)) continue;
@@ -650,19 +651,28 @@ export class RunRegistry {
    * have resumed one since), and the store's terminal runs past the TTL are purged in bounded
    * batches by whichever replica gets to them first; the pending gauge is refreshed.
    */
-  async #sweepShared(cutoff: number): Promise<number> {
+  async #sweepShared(cutoff: number, ttl: number): Promise<number> {
     const shared = this.#shared as SharedStore;
     for (const run of [...this.#table.values()]) {
       if (run.finishedAt === undefined || run.finishedAt > cutoff || run.leg) continue;
       if (TERMINAL_STATES.has(run.view.state)) this.#table.remove(run);
     }
-    const gone = await purgeTerminal(shared, cutoff);
+    const holder = `${this.#options.replica?.id ?? 'replica'}/housekeeping`;
+    const abandoned = await purgeAbandoned(shared, ttl, holder).catch((error: unknown) => {
+      this.#options.logger.warn({ err: error }, 'could not purge abandoned runs');
+      return [] as string[];
+    });
+    if (abandoned.length > 0)
+      this.#options.logger.info({ runs: abandoned.length }, 'abandoned runs purged');
+    const terminal = await purgeTerminal(shared, cutoff);
+    const gone = [...terminal, ...abandoned];
     for (const runId of gone) {
       const held = this.#table.get(runId);
       if (held && !held.leg) this.#table.remove(held);
     }
     this.#pending = await countPending(shared);
-    if (gone.length > 0) this.#options.logger.info({ runs: gone.length }, 'finished runs purged');
+    if (terminal.length > 0)
+      this.#options.logger.info({ runs: terminal.length }, 'finished runs purged');
     return gone.length;
   }
 

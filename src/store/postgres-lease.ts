@@ -83,5 +83,16 @@ export function leaseCapability(
       const row = rows[0];
       return row && { holder: row.holder, expiresAt: Math.round(row.expires), live: row.live };
     },
+    lapsed: async (ageMs, limit, options) => {
+      check('leases', options);
+      const rows = await readRun<{ run_id: string }>(
+        'leases',
+        `SELECT run_id FROM ${l}
+           WHERE expires_at < now() - make_interval(secs => $1::float8 / 1000)
+           ORDER BY run_id LIMIT $2`,
+        [ageMs, Math.max(1, Math.min(1000, Math.floor(limit)))],
+      );
+      return rows.map((r) => r.run_id);
+    },
   };
 }

@@ -99,6 +99,11 @@ export interface LeaseCapability {
   release(lease: Fence, options?: StoreOptions): Promise<boolean>;
   /** The lease of `runId` as of now, or undefined when none was ever taken or it was released. */
   read(runId: string, options?: StoreOptions): Promise<LeaseState | undefined>;
+  /**
+   * Up to `limit` run ids whose lease expired more than `ageMs` ago (store clock), for
+   * housekeeping; a store that keeps no lease rows after they lapse need not implement it.
+   */
+  lapsed?(ageMs: number, limit: number, options?: StoreOptions): Promise<string[]>;
 }
 
 /** One write of a batch: `value` undefined deletes the key. */

@@ -458,6 +458,57 @@ describe('housekeeping on a shared store', () => {
     }).then((r) => r.text());
     assert.match(metrics, /^mhl_serve_runs_pending 0$/m);
   });
+
+  it('purges a dead replica’s never-resumed run and stray lease rows once past the TTL', async (t) => {
+    if (!(await pg(t))) return;
+    const [a] = (await replicas(1, { MHL_SERVE_RUN_LOCK_TTL: '2s' })) as [number];
+    const table = `"${schema}".t${tables}`;
+    const dir = folder();
+    const runId = (await call(a, 'run/start', { name: 'Blocker', arguments: { dir } }, alice))[
+      'runId'
+    ] as string;
+    await holding(a, runId);
+    await until(() => existsSync(join(dir, 'hold.pid')), { what: 'the hold shell' });
+    server(a).child.kill('SIGKILL');
+    process.kill(Number(readFileSync(join(dir, 'hold.pid'), 'utf8')), 'SIGKILL');
+    // A lease row left by a run whose record is already gone.
+    const stray = '0123456789abcdef0123456789abcdef';
+    await sql(
+      `INSERT INTO ${table}_leases (run_id, holder, token, expires_at)
+         VALUES ($1, 'gone', 'gone-token', now() - interval '1 minute')`,
+      [stray],
+    );
+    await until(
+      async () =>
+        (
+          (await sql(`SELECT 1 FROM ${table}_leases WHERE run_id = $1 AND expires_at < now()`, [
+            runId,
+          ])) as unknown[]
+        ).length === 1,
+      { what: 'the dead replica’s lease to lapse', timeoutMs: 10_000 },
+    );
+    const later = new HttpServer(
+      FIXTURES,
+      [
+        '--store',
+        `${PG_URL}?table=${schema}.t${tables}`,
+        '--token',
+        TOKEN,
+        '--principal-header',
+        'X-Who',
+      ],
+      { MHL_LOG_LEVEL: 'info', MHL_SERVE_TERMINAL_RUN_TTL: '1ms' },
+    );
+    servers.push(later);
+    await later.ready;
+    await later.logged('"msg":"abandoned runs purged"');
+    const keys = (await sql(`SELECT key FROM ${table} WHERE key LIKE $1`, [
+      `state/${runId}/%`,
+    ])) as unknown[];
+    assert.deepEqual(keys, [], 'the run and its checkpoints are gone');
+    const rows = (await sql(`SELECT run_id FROM ${table}_leases`)) as unknown[];
+    assert.deepEqual(rows, [], 'no lease row is left');
+  });
 });
 
 describe('extension store in a served folder', () => {

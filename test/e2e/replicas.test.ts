@@ -128,7 +128,9 @@ describe('replicas on one PostgreSQL store', () => {
       async () => ((await status(b, runId))['state'] === 'canceled' ? Date.now() : undefined),
       { what: 'the cancel to reach the executing replica', timeoutMs: 10_000 },
     );
-    assert.ok(canceled - asked < 3000, `cancel took ${canceled - asked} ms`);
+    // Within a second (seed 000), the status poll's own back-off included.
+    t.diagnostic(`cancel reached the executing replica in ${canceled - asked} ms`);
+    assert.ok(canceled - asked < 1000, `cancel took ${canceled - asked} ms`);
     const resumed = await call(b, 'run/resume', { runId }, alice);
     assert.equal(resumed['state'], 'working');
     await holding(a, runId);

@@ -10,6 +10,7 @@
  */
 import type { Logger } from '../log/index.js';
 import type {
+  BatchWrite,
   DeleteOptions,
   Fence,
   Lease,
@@ -195,11 +196,11 @@ export class RunLease {
   }
 }
 
-const NO_CAPABILITIES: ReadonlySet<StoreCapability> = new Set();
+const BATCH_ONLY: ReadonlySet<StoreCapability> = new Set(['batch']);
 
 /**
  * The store a leg writes its checkpoints through: reads pass through, every write is fenced on
- * `lease`. A refused write marks the lease lost (which stops the leg) and throws.
+ * `lease`, a `batch` as one transaction. A refused write marks the lease lost (which stops the leg) and throws.
  */
 export function fencedStore(store: SharedStore, lease: RunLease): Store {
   const refused = (key: string): never => {
@@ -207,7 +208,14 @@ export function fencedStore(store: SharedStore, lease: RunLease): Store {
     throw new Error(`${LEASE_LOST_MESSAGE} (write of ${key} refused)`);
   };
   return {
-    capabilities: NO_CAPABILITIES,
+    capabilities: BATCH_ONLY,
+    // A multi-key transition is one transaction under the lease (`writeFenced`).
+    batch: {
+      write: async (writes: readonly BatchWrite[], options?: StoreOptions) => {
+        const key = writes[0]?.key ?? lease.fence.runId;
+        if (!(await store.fence.writeFenced(writes, lease.fence, options))) refused(key);
+      },
+    },
     get: (key: string, options?: StoreOptions) => store.get(key, options),
     list: (prefix: string, options?: StoreOptions) => store.list(prefix, options),
     put: async (key: string, value: string, options?: StoreOptions) => {

@@ -150,6 +150,16 @@ export interface FenceCapability {
   ): Promise<boolean>;
 }
 
+/**
+ * Capability `batch`: several writes as one; every one lands, in order, or none does. A step
+ * transition that writes one key and deletes another (a result and its cleared checkpoint) is
+ * one of these, so a reader never sees the one without the other.
+ */
+export interface BatchCapability {
+  /** @throws StoreError as `put`; nothing is written when it throws. */
+  write(writes: readonly BatchWrite[], options?: StoreOptions): Promise<void>;
+}
+
 /** An indexed query over JSON values: pending, expired or terminal run records, say. */
 export interface ScanQuery {
   /** Only keys under this prefix (same rules as `list`). */
@@ -191,7 +201,7 @@ export interface ScanCapability {
 }
 
 /** The capability names, as `storeCan` and the `capabilities` set spell them. */
-export const STORE_CAPABILITIES = ['cas', 'fence', 'lease', 'scan'] as const;
+export const STORE_CAPABILITIES = ['batch', 'cas', 'fence', 'lease', 'scan'] as const;
 /** One of `STORE_CAPABILITIES`. */
 export type StoreCapability = (typeof STORE_CAPABILITIES)[number];
 
@@ -207,6 +217,7 @@ export type StoreCapability = (typeof STORE_CAPABILITIES)[number];
 export interface Store {
   /** Which optional capabilities this instance has; the matching members are then present. */
   readonly capabilities: ReadonlySet<StoreCapability>;
+  readonly batch?: BatchCapability;
   readonly cas?: CasCapability;
   readonly fence?: FenceCapability;
   readonly lease?: LeaseCapability;

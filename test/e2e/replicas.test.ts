@@ -407,6 +407,7 @@ describe('replicas on one PostgreSQL store', () => {
       timeoutMs: ttl,
     });
     const stopped = Date.now() - frozen;
+    t.diagnostic(`the partitioned replica stopped its run ${stopped} ms after the partition`);
     assert.ok(stopped < ttl, `stopped ${stopped} ms after the partition, TTL ${ttl} ms`);
     // Only then does the lease lapse for everyone else.
     await until(async () => ((await status(b, runId))['state'] === 'failed' ? true : undefined), {

@@ -17,13 +17,14 @@
  * every record carries its owner, each leg runs under a lease (`run-lease.ts`) with every
  * write fenced on it, the status is published at every step boundary, a run this replica does
  * not execute is read afresh from the store at each look (`shared-runs.ts`), and `run/cancel`
- * of such a run sets the flag its executing replica polls every second.
+ * of such a run sets the flag its executing replica polls four times a second.
  */
 import { randomBytes } from 'node:crypto';
 import type { Workflow } from '../catalog/index.js';
 import { storeCan } from '../store/index.js';
 import { ArgumentError } from './argument-error.js';
 import { RunChangeFeed, type RunChangeKind } from './change-feed.js';
+import { claimRun, releaseShared } from './run-claim.js';
 import {
   acquireLease,
   fencedStore,
@@ -61,6 +62,7 @@ import {
   cancelFlagged,
   countPending,
   ownedRecords,
+  purgeAbandoned,
   purgeTerminal,
   readWithLease,
   remoteView,
@@ -79,8 +81,12 @@ import {
   unknownRun,
 } from './types.js';
 
-/** How often the cancel flags of runs executing here are read (seed: within a second). */
-const CANCEL_POLL_MS = 1000;
+/**
+ * How often the cancel flags of runs executing here are read: a quarter of the second the seed
+ * allows, so a flag set just after a read still stops the run within it (one indexed read per
+ * run executing here per tick).
+ */
+const CANCEL_POLL_MS = 250;
 
 function elsewhere(runId: string): RunError {
   return new RunError(
@@ -380,12 +386,15 @@ export class RunRegistry {
     });
   }
 
-  /** Checks, every second, whether another replica flagged a run executing here as cancelled. */
+  /** Checks, every `CANCEL_POLL_MS`, whether another replica flagged a run executing here as cancelled. */
   #startCancelPoll(): void {
     if (this.#cancelPoll !== undefined || !this.#shared) return;
     const shared = this.#shared;
     this.#cancelPoll = setInterval(() => {
-      const leased = [...this.#table.values()].filter((run) => run.leg && run.lease);
+      // A leg whose lease is lost no longer answers for the run: its successor reads the flag.
+      const leased = [...this.#table.values()].filter(
+        (run) => run.leg && run.lease && !run.lease.lost,
+      );
       if (leased.length === 0) {
         clearInterval(this.#cancelPoll);
         this.#cancelPoll = undefined;
@@ -394,10 +403,16 @@ export class RunRegistry {
       for (const run of leased) {
         cancelFlagged(shared, run.runId)
           .then(async (flagged) => {
-            if (!flagged) return;
+            const lease = run.lease;
+            if (!flagged || lease === undefined || lease.lost) return;
+            // The flag is consumed only under this leg's lease: a replica that stalled and was
+            // taken over finds its delete refused, leaves the flag to the successor, and stops.
+            if (!(await shared.fence.deleteFenced(cancelKey(run.runId), lease.fence))) {
+              lease.lose();
+              return;
+            }
             this.#options.logger.info({ runId: run.runId }, 'run cancelled from another replica');
             this.#stop(run, 'canceled by run/cancel');
-            await shared.delete(cancelKey(run.runId));
           })
           .catch((error: unknown) =>
             this.#options.logger.warn({ err: error, runId: run.runId }, 'cancel flag unread'),
@@ -448,7 +463,7 @@ export class RunRegistry {
     const { state } = run.view;
     if (this.#shared && !run.leg && (state === 'working' || state === 'queued')) {
       // Executing on another replica (its lease is live, else the view says failed): it polls
-      // this flag every second and stops at its next step boundary or blocking call.
+      // this flag every 250 ms and stops at its next step boundary or blocking call.
       await this.#shared
         .put(cancelKey(runId), JSON.stringify({ by: this.#options.replica?.id, at: this.#iso() }))
         .catch((error: unknown) => this.#refuse(run, error));
@@ -468,6 +483,8 @@ export class RunRegistry {
         error: 'canceled by run/cancel',
         ...(resumable ? { resumable: true as const } : {}),
       });
+    } else if (run.view.state === 'paused' && this.#shared) {
+      await this.#cancelPausedShared(this.#shared, run);
     } else if (run.view.state === 'paused') {
       const paused = run.view;
       this.#set(run, { state: 'canceled', error: 'canceled by run/cancel', resumable: true });
@@ -481,6 +498,40 @@ export class RunRegistry {
       });
     }
     return run.view;
+  }
+
+  /**
+   * Cancels a paused run on a shared store under its lease: a resume elsewhere takes the same
+   * lease first, so either this write lands (and that resume then finds the record changed) or
+   * the cancel reports `RUN_ACTIVE`; the record is also rechecked under the lease, so a run
+   * resumed and paused again since it was read is not cancelled blind.
+   */
+  async #cancelPausedShared(shared: SharedStore, run: LiveRun): Promise<void> {
+    const replica = this.#options.replica as { id: string; leaseTtlMs: number };
+    const lease = await acquireLease(shared, run.runId, replica);
+    if (lease === undefined) throw elsewhere(run.runId);
+    const paused = run.view;
+    try {
+      const now = await readRecord(shared, run.runId);
+      if (now?.view.state !== 'paused' || now.view.updatedAt !== paused.updatedAt)
+        throw elsewhere(run.runId);
+      this.#set(run, { state: 'canceled', error: 'canceled by run/cancel', resumable: true });
+      run.finishedAt = this.#now();
+      const record = { key: recordKey(run.runId), value: JSON.stringify(this.#record(run)) };
+      if (!(await shared.fence.writeFenced([record], lease, { release: true })))
+        throw elsewhere(run.runId);
+    } catch (error) {
+      if (run.view !== paused) {
+        run.view = paused;
+        run.finishedAt = undefined;
+        this.#changed(run.runId, 'view');
+      }
+      await shared.lease.release(lease).catch(() => {
+        // It lapses after the TTL anyway.
+      });
+      if (error instanceof RunError) throw error;
+      this.#refuse(run, error);
+    }
   }
 
   /** The caller's runs, sorted by id. */
@@ -583,7 +634,7 @@ export class RunRegistry {
     const ttl = this.#options.terminalTtlMs ?? DEFAULT_TERMINAL_TTL_MS;
     const cutoff = this.#now() - ttl;
     let swept = 0;
-    if (this.#shared) return this.#sweepShared(cutoff);
+    if (this.#shared) return this.#sweepShared(cutoff, ttl);
     for (const run of [...this.#table.values()]) {
       if (run.finishedAt === undefined || run.finishedAt > cutoff || run.leg) continue;
       if (!TERMINAL_STATES.has(run.view.state)) continue;
@@ -604,19 +655,28 @@ export class RunRegistry {
    * have resumed one since), and the store's terminal runs past the TTL are purged in bounded
    * batches by whichever replica gets to them first; the pending gauge is refreshed.
    */
-  async #sweepShared(cutoff: number): Promise<number> {
+  async #sweepShared(cutoff: number, ttl: number): Promise<number> {
     const shared = this.#shared as SharedStore;
     for (const run of [...this.#table.values()]) {
       if (run.finishedAt === undefined || run.finishedAt > cutoff || run.leg) continue;
       if (TERMINAL_STATES.has(run.view.state)) this.#table.remove(run);
     }
-    const gone = await purgeTerminal(shared, cutoff);
+    const holder = `${this.#options.replica?.id ?? 'replica'}/housekeeping`;
+    const abandoned = await purgeAbandoned(shared, ttl, holder).catch((error: unknown) => {
+      this.#options.logger.warn({ err: error }, 'could not purge abandoned runs');
+      return [] as string[];
+    });
+    if (abandoned.length > 0)
+      this.#options.logger.info({ runs: abandoned.length }, 'abandoned runs purged');
+    const terminal = await purgeTerminal(shared, cutoff);
+    const gone = [...terminal, ...abandoned];
     for (const runId of gone) {
       const held = this.#table.get(runId);
       if (held && !held.leg) this.#table.remove(held);
     }
     this.#pending = await countPending(shared);
-    if (gone.length > 0) this.#options.logger.info({ runs: gone.length }, 'finished runs purged');
+    if (terminal.length > 0)
+      this.#options.logger.info({ runs: terminal.length }, 'finished runs purged');
     return gone.length;
   }
 
@@ -626,6 +686,22 @@ export class RunRegistry {
    * it, as after a restart. Resolves to how many runs it released.
    */
   release(owner: string): number {
+    if (this.#shared) {
+      // On a shared store the claim key decides (`run-claim.ts`); memory keeps the owner, so
+      // every record write still names it and nothing else makes the run reachable.
+      const shared = this.#shared;
+      releaseShared(shared, owner)
+        .then((runs) => {
+          if (runs > 0) this.#options.logger.info({ owner, runs }, 'runs released');
+        })
+        .catch((error: unknown) =>
+          this.#options.logger.warn(
+            { err: error, owner },
+            'could not release the runs of a session',
+          ),
+        );
+      return this.#table.owned(owner).length;
+    }
     const released = this.#table.orphan(owner);
     if (released > 0) this.#options.logger.info({ owner, runs: released }, 'runs released');
     return released;
@@ -685,15 +761,17 @@ export class RunRegistry {
   async #findShared(shared: SharedStore, runId: string, caller: Caller): Promise<LiveRun> {
     const local = this.#table.get(runId);
     if (local?.leg) {
-      if (this.#table.reach(runId, caller.owner) !== 'live') throw unknownRun();
-      return this.#claim(runId, caller);
+      if (!(await this.#reachable(shared, local, local.owner ?? undefined, caller)))
+        throw unknownRun();
+      return local;
     }
     const { record, live } = await readWithLease(shared, runId).catch((error: unknown) =>
       this.#refuse({ runId } as LiveRun, error),
     );
     const workflow = record && this.#options.catalog.workflows.get(record.workflow);
-    const owner = record?.owner ?? record?.principalOwner;
-    if (!record || !workflow || (owner !== undefined && owner !== caller.owner)) throw unknownRun();
+    if (!record || !workflow) throw unknownRun();
+    const owner = record.owner ?? record.principalOwner;
+    if (!(await this.#reachable(shared, { runId }, owner, caller))) throw unknownRun();
     const view = remoteView(record, workflow, live);
     const held = this.#table.get(runId);
     // A leg may have started here while the record was read: memory is then the truth.
@@ -713,6 +791,29 @@ export class RunRegistry {
     run.finishedAt = TERMINAL_STATES.has(view.state) ? this.#now() : undefined;
     this.#table.add(run);
     return run;
+  }
+
+  /**
+   * On a shared store: whether `caller` may reach the run `owner` owns; a released run is
+   * reachable only through its claim, one compare-and-swap in the store (`run-claim.ts`), so
+   * of callers on several replicas exactly one gets it. A held copy takes the claimant as owner.
+   */
+  async #reachable(
+    shared: SharedStore,
+    run: Pick<LiveRun, 'runId'>,
+    owner: string | undefined,
+    caller: Caller,
+  ): Promise<boolean> {
+    if (owner !== undefined && owner === caller.owner) return true;
+    const claimed = await claimRun(shared, run.runId, owner, caller.owner).catch((error: unknown) =>
+      this.#refuse(run as LiveRun, error),
+    );
+    if (claimed === 'foreign') return false;
+    const held = this.#table.get(run.runId);
+    if (held && held.owner !== caller.owner) this.#table.setOwner(held, caller.owner, caller.quota);
+    if (claimed === 'claimed')
+      this.#options.logger.info({ runId: run.runId, owner: caller.owner }, 'run claimed');
+    return true;
   }
 
   /** 'stored' for an id the index cannot vouch for: the scan failed, or could not read it. */

@@ -10,6 +10,7 @@
  */
 import type { Logger } from '../log/index.js';
 import type {
+  BatchWrite,
   DeleteOptions,
   Fence,
   Lease,
@@ -75,6 +76,8 @@ export class RunLease {
   readonly #logger: Logger;
   readonly #onLost: (why: string) => void;
   #timer: NodeJS.Timeout | undefined;
+  /** Fires when the last confirmed renewal is about to run out: the lease is given up for lost. */
+  #watchdog: NodeJS.Timeout | undefined;
   /** Local monotonic time of the last confirmed renewal (or the acquisition). */
   #confirmedAt = performance.now();
   #lost = false;
@@ -93,6 +96,7 @@ export class RunLease {
     this.#logger = logger;
     this.#onLost = onLost;
     this.#schedule(ttlMs / 3);
+    this.#arm();
   }
 
   /** What every fenced write presents. */
@@ -139,20 +143,46 @@ export class RunLease {
   #stopTimer(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    clearTimeout(this.#watchdog);
+    this.#watchdog = undefined;
+  }
+
+  /**
+   * Judges the lease from the last confirmed renewal alone, on its own timer: a renew that hangs
+   * (the store partitioned away, packets dropped) never answers, so waiting for it would keep
+   * the run going past the lease's expiry. A third of the TTL before it, the run stops here.
+   */
+  #arm(): void {
+    clearTimeout(this.#watchdog);
+    const left = this.#confirmedAt + this.#ttlMs - this.#ttlMs / 3 - performance.now();
+    this.#watchdog = setTimeout(
+      () => {
+        this.#logger.warn(
+          { runId: this.#lease.runId, ttl_ms: this.#ttlMs },
+          'no run lease renewal confirmed in time; stopping the run before the lease expires',
+        );
+        this.lose();
+      },
+      Math.max(0, left),
+    );
+    this.#watchdog.unref();
   }
 
   async #beat(): Promise<void> {
     if (this.#ended || this.#lost) return;
     const started = performance.now();
     try {
+      // Each renew has a deadline (the lease pool's query timeout), so a hung one fails over to
+      // the retry below rather than holding the heartbeat.
       const renewed = await this.#store.lease.renew(this.#lease, this.#ttlMs);
-      if (this.#ended) return;
+      if (this.#ended || this.#lost) return;
       if (renewed === undefined) return this.lose();
       this.#lease = renewed;
       this.#confirmedAt = started;
+      this.#arm();
       this.#schedule(this.#ttlMs / 3);
     } catch (error) {
-      if (this.#ended) return;
+      if (this.#ended || this.#lost) return;
       // Unreachable: keep trying, but stop the run while a third of the TTL is still left,
       // before another replica could find the lease lapsed and take the run over.
       const left = this.#ttlMs - (performance.now() - this.#confirmedAt);
@@ -166,11 +196,11 @@ export class RunLease {
   }
 }
 
-const NO_CAPABILITIES: ReadonlySet<StoreCapability> = new Set();
+const BATCH_ONLY: ReadonlySet<StoreCapability> = new Set(['batch']);
 
 /**
  * The store a leg writes its checkpoints through: reads pass through, every write is fenced on
- * `lease`. A refused write marks the lease lost (which stops the leg) and throws.
+ * `lease`, a `batch` as one transaction. A refused write marks the lease lost (which stops the leg) and throws.
  */
 export function fencedStore(store: SharedStore, lease: RunLease): Store {
   const refused = (key: string): never => {
@@ -178,7 +208,14 @@ export function fencedStore(store: SharedStore, lease: RunLease): Store {
     throw new Error(`${LEASE_LOST_MESSAGE} (write of ${key} refused)`);
   };
   return {
-    capabilities: NO_CAPABILITIES,
+    capabilities: BATCH_ONLY,
+    // A multi-key transition is one transaction under the lease (`writeFenced`).
+    batch: {
+      write: async (writes: readonly BatchWrite[], options?: StoreOptions) => {
+        const key = writes[0]?.key ?? lease.fence.runId;
+        if (!(await store.fence.writeFenced(writes, lease.fence, options))) refused(key);
+      },
+    },
     get: (key: string, options?: StoreOptions) => store.get(key, options),
     list: (prefix: string, options?: StoreOptions) => store.list(prefix, options),
     put: async (key: string, value: string, options?: StoreOptions) => {

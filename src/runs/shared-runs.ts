@@ -138,6 +138,40 @@ export async function purgeTerminal(store: Store, cutoff: number): Promise<strin
   return gone;
 }
 
+/**
+ * Runs whose replica died and that nobody resumed: their lease lapsed more than `ttlMs` ago
+ * (MHL_SERVE_TERMINAL_RUN_TTL) and their record still says in flight. Recovery is explicit, so
+ * until then they stay, failed + resumable; past it they are deleted with their checkpoints, as
+ * finished runs are. A lapsed lease row whose run is not in flight (paused, finished, gone) is
+ * deleted on its own. Each is done under a lease taken for the purpose, which only an expired
+ * lease yields, so a resume racing the sweep either wins the lease or finds the run gone.
+ * Resolves to the run ids deleted; `lapsed` unsupported means nothing to do.
+ */
+export async function purgeAbandoned(
+  store: SharedStore,
+  ttlMs: number,
+  holder: string,
+): Promise<string[]> {
+  const lapsed = store.lease.lapsed;
+  if (lapsed === undefined) return [];
+  const gone: string[] = [];
+  for (const runId of await lapsed.call(store.lease, ttlMs, PURGE_BATCH)) {
+    if (!/^[0-9a-f]{32}$/.test(runId)) continue;
+    const lease = await store.lease.acquire(runId, holder, 60_000);
+    if (lease === undefined) continue;
+    const record = await readRecord(store, runId).catch(() => undefined);
+    const state = record?.view.state;
+    if (state === 'working' || state === 'queued' || state === 'pending') {
+      const keys = await store.list(`state/${runId}/`);
+      const writes = keys.map((key) => ({ key, value: undefined }));
+      if (await store.fence.writeFenced(writes, lease, { release: true })) gone.push(runId);
+    } else {
+      await store.lease.release(lease);
+    }
+  }
+  return gone;
+}
+
 /** How many runs wait to execute on any replica (`mhl_serve_runs_pending`); needs `scan`. */
 export async function countPending(store: Store): Promise<number | undefined> {
   if (!storeCan(store, 'scan')) return undefined;

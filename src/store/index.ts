@@ -26,6 +26,7 @@ export { DirStore, type DirStoreOptions } from './dir.js';
 export { MemoryStore, type MemoryStoreOptions } from './memory.js';
 export { type ProbeFailure, probeWritable } from './probe.js';
 export {
+  type BatchCapability,
   type BatchWrite,
   type CasCapability,
   type DeleteOptions,

@@ -17,9 +17,14 @@ type Run = <R extends Record<string, unknown>>(
 /** Milliseconds since the epoch of a timestamptz, as SQL. */
 const EPOCH_MS = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
 
-/** The `lease` capability over leases table `l` (already quoted). */
+/**
+ * The `lease` capability over leases table `l` (already quoted): acquire, renew and release run
+ * through `run` (the lease pool); `read`, which clients' status and list polls call, through
+ * `read`, so however many polls arrive they never queue a heartbeat.
+ */
 export function leaseCapability(
   run: Run,
+  readRun: Run,
   l: string,
   check: (key: string, options: StoreOptions | undefined) => void,
 ): LeaseCapability {
@@ -69,7 +74,7 @@ export function leaseCapability(
     },
     read: async (runId, options) => {
       check(runId, options);
-      const rows = await run<Row & { live: boolean }>(
+      const rows = await readRun<Row & { live: boolean }>(
         runId,
         `SELECT holder, ${EPOCH_MS('expires_at')} AS expires, expires_at > now() AS live
            FROM ${l} WHERE run_id = $1`,
@@ -77,6 +82,17 @@ export function leaseCapability(
       );
       const row = rows[0];
       return row && { holder: row.holder, expiresAt: Math.round(row.expires), live: row.live };
+    },
+    lapsed: async (ageMs, limit, options) => {
+      check('leases', options);
+      const rows = await readRun<{ run_id: string }>(
+        'leases',
+        `SELECT run_id FROM ${l}
+           WHERE expires_at < now() - make_interval(secs => $1::float8 / 1000)
+           ORDER BY run_id LIMIT $2`,
+        [ageMs, Math.max(1, Math.min(1000, Math.floor(limit)))],
+      );
+      return rows.map((r) => r.run_id);
     },
   };
 }

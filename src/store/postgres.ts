@@ -6,8 +6,10 @@
  * token, so a takeover waits for it and every later write of the old holder finds nothing) and
  * `scan` (the `state` and `owner` expression indexes, see postgres-schema.ts).
  *
- * Two pools: the main one, and a small one for lease operations only, so runs busy
- * checkpointing can never starve a heartbeat. Every connection sets `statement_timeout`. The
+ * Two pools: the main one, and a small one for acquiring, renewing and releasing leases only
+ * (reads of a lease, which clients' polls make, use the main one), so neither runs busy
+ * checkpointing nor a flood of status polls can starve a heartbeat. Every connection sets `statement_timeout`; the lease
+ * pool also a client-side `query_timeout`, so a renew over a dead link fails rather than hangs. The
  * `pg` driver is loaded on first open, never at start-up of a server that does not use it. The
  * DSN's password never appears in an error or a log line (`describeDsn`, `scrub`). Must not
  * know runs, owners or checkpoints.
@@ -101,7 +103,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     application_name: 'mhl',
   };
   const main = new PoolClass({ ...base, max: options.maxConnections ?? 10 });
-  const leases = new PoolClass({ ...base, max: options.leaseConnections ?? 2 });
+  // A client-side deadline too: a lease statement whose connection went silent (a partition,
+  // not a refusal) fails instead of hanging, so the heartbeat retries and the run layer's
+  // watchdog, not a stuck socket, decides when the lease is lost.
+  const leases = new PoolClass({
+    ...base,
+    max: options.leaseConnections ?? 2,
+    query_timeout: (options.statementTimeoutMs ?? 5000) + 1000,
+  });
   // Advisory writes only (`durable: false`): fenced and atomic as any, not waiting for the flush.
   const relaxed = new PoolClass({ ...base, max: 2, options: '-c synchronous_commit=off' });
   const onError = (error: Error) => options.onPoolError?.(scrub(error.message, secret));
@@ -187,6 +196,7 @@ export class PostgresStore implements Store {
     this.cas = this.#casCapability();
     this.lease = leaseCapability(
       (key, sql, args) => this.#query(key, sql, args, this.#leases),
+      (key, sql, args) => this.#query(key, sql, args),
       names.leases,
       (key, options) => this.#check(key, options),
     );
@@ -331,7 +341,6 @@ export class PostgresStore implements Store {
       fence.runId,
       `SELECT 1 FROM ${this.#n.leases} WHERE run_id = $1 AND token = $2 AND expires_at > now()`,
       [fence.runId, fence.token],
-      this.#leases,
     );
     return rows.length > 0;
   }

@@ -99,6 +99,11 @@ export interface LeaseCapability {
   release(lease: Fence, options?: StoreOptions): Promise<boolean>;
   /** The lease of `runId` as of now, or undefined when none was ever taken or it was released. */
   read(runId: string, options?: StoreOptions): Promise<LeaseState | undefined>;
+  /**
+   * Up to `limit` run ids whose lease expired more than `ageMs` ago (store clock), for
+   * housekeeping; a store that keeps no lease rows after they lapse need not implement it.
+   */
+  lapsed?(ageMs: number, limit: number, options?: StoreOptions): Promise<string[]>;
 }
 
 /** One write of a batch: `value` undefined deletes the key. */
@@ -145,6 +150,16 @@ export interface FenceCapability {
   ): Promise<boolean>;
 }
 
+/**
+ * Capability `batch`: several writes as one; every one lands, in order, or none does. A step
+ * transition that writes one key and deletes another (a result and its cleared checkpoint) is
+ * one of these, so a reader never sees the one without the other.
+ */
+export interface BatchCapability {
+  /** @throws StoreError as `put`; nothing is written when it throws. */
+  write(writes: readonly BatchWrite[], options?: StoreOptions): Promise<void>;
+}
+
 /** An indexed query over JSON values: pending, expired or terminal run records, say. */
 export interface ScanQuery {
   /** Only keys under this prefix (same rules as `list`). */
@@ -186,7 +201,7 @@ export interface ScanCapability {
 }
 
 /** The capability names, as `storeCan` and the `capabilities` set spell them. */
-export const STORE_CAPABILITIES = ['cas', 'fence', 'lease', 'scan'] as const;
+export const STORE_CAPABILITIES = ['batch', 'cas', 'fence', 'lease', 'scan'] as const;
 /** One of `STORE_CAPABILITIES`. */
 export type StoreCapability = (typeof STORE_CAPABILITIES)[number];
 
@@ -202,6 +217,7 @@ export type StoreCapability = (typeof STORE_CAPABILITIES)[number];
 export interface Store {
   /** Which optional capabilities this instance has; the matching members are then present. */
   readonly capabilities: ReadonlySet<StoreCapability>;
+  readonly batch?: BatchCapability;
   readonly cas?: CasCapability;
   readonly fence?: FenceCapability;
   readonly lease?: LeaseCapability;

@@ -49,6 +49,13 @@ export async function sql(text: string, args: unknown[] = []): Promise<unknown[]
   }
 }
 
+/** A connection of the test's own, for a transaction held across several steps; `end()` it. */
+export async function connectPg(): Promise<Client> {
+  const client = new PgClient({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+  await client.connect();
+  return client;
+}
+
 /** A fresh schema name for one test file (dropped by `dropSchema`). */
 export function freshSchema(tag: string): string {
   return `mhl_t_${tag}_${randomBytes(4).toString('hex')}`;

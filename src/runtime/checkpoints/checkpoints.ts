@@ -212,7 +212,9 @@ export class CheckpointStore {
    * then removes the session directory if nothing else is in it). Loop progress is kept: its
    * `terminal_reason` tells a later `--resume` the loop finished. The delete is not made durable
    * (one fsync fewer): `result.json` is, and a checkpoint that reappears after a power loss is
-   * the run's last one, from which a resume re-runs no step and completes again.
+   * the run's last one, from which a resume re-runs no step and completes again. On a store
+   * with `batch` (a served run's store on PostgreSQL, fenced on its lease) both are one
+   * transaction.
    * @throws CheckpointError `STATE_NOT_PERSISTABLE`, `STATE_LEASE_LOST`.
    */
   async complete(
@@ -231,8 +233,21 @@ export class CheckpointStore {
       ...(this.#runtimeVersion !== undefined && { runtime_version: this.#runtimeVersion }),
       state_version: STATE_VERSION,
     };
+    const checkpoint = stateKeys.checkpoint(session, pipeline);
+    if (options?.fence === undefined && storeCan(this.#store, 'batch')) {
+      // One transaction: no reader sees the result with the checkpoint still there, or neither.
+      const text = encodeRecord(record, this.#redactor);
+      await this.#store.batch.write(
+        [
+          { key, value: text },
+          { key: checkpoint, value: undefined },
+        ],
+        options,
+      );
+      return;
+    }
     await this.#write(key, record, options);
-    await this.#delete(stateKeys.checkpoint(session, pipeline), { ...options, durable: false });
+    await this.#delete(checkpoint, { ...options, durable: false });
   }
 
   /** The result of the completed run `session`, or undefined. @throws CheckpointError `STATE_CORRUPT`, `STATE_SCHEMA_TOO_NEW`. */

@@ -7,7 +7,16 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Store } from '../../../src/store/index.js';
 import { describeDsn, openPostgresStore } from '../../../src/store/postgres.js';
-import { dropSchema, freshSchema, needPg, PG_URL, pgProblem, sql } from '../../helpers/postgres.js';
+import { until } from '../../helpers/poll.js';
+import {
+  connectPg,
+  dropSchema,
+  freshSchema,
+  needPg,
+  PG_URL,
+  pgProblem,
+  sql,
+} from '../../helpers/postgres.js';
 import { storeContract } from './store-contract.js';
 
 const schema = freshSchema('store');
@@ -37,6 +46,46 @@ if ((await pgProblem()) === undefined) {
 }
 
 describe('PostgresStore', () => {
+  it('answers lease reads while every lease connection waits on a renew', async (t) => {
+    if (!(await needPg(t))) return;
+    tables += 1;
+    const table = `${schema}.t${tables}`;
+    const store = await openPostgresStore({ dsn: PG_URL, table, leaseConnections: 2 });
+    opened.push(store);
+    const held = await store.lease.acquire('run-a', 'me', 60_000);
+    assert.ok(held);
+    // Another transaction locks the lease row, so both lease connections wait in a renew.
+    const blocker = await connectPg();
+    t.after(() => blocker.end());
+    await blocker.query('BEGIN');
+    await blocker.query(
+      `SELECT 1 FROM "${schema}".t${tables}_leases WHERE run_id = $1 FOR UPDATE`,
+      ['run-a'],
+    );
+    const renews = [store.lease.renew(held, 60_000), store.lease.renew(held, 60_000)];
+    await until(
+      async () => {
+        const rows = (await sql(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE application_name = 'mhl' AND wait_event_type = 'Lock'`,
+        )) as { n: number }[];
+        return (rows[0]?.n ?? 0) >= 2 ? true : undefined;
+      },
+      { what: 'both lease connections to wait' },
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([
+      store.lease.read('run-b').then(() => 'answered'),
+      new Promise((done) => {
+        timer = setTimeout(() => done('queued behind the renews'), 2000);
+      }),
+    ]);
+    clearTimeout(timer);
+    await blocker.query('COMMIT');
+    await Promise.all(renews);
+    assert.equal(answered, 'answered');
+  });
+
   it('migrates once when many replicas open the same table at once', async (t) => {
     if (!(await needPg(t))) return;
     const table = `${schema}.race`;

@@ -5,6 +5,7 @@
  * is written and resealed. History events are built here, from the closed list only.
  */
 
+import { setOwn } from './safe-keys.js';
 import type { HistoryEntry, HistoryType, SessionFile } from './session.schema.js';
 import type { SessionHandle, SessionStore } from './session-store.js';
 
@@ -79,7 +80,7 @@ export function writeVariables(
 ): string[] {
   const warnings: string[] = [];
   for (const [name, value] of Object.entries(values)) {
-    state.variables[name] = value;
+    setOwn(state.variables, name, value);
     const declaredType = declared.get(name);
     const actual = valueType(value);
     const template = typeof value === 'string' && /^\{[^{}]+\}$/.test(value);

@@ -11,6 +11,7 @@ import { findActivity, TERMINAL } from '../definition/loader.js';
 import { buildBundle, ORCHESTRATOR_CORE } from '../delivery/bundle.js';
 import { contentHash, delivered, record, referenceMode } from '../delivery/ledger.js';
 import { advanceSession, historyEvent, writeVariables } from '../store/advance.js';
+import { safeKeySchema } from '../store/safe-keys.js';
 import { signTrace } from '../trace.js';
 import {
   checkActivityManifest,
@@ -123,7 +124,7 @@ const NextInput = z
           .strict(),
       )
       .optional(),
-    variables_changed: z.record(z.string(), z.unknown()).optional(),
+    variables_changed: z.record(safeKeySchema('variables_changed key'), z.unknown()).optional(),
     artifacts_produced: z
       .array(z.object({ id: z.string(), name: z.string(), path: z.string().optional() }).strict())
       .optional(),

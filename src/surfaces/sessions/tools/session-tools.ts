@@ -14,6 +14,7 @@ import type { SessionTool } from '../audit.js';
 import { type SessionsContext, ToolFailure } from '../context.js';
 import { loadWorkflow, type Workflow } from '../definition/loader.js';
 import { advanceSession, type Clock, historyEvent } from '../store/advance.js';
+import { safeKeySchema, setOwn } from '../store/safe-keys.js';
 import type { SessionFile } from '../store/session.schema.js';
 import { jsonResult, openSession, SessionIndexParam, sessionMeta, TOOL_CODES } from './common.js';
 
@@ -35,7 +36,10 @@ const StartInput = z
       .string()
       .optional()
       .describe("The user's request, seeded as the user_request variable."),
-    agent_id: z.string().min(1).default('orchestrator').describe('The calling agent.'),
+    agent_id: safeKeySchema('agent_id')
+      .min(1)
+      .default('orchestrator')
+      .describe('The calling agent.'),
     context_mode: ContextMode.optional().describe(
       'persistent: deliveries collapse to unchanged markers.',
     ),
@@ -205,7 +209,7 @@ async function resume(
     if (state.workflowVersion !== wf.version) {
       state.workflowVersion = wf.version;
       for (const [k, v] of Object.entries(seededDefaults(wf)))
-        if (!(k in state.variables)) state.variables[k] = v;
+        if (!Object.hasOwn(state.variables, k)) setOwn(state.variables, k, v);
     }
     if (JSON.stringify(state) !== before) await ctx.store.save(folder, state);
     Object.assign(note, {
@@ -230,7 +234,7 @@ const DispatchInput = z
   .object({
     session_index: SessionIndexParam,
     workflow_id: z.string().min(1).describe('The child workflow.'),
-    agent_id: z.string().min(1).default('worker'),
+    agent_id: safeKeySchema('agent_id').min(1).default('worker'),
     planning_slug: z
       .string()
       .regex(/^[A-Za-z0-9._-]+$/)

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { SessionTool } from '../audit.js';
 import { advanceSession, historyEvent } from '../store/advance.js';
+import { safeKeySchema } from '../store/safe-keys.js';
 import type { SessionFile } from '../store/session.schema.js';
 import { type TraceEvent, verifyTrace } from '../trace.js';
 import {
@@ -132,7 +133,7 @@ const InspectInput = z
       ])
       .default('summary'),
     child_index: z.number().int().min(0).optional(),
-    variable: z.string().optional(),
+    variable: safeKeySchema('variable').optional(),
     agent_id: AgentIdParam,
   })
   .strict();
@@ -248,7 +249,7 @@ const UsageInput = z
   .object({
     session_index: SessionIndexParam,
     activity: z.string().min(1),
-    usage: z.record(z.string(), z.unknown()),
+    usage: z.record(safeKeySchema('usage key'), z.unknown()),
     basis: z.enum(['delta', 'cumulative']),
     agent_id: AgentIdParam,
   })

@@ -1,0 +1,106 @@
+/**
+ * Hostile identifiers and paths against the sessions profile, through the built CLI and the SDK
+ * client: reserved object keys as agent ids, variable names and usage keys are refused with
+ * INVALID_ARGUMENT and never reach Object.prototype (the server keeps answering every session),
+ * and planning slugs cannot leave the planning root.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type Connected, startMhl } from '../../bench/lib/session-servers.mjs';
+import type { ToolCallResult } from '../../bench/lib/session-walker.mjs';
+import { CLI } from '../helpers/cli.js';
+
+const CORPUS = join(import.meta.dirname, '..', 'fixtures', 'sessions', 'corpus');
+
+const code = (r: ToolCallResult) =>
+  (r._meta?.['mhl/diagnostic'] as { code?: string } | undefined)?.code;
+const text = (r: ToolCallResult) => r.content?.[0]?.text ?? '';
+const json = (r: ToolCallResult) => JSON.parse(text(r));
+
+describe('sessions hostile input', () => {
+  let dir: string;
+  let server: Connected;
+  let index: string;
+  let other: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mhl-sessions-hostile-'));
+    server = await startMhl(CLI, CORPUS, dir);
+    index = json(await server.call('start_session', { workflow_id: 'ponytail' })).session_index;
+    other = json(await server.call('start_session', { workflow_id: 'ponytail' })).session_index;
+  });
+  after(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // After each hostile call the whole process must still work: health_check answers, and another
+  // session's strict-schema calls succeed (a polluted prototype made every one of them fail).
+  async function assertHealthy(what: string) {
+    const h = await server.call('health_check', {});
+    assert.equal(h.isError, undefined, `${what}: health_check`);
+    const n = await server.call('next_activity', {
+      session_index: other,
+      activity_id: 'intake-and-scope',
+    });
+    assert.equal(n.isError, undefined, `${what}: ${text(n)}`);
+    const s = await server.call('inspect_session', { session_index: other, view: 'identity' });
+    assert.equal(s.isError, undefined, `${what}: inspect_session`);
+  }
+
+  for (const key of ['__proto__', 'constructor', 'prototype']) {
+    test(`agent_id ${key} is INVALID_ARGUMENT and pollutes nothing`, async () => {
+      const calls: [string, Record<string, unknown>][] = [
+        ['next_activity', { session_index: index, activity_id: 'intake-and-scope', agent_id: key }],
+        ['get_activity', { session_index: index, activity_id: 'intake-and-scope', agent_id: key }],
+        ['get_technique', { session_index: index, agent_id: key }],
+        ['start_session', { workflow_id: 'ponytail', agent_id: key }],
+        ['dispatch_child', { session_index: index, workflow_id: 'ponytail', agent_id: key }],
+      ];
+      for (const [name, args] of calls) {
+        const r = await server.call(name, args);
+        assert.equal(r.isError, true, `${name} ${key}`);
+        assert.equal(code(r), 'INVALID_ARGUMENT', `${name} ${key}: ${text(r)}`);
+      }
+      await assertHealthy(`agent_id ${key}`);
+    });
+
+    test(`variables_changed and usage keyed ${key} are INVALID_ARGUMENT`, async () => {
+      const bag = JSON.parse(`{"${key}": {"polluted": 1}, "ok": 1}`);
+      const n = await server.call('next_activity', {
+        session_index: index,
+        activity_id: 'intake-and-scope',
+        variables_changed: bag,
+      });
+      const u = await server.call('record_usage', {
+        session_index: index,
+        activity: 'intake-and-scope',
+        usage: bag,
+        basis: 'delta',
+      });
+      if (key === '__proto__') {
+        // The SDK's own request parsing copies arguments into fresh objects, so a JSON
+        // "__proto__" member arrives as that copy's prototype, not as a key: nothing to refuse,
+        // and nothing may be stored from it.
+        assert.equal(n.isError, undefined, text(n));
+        assert.equal(u.isError, undefined, text(u));
+        const vars = json(
+          await server.call('inspect_session', { session_index: index, view: 'variables' }),
+        );
+        assert.equal(JSON.stringify(vars).includes('polluted'), false, JSON.stringify(vars));
+      } else {
+        assert.equal(code(n), 'INVALID_ARGUMENT', text(n));
+        assert.equal(code(u), 'INVALID_ARGUMENT', text(u));
+      }
+      const v = await server.call('inspect_session', {
+        session_index: index,
+        view: 'variables',
+        variable: key,
+      });
+      assert.equal(code(v), 'INVALID_ARGUMENT', text(v));
+      await assertHealthy(`bag ${key}`);
+    });
+  }
+});

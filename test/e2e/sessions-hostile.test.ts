@@ -5,7 +5,7 @@
  * and planning slugs cannot leave the planning root.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -103,4 +103,34 @@ describe('sessions hostile input', () => {
       await assertHealthy(`bag ${key}`);
     });
   }
+
+  test('dispatch_child planning_slug cannot leave the planning root', async () => {
+    const planning = join(dir, 'mhl', 'ws', '.engineering', 'artifacts', 'planning');
+    const listed = await server.client.listTools();
+    const dispatch = listed.tools.find((t) => t.name === 'dispatch_child');
+    const slugSchema = (dispatch?.inputSchema.properties as Record<string, { pattern?: string }>)[
+      'planning_slug'
+    ];
+    for (const slug of ['..', '.', '.x', '../x', 'a/b', '', 'x'.repeat(300)]) {
+      const meta = json(await server.call('start_session', {})).session_index;
+      const r = await server.call('dispatch_child', {
+        session_index: meta,
+        workflow_id: 'ponytail',
+        planning_slug: slug,
+      });
+      assert.equal(code(r), 'INVALID_ARGUMENT', `${JSON.stringify(slug)}: ${text(r)}`);
+      if (slugSchema?.pattern !== undefined && slug.length < 300)
+        assert.equal(new RegExp(slugSchema.pattern).test(slug), false, `advertised ${slug}`);
+    }
+    assert.equal(existsSync(join(planning, 'session.json')), false, 'planning root');
+    assert.equal(existsSync(join(planning, '..', 'session.json')), false, 'artifacts');
+    const meta = json(await server.call('start_session', {})).session_index;
+    const ok = await server.call('dispatch_child', {
+      session_index: meta,
+      workflow_id: 'ponytail',
+      planning_slug: 'plain-slug.v2',
+    });
+    assert.equal(ok.isError, undefined, text(ok));
+    assert.equal(json(ok).planning_folder_path, join(planning, 'plain-slug.v2'));
+  });
 });

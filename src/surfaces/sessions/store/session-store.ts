@@ -9,7 +9,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { canonicalJson, seal, verifySeal } from './canonical.js';
 import { SESSION_CODES, SessionStoreError } from './errors.js';
 import { writeSealedPair } from './sealed-write.js';
@@ -18,6 +18,11 @@ import { type SessionFile, SessionFileSchema } from './session.schema.js';
 export const SESSION_FILE = 'session.json';
 export const SEAL_FILE = '.session-token';
 const INDEX = /^[A-Z2-7]{6}$/;
+/**
+ * A planning slug: one plain folder name. No leading dot, so `.`, `..` and hidden names are
+ * out; no separators, so it cannot name anything but a direct child of the planning root.
+ */
+export const PLANNING_SLUG = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 /** An opened session: the root file it lives in, and where in it the session is. */
@@ -179,8 +184,16 @@ export class SessionStore {
 
   /** Creates the durable planning folder `<planningRoot>/<slug>` (0700) and returns it. */
   makeFolder(slug: string): string {
-    const folder = join(this.planningRoot, slug);
+    // The tools check the slug already; this is the store's own guard, so no caller can make it
+    // write outside the planning root (a `..` slug once put session.json in the workspace).
+    const root = resolve(this.planningRoot);
+    const folder = resolve(root, slug);
+    if (!PLANNING_SLUG.test(slug) || dirname(folder) !== root)
+      throw new SessionStoreError(SESSION_CODES.WORKSPACE_INVALID, 'invalid planning slug');
     mkdirSync(folder, { recursive: true, mode: 0o700 });
+    // A symlink planted under the root could still lead elsewhere: compare the real paths.
+    if (dirname(realpathSync(folder)) !== realpathSync(root))
+      throw new SessionStoreError(SESSION_CODES.WORKSPACE_INVALID, 'planning folder is a link');
     return folder;
   }
 

@@ -16,6 +16,7 @@ import { loadWorkflow, type Workflow } from '../definition/loader.js';
 import { advanceSession, type Clock, historyEvent } from '../store/advance.js';
 import { safeKeySchema, setOwn } from '../store/safe-keys.js';
 import type { SessionFile } from '../store/session.schema.js';
+import { PLANNING_SLUG } from '../store/session-store.js';
 import { jsonResult, openSession, SessionIndexParam, sessionMeta, TOOL_CODES } from './common.js';
 
 const ContextMode = z.enum(['persistent', 'fresh']);
@@ -145,7 +146,7 @@ export const startSession: SessionTool<typeof StartInput> = {
     }
     const repo = checkRepo(args.repo);
     const slug = args.planning_folder !== undefined ? basename(args.planning_folder) : undefined;
-    if (slug !== undefined && (!/^[A-Za-z0-9._-]+$/.test(slug) || slug.startsWith('.'))) {
+    if (slug !== undefined && !PLANNING_SLUG.test(slug)) {
       throw new ToolFailure(
         TOOL_CODES.INVALID_PATH,
         'planning_folder must end in a plain folder name.',
@@ -237,7 +238,10 @@ const DispatchInput = z
     agent_id: safeKeySchema('agent_id').min(1).default('worker'),
     planning_slug: z
       .string()
-      .regex(/^[A-Za-z0-9._-]+$/)
+      .regex(
+        PLANNING_SLUG,
+        'planning_slug is a plain folder name: letters, digits, . _ -, no leading dot',
+      )
       .optional(),
     repo: z.string().optional(),
     context_mode: ContextMode.optional(),

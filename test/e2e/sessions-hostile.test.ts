@@ -5,7 +5,7 @@
  * and planning slugs cannot leave the planning root.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -132,5 +132,22 @@ describe('sessions hostile input', () => {
     });
     assert.equal(ok.isError, undefined, text(ok));
     assert.equal(json(ok).planning_folder_path, join(planning, 'plain-slug.v2'));
+  });
+
+  test('a session.json that is a folder is SEAL_MISMATCH, not an internal error', async () => {
+    const started = json(
+      await server.call('start_session', {
+        workflow_id: 'ponytail',
+        planning_folder: '/x/dir-json',
+      }),
+    );
+    const file = join(started.planning_folder_path, 'session.json');
+    rmSync(file);
+    mkdirSync(file);
+    const r = await server.call('inspect_session', {
+      session_index: started.session_index,
+      view: 'identity',
+    });
+    assert.equal(code(r), 'SEAL_MISMATCH', text(r));
   });
 });

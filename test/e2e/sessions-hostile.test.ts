@@ -150,4 +150,29 @@ describe('sessions hostile input', () => {
     });
     assert.equal(code(r), 'SEAL_MISMATCH', text(r));
   });
+
+  test('concurrent start_session on one planning folder: one session, the others resume it', async () => {
+    const workflows = ['ponytail', 'requirements-refinement', 'prism-update'];
+    const results = await Promise.all(
+      workflows.map((workflow_id, i) =>
+        server.call('start_session', {
+          workflow_id,
+          planning_folder: '/x/raced',
+          agent_id: `agent-${i}`,
+        }),
+      ),
+    );
+    for (const r of results) assert.equal(r.isError, undefined, text(r));
+    const started = results.map(json);
+    const indexes = new Set(started.map((s) => s.session_index));
+    assert.equal(indexes.size, 1, 'one session index');
+    // workflow_id is ignored on resume: every caller must be told about the one session
+    // that won, and the file must hold that workflow.
+    const ids = new Set(started.map((s) => s.workflow.id));
+    assert.equal(ids.size, 1, `one workflow, got ${[...ids].join(', ')}`);
+    const status = json(
+      await server.call('get_workflow_status', { session_index: started[0].session_index }),
+    );
+    assert.equal(status.workflow.id, [...ids][0]);
+  });
 });

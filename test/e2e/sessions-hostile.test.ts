@@ -5,7 +5,7 @@
  * and planning slugs cannot leave the planning root.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -174,5 +174,44 @@ describe('sessions hostile input', () => {
       await server.call('get_workflow_status', { session_index: started[0].session_index }),
     );
     assert.equal(status.workflow.id, [...ids][0]);
+  });
+
+  test('step_started is written at most once per (activity, step, agent)', async () => {
+    const started = json(
+      await server.call('start_session', { workflow_id: 'ponytail', planning_folder: '/x/steps' }),
+    );
+    const session_index = started.session_index;
+    const calls: [string, Record<string, unknown>][] = [
+      ['next_activity', { session_index, activity_id: 'intake-and-scope' }],
+      ['get_activity', { session_index, context_tokens: 200000 }],
+      ['get_activity', { session_index, context_tokens: 200000 }],
+    ];
+    for (const [name, args] of calls) {
+      const r = await server.call(name, args);
+      assert.equal(r.isError, undefined, `${name}: ${text(r)}`);
+    }
+    for (const agent_id of ['w1', 'w1', 'w2', 'w2']) {
+      const r = await server.call('get_technique', {
+        session_index,
+        step_id: 'capture-and-trace',
+        agent_id,
+      });
+      assert.equal(r.isError, undefined, text(r));
+    }
+    const file = JSON.parse(
+      readFileSync(join(started.planning_folder_path, 'session.json'), 'utf8'),
+    );
+    const seen = new Map<string, number>();
+    for (const e of file.history as {
+      type: string;
+      activity?: string;
+      data?: Record<string, unknown>;
+    }[]) {
+      if (e.type !== 'step_started') continue;
+      const k = `${e.activity}|${e.data?.['stepId']}|${e.data?.['agentId']}`;
+      seen.set(k, (seen.get(k) ?? 0) + 1);
+    }
+    assert.ok(seen.size >= 2, `step_started recorded: ${[...seen.keys()].join(', ')}`);
+    for (const [k, n] of seen) assert.equal(n, 1, `${k} started ${n} times`);
   });
 });

@@ -106,3 +106,27 @@ export function writeVariables(
   }
   return warnings;
 }
+
+/**
+ * Appends `step_started` for (activity, step, agent) unless the history already has it: the
+ * spec allows at most one per triple (§2.6), however often the step's technique is fetched.
+ */
+export function startStep(
+  state: SessionFile,
+  clock: Clock,
+  activity: string,
+  stepId: string,
+  agentId: string,
+): void {
+  const seen = state.history.some(
+    (e) =>
+      e.type === 'step_started' &&
+      e.activity === activity &&
+      e.data?.['stepId'] === stepId &&
+      e.data['agentId'] === agentId,
+  );
+  if (!seen)
+    state.history.push(
+      historyEvent(clock, 'step_started', { activity, data: { stepId, agentId } }),
+    );
+}

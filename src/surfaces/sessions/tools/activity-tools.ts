@@ -18,7 +18,7 @@ import { buildBundle, WORKER_CORE } from '../delivery/bundle.js';
 import { deliver, referenceMode } from '../delivery/ledger.js';
 import { linkedFrom, unresolvedLinks } from '../delivery/resource-links.js';
 import { activityArtifacts, eagerSteps, enforcementNotes } from '../delivery/steps.js';
-import { advanceSession, historyEvent } from '../store/advance.js';
+import { advanceSession, historyEvent, startStep } from '../store/advance.js';
 import type { SessionFile } from '../store/session.schema.js';
 import { batchReading } from './batch.js';
 import {
@@ -261,12 +261,7 @@ export const getActivity: SessionTool<typeof Input> = {
               },
             }),
           );
-          s.history.push(
-            historyEvent(ctx.clock, 'step_started', {
-              activity: activityId,
-              data: { stepId: b.stepId, agentId: scope },
-            }),
-          );
+          startStep(s, ctx.clock, activityId, b.stepId, scope);
         }
       });
       const warnings = noteWarnings(note, [drift, ...linkWarnings]);

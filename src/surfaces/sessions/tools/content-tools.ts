@@ -12,7 +12,7 @@ import { extractSection, findResource, parseResourceRef } from '../definition/re
 import { resolveTechnique, techniqueObject } from '../definition/techniques.js';
 import { contentHash, delivered, record, referenceMode } from '../delivery/ledger.js';
 import { decoratedTechnique, outputsBefore, stepTechnique } from '../delivery/steps.js';
-import { advanceSession, historyEvent } from '../store/advance.js';
+import { advanceSession, historyEvent, startStep } from '../store/advance.js';
 import {
   AgentIdParam,
   assertNoCheckpoint,
@@ -132,13 +132,7 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
           delivery: unchanged ? 'unchanged' : 'full',
         };
         s.history.push(historyEvent(ctx.clock, 'technique_fetched', { activity: current, data }));
-        if (args.step_id)
-          s.history.push(
-            historyEvent(ctx.clock, 'step_started', {
-              activity: current,
-              data: { stepId: args.step_id, agentId: scope },
-            }),
-          );
+        if (args.step_id) startStep(s, ctx.clock, current, args.step_id, scope);
       });
       const list = noteWarnings(note, warnings);
       if (unchanged) {

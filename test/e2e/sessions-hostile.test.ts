@@ -214,4 +214,36 @@ describe('sessions hostile input', () => {
     assert.ok(seen.size >= 2, `step_started recorded: ${[...seen.keys()].join(', ')}`);
     for (const [k, n] of seen) assert.equal(n, 1, `${k} started ${n} times`);
   });
+
+  test('calls on made-up indexes record no trace, so they cannot evict a real one', async () => {
+    const before = json(await server.call('get_trace', { session_index: other }));
+    assert.ok(before.event_count > 0, 'the real session has a trace');
+    const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+    const calls = [];
+    for (let i = 0; i < 1001; i++) {
+      let fake = '';
+      for (let d = 0, n = i; d < 6; d++, n = Math.floor(n / 32)) fake += B32[n % 32];
+      calls.push(server.call('next_activity', { session_index: fake, activity_id: 'x' }));
+    }
+    const results = await Promise.all(calls);
+    assert.ok(results.every((r) => code(r) === 'NOT_FOUND'));
+    const after = json(await server.call('get_trace', { session_index: other }));
+    assert.ok(after.event_count >= before.event_count, `trace kept: ${after.event_count}`);
+  });
+
+  test('arguments larger than the HTTP body limit are INVALID_ARGUMENT over stdio too', async () => {
+    const r = await server.call('record_usage', {
+      session_index: other,
+      activity: 'intake-and-scope',
+      usage: { blob: 'x'.repeat(1024 * 1024 + 1) },
+      basis: 'delta',
+    });
+    assert.equal(code(r), 'INVALID_ARGUMENT', text(r).slice(0, 200));
+    const v = await server.call('next_activity', {
+      session_index: other,
+      activity_id: 'intake-and-scope',
+      variables_changed: { big: 'y'.repeat(1024 * 1024 + 1) },
+    });
+    assert.equal(code(v), 'INVALID_ARGUMENT', text(v).slice(0, 200));
+  });
 });

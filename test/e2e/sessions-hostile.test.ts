@@ -5,7 +5,7 @@
  * and planning slugs cannot leave the planning root.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -245,5 +245,31 @@ describe('sessions hostile input', () => {
       variables_changed: { big: 'y'.repeat(1024 * 1024 + 1) },
     });
     assert.equal(code(v), 'INVALID_ARGUMENT', text(v).slice(0, 200));
+  });
+
+  test('next_activity warns on artifacts outside the folder and files no artifact covers', async () => {
+    const started = json(
+      await server.call('start_session', { workflow_id: 'ponytail', planning_folder: '/x/arts' }),
+    );
+    const folder = started.planning_folder_path;
+    writeFileSync(join(folder, 'design-doc.md'), 'covered by id');
+    writeFileSync(join(folder, 'stray-notes.md'), 'not covered');
+    writeFileSync(join(folder, '.hidden'), 'dotfiles are excluded');
+    const r = await server.call('next_activity', {
+      session_index: started.session_index,
+      activity_id: 'intake-and-scope',
+      artifacts_produced: [
+        { id: 'design-doc', name: 'Design' },
+        { id: 'escape', name: 'Escape', path: '../../outside.md' },
+        { id: 'plan', name: 'Plan', path: 'plan.md' },
+      ],
+    });
+    assert.equal(r.isError, undefined, text(r));
+    const warnings = JSON.stringify(r._meta?.['validation'] ?? {});
+    assert.match(warnings, /'escape' path '\.\.\/\.\.\/outside\.md' lies outside/);
+    assert.match(warnings, /'stray-notes\.md' in the planning folder is not covered/);
+    for (const quiet of ['design-doc.md', 'session.json', '.session-token', '.hidden', "'plan'"])
+      assert.equal(warnings.includes(quiet), false, `${quiet} reported: ${warnings}`);
+    assert.equal(warnings.includes(dir), false, 'no absolute server path');
   });
 });

@@ -5,6 +5,7 @@
  * trace token for the leg. The response stays minimal: the worker fetches the activity itself.
  */
 import { z } from 'zod';
+import { checkArtifacts } from '../artifact-warnings.js';
 import type { SessionTool } from '../audit.js';
 import { ToolFailure } from '../context.js';
 import { findActivity, TERMINAL } from '../definition/loader.js';
@@ -227,6 +228,9 @@ export const nextActivity: SessionTool<typeof NextInput> = {
           const byId = new Map((s.declaredArtifacts ?? []).map((a) => [a.id, a]));
           for (const a of args.artifacts_produced) byId.set(a.id, a);
           s.declaredArtifacts = [...byId.values()];
+          // Checked when the caller reports artifacts, and only in a durable planning folder.
+          if (!handle.transient)
+            warnings.push(...checkArtifacts(handle.folder, s.declaredArtifacts));
         }
         s.currentActivity = args.activity_id;
         s.condition = args.transition_condition ?? '';

@@ -272,4 +272,22 @@ describe('sessions hostile input', () => {
       assert.equal(warnings.includes(quiet), false, `${quiet} reported: ${warnings}`);
     assert.equal(warnings.includes(dir), false, 'no absolute server path');
   });
+
+  test('tools/list: only start_session and dispatch_child are strict; every parameter is described', async () => {
+    const { tools } = await server.client.listTools();
+    assert.equal(tools.length, 18);
+    for (const t of tools) {
+      const strict = t.name === 'start_session' || t.name === 'dispatch_child';
+      const schema = t.inputSchema as { additionalProperties?: unknown; properties?: object };
+      assert.equal(schema.additionalProperties === false, strict, `${t.name} strictness`);
+      const props = (schema.properties ?? {}) as Record<string, { description?: string }>;
+      for (const [name, p] of Object.entries(props))
+        assert.ok((p.description ?? '').length > 0, `${t.name}.${name} has a description`);
+    }
+    // A non-strict tool drops an unknown key, as the public server does; a strict one refuses it.
+    const n = await server.call('inspect_session', { session_index: other, extra_key: 1 });
+    assert.equal(n.isError, undefined, text(n));
+    const s = await server.call('start_session', { workflow_id: 'ponytail', extra_key: 1 });
+    assert.equal(code(s), 'INVALID_ARGUMENT', text(s));
+  });
 });

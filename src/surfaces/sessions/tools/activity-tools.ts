@@ -35,18 +35,21 @@ import {
   toYaml,
 } from './common.js';
 
-const Input = z
-  .object({
-    session_index: SessionIndexParam,
-    context_tokens: z
-      .number()
-      .int()
-      .positive()
-      .describe("The worker's context window in tokens; bounds eager bundling."),
-    agent_id: AgentIdParam,
-    bundle: z.enum(['reference', 'full']).optional(),
-  })
-  .strict();
+const Input = z.object({
+  session_index: SessionIndexParam,
+  context_tokens: z
+    .number()
+    .int()
+    .positive()
+    .describe("The worker's context window in tokens; bounds eager bundling."),
+  agent_id: AgentIdParam,
+  bundle: z
+    .enum(['reference', 'full'])
+    .optional()
+    .describe(
+      'reference: repeated content comes back as unchanged markers; full: always the whole text.',
+    ),
+});
 
 /** Said beside `resource_refs`. */
 const RESOURCES_NOTE =

@@ -253,16 +253,19 @@ const DispatchInput = z
   .object({
     session_index: SessionIndexParam,
     workflow_id: z.string().min(1).describe('The child workflow.'),
-    agent_id: safeKeySchema('agent_id').min(1).default('worker'),
+    agent_id: safeKeySchema('agent_id').min(1).default('worker').describe('The worker agent.'),
     planning_slug: z
       .string()
       .regex(
         PLANNING_SLUG,
         'planning_slug is a plain folder name: letters, digits, . _ -, no leading dot',
       )
-      .optional(),
-    repo: z.string().optional(),
-    context_mode: ContextMode.optional(),
+      .optional()
+      .describe('Planning folder name when a transient session is promoted.'),
+    repo: z.string().optional().describe('owner/repo, or an https or ssh URL of it.'),
+    context_mode: ContextMode.optional().describe(
+      'persistent: deliveries collapse to unchanged markers.',
+    ),
   })
   .strict();
 

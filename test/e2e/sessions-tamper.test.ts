@@ -96,6 +96,11 @@ describe('sessions seal', () => {
       ['padded', Buffer.concat([original.seal, Buffer.from('0')])],
       ['empty', Buffer.alloc(0)],
       ['seal of other bytes', Buffer.from('0'.repeat(64))],
+      // Only the writer's shapes verify: a good seal beside a junk or blank line does not.
+      ['junk line after', Buffer.concat([original.seal, Buffer.from('\njunk')])],
+      ['junk line before', Buffer.concat([Buffer.from('junk\n'), original.seal])],
+      ['blank line between', Buffer.concat([original.seal, Buffer.from('\n\n'), original.seal])],
+      ['upper-case hex', Buffer.from(original.seal.toString().toUpperCase())],
     ] as const) {
       writeFileSync(join(folder, '.session-token'), bytes);
       await assertRefused(what);

@@ -13,6 +13,13 @@ import { type CallNote, type SessionsContext, ToolFailure } from './context.js';
 import { WorkflowError } from './definition/errors.js';
 import { SessionStoreError } from './store/errors.js';
 
+/**
+ * The largest arguments a call may carry, as JSON: what the HTTP transport's body limit lets
+ * through (1 MiB), so stdio clients cannot grow a session file (usage, variables, trace tokens)
+ * past what the same call over HTTP could.
+ */
+export const MAX_ARGUMENT_BYTES = 1024 * 1024;
+
 /** One sessions tool as its module declares it. */
 export interface SessionTool<S extends z.ZodType> {
   readonly name: string;
@@ -46,6 +53,8 @@ export function defineTool<S extends z.ZodType>(
     inputSchema,
     execution: false,
     prepare(args) {
+      if (Buffer.byteLength(JSON.stringify(args ?? {}), 'utf8') > MAX_ARGUMENT_BYTES)
+        throw new ArgumentError('', `arguments: larger than ${MAX_ARGUMENT_BYTES} bytes as JSON`);
       const parsed = tool.input.safeParse(args);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
@@ -92,7 +101,8 @@ async function audited<S extends z.ZodType>(
     },
     'tool call',
   );
-  if (tool.traced && note.index !== undefined && /^[A-Z2-7]{6}$/.test(note.index)) {
+  // Only sessions that exist get a trace: made-up indexes must not evict real sessions' traces.
+  if (tool.traced && note.index !== undefined && sessionExists(ctx, note)) {
     ctx.traces.record({
       traceId: note.index,
       name: tool.name,
@@ -107,6 +117,18 @@ async function audited<S extends z.ZodType>(
     });
   }
   return result;
+}
+
+/** True when the call opened its session, or the index names one that is on disk. */
+function sessionExists(ctx: SessionsContext, note: CallNote): boolean {
+  if (note.wf !== undefined) return true;
+  try {
+    ctx.store.locate(note.index ?? '');
+    return true;
+  } catch {
+    // Malformed, unknown or ambiguous: nothing to trace against.
+    return false;
+  }
 }
 
 function describe(

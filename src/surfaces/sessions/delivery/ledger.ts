@@ -5,6 +5,7 @@
  * or for the blocks every activity shares once a scope holds them. Mutates the session given.
  */
 import { createHash } from 'node:crypto';
+import { getOwn, setOwn } from '../store/safe-keys.js';
 import type { SessionFile } from '../store/session.schema.js';
 
 /** The ledger hash of a text. */
@@ -29,14 +30,18 @@ export function referenceMode(
 
 /** Whether `scope` already holds `key` with this exact hash. */
 export function delivered(state: SessionFile, scope: string, key: string, hash: string): boolean {
-  return state.deliveredContent?.[scope]?.[key] === hash;
+  return getOwn(getOwn(state.deliveredContent, scope), key) === hash;
 }
 
 /** Records that `scope` now holds `key` at `hash`. */
 export function record(state: SessionFile, scope: string, key: string, hash: string): void {
   state.deliveredContent ??= {};
-  state.deliveredContent[scope] ??= {};
-  (state.deliveredContent[scope] as Record<string, string>)[key] = hash;
+  let held = getOwn(state.deliveredContent, scope);
+  if (held === undefined) {
+    held = {};
+    setOwn(state.deliveredContent, scope, held);
+  }
+  setOwn(held, key, hash);
 }
 
 /**

@@ -5,6 +5,7 @@
  * is written and resealed. History events are built here, from the closed list only.
  */
 
+import { setOwn } from './safe-keys.js';
 import type { HistoryEntry, HistoryType, SessionFile } from './session.schema.js';
 import type { SessionHandle, SessionStore } from './session-store.js';
 
@@ -79,7 +80,7 @@ export function writeVariables(
 ): string[] {
   const warnings: string[] = [];
   for (const [name, value] of Object.entries(values)) {
-    state.variables[name] = value;
+    setOwn(state.variables, name, value);
     const declaredType = declared.get(name);
     const actual = valueType(value);
     const template = typeof value === 'string' && /^\{[^{}]+\}$/.test(value);
@@ -104,4 +105,28 @@ export function writeVariables(
     );
   }
   return warnings;
+}
+
+/**
+ * Appends `step_started` for (activity, step, agent) unless the history already has it: the
+ * spec allows at most one per triple (§2.6), however often the step's technique is fetched.
+ */
+export function startStep(
+  state: SessionFile,
+  clock: Clock,
+  activity: string,
+  stepId: string,
+  agentId: string,
+): void {
+  const seen = state.history.some(
+    (e) =>
+      e.type === 'step_started' &&
+      e.activity === activity &&
+      e.data?.['stepId'] === stepId &&
+      e.data['agentId'] === agentId,
+  );
+  if (!seen)
+    state.history.push(
+      historyEvent(clock, 'step_started', { activity, data: { stepId, agentId } }),
+    );
 }

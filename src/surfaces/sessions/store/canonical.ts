@@ -61,16 +61,20 @@ export function seal(key: Buffer, bytes: Buffer | string): string {
 }
 
 /**
- * True when `token` holds the seal of `bytes`; constant time in the token's content. A token is
- * one seal, or two (new, then old) on two lines while a write is in between its two renames.
+ * The shapes the writer produces, and nothing else: one seal, or two (new, then old) on two
+ * lines while a write is between its renames. Surrounding whitespace is trimmed, as the public
+ * server does; anything else (a junk line, a blank line, a short seal) refuses the file.
  */
+const TOKEN = /^[0-9a-f]{64}(?:\n[0-9a-f]{64})?$/;
+
+/** True when `token` holds the seal of `bytes`; constant time in the token's content. */
 export function verifySeal(key: Buffer, bytes: Buffer, token: string): boolean {
   const expected = Buffer.from(seal(key, bytes), 'utf8');
-  const lines = token.trim().split('\n');
-  if (lines.length > 2) return false;
+  const trimmed = token.trim();
+  if (!TOKEN.test(trimmed)) return false;
   let ok = false;
-  for (const line of lines) {
-    const given = Buffer.from(line.trim(), 'utf8');
+  for (const line of trimmed.split('\n')) {
+    const given = Buffer.from(line, 'utf8');
     // Lengths are public (always 64 for a real seal); equal lengths compare in constant time.
     if (given.length === expected.length && timingSafeEqual(expected, given)) ok = true;
   }

@@ -63,19 +63,23 @@ export async function writeSealedPair(
     for (const t of temps) if (t.status === 'fulfilled') await fs.unlink(t.value).catch(() => {});
     throw a.status === 'rejected' ? a.reason : (b as PromiseRejectedResult).reason;
   }
+  // Each rename is made durable before the next one: POSIX does not order renames across a
+  // power loss, and the pair only verifies at every moment if they reach the disk in this order
+  // (a session file whose rename survived while the two-seal rename did not is SEAL_MISMATCH).
   try {
     await place(b.value, join(dir, sealName), both);
+    await syncDir(fs, dir);
     await place(a.value, join(dir, fileName), text);
+    await syncDir(fs, dir);
   } catch (err) {
     await fs.unlink(a.value).catch(() => {});
     await fs.unlink(b.value).catch(() => {});
     throw err;
   }
   if (both !== seal) {
-    // Not synced: should it be lost, the two-seal file already on disk still verifies.
-    await place(await prepare(dir, seal, false), join(dir, sealName), seal);
+    // Synced before its rename: a rename that survives a power loss without its data would
+    // leave an empty seal file. Should the rename itself be lost, the two-seal file verifies.
+    await place(await prepare(dir, seal, true), join(dir, sealName), seal);
+    await syncDir(fs, dir);
   }
-  // A new name must reach the directory on disk; replacing existing names needs no sync (after
-  // a crash each name holds its old bytes or its new ones, and the pair verifies either way).
-  if (previous === undefined) await syncDir(fs, dir);
 }

@@ -9,15 +9,21 @@
  */
 import { createHmac } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { canonicalJson, seal, verifySeal } from './canonical.js';
 import { SESSION_CODES, SessionStoreError } from './errors.js';
+import { LOCK_FILE, lockFolder } from './folder-lock.js';
 import { writeSealedPair } from './sealed-write.js';
 import { type SessionFile, SessionFileSchema } from './session.schema.js';
 
 export const SESSION_FILE = 'session.json';
 export const SEAL_FILE = '.session-token';
 const INDEX = /^[A-Z2-7]{6}$/;
+/**
+ * A planning slug: one plain folder name. No leading dot, so `.`, `..` and hidden names are
+ * out; no separators, so it cannot name anything but a direct child of the planning root.
+ */
+export const PLANNING_SLUG = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 /** An opened session: the root file it lives in, and where in it the session is. */
@@ -70,10 +76,22 @@ export class SessionStore {
     return out;
   }
 
-  /** Runs `fn` with the folder's lock held, so read-modify-write calls never interleave. */
+  /**
+   * Runs `fn` with the folder's lock held, so read-modify-write calls never interleave: the
+   * in-process queue orders this process's calls, the lock file (`folder-lock.ts`) orders them
+   * against other server processes on the same workspace.
+   */
   async withFolder<T>(folder: string, fn: () => Promise<T>): Promise<T> {
     const before = this.#locks.get(folder) ?? Promise.resolve();
-    const run = before.then(fn, fn);
+    const locked = async () => {
+      const release = await lockFolder(folder);
+      try {
+        return await fn();
+      } finally {
+        release();
+      }
+    };
+    const run = before.then(locked, locked);
     const settled = run.then(
       () => undefined,
       () => undefined,
@@ -122,18 +140,7 @@ export class SessionStore {
 
   /** The verified root session file of `folder`. @throws SEAL_MISMATCH */
   readFolder(folder: string): SessionFile {
-    let bytes: Buffer;
-    let token: string;
-    try {
-      bytes = readFileSync(join(folder, SESSION_FILE));
-      token = readFileSync(join(folder, SEAL_FILE), 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT')
-        throw new SessionStoreError(SESSION_CODES.SEAL_MISMATCH);
-      throw e;
-    }
-    if (!verifySeal(this.#key, bytes, token))
-      throw new SessionStoreError(SESSION_CODES.SEAL_MISMATCH);
+    const bytes = this.#readPair(folder);
     let json: unknown;
     try {
       json = JSON.parse(bytes.toString('utf8'));
@@ -143,6 +150,32 @@ export class SessionStore {
     const parsed = SessionFileSchema.safeParse(json);
     if (!parsed.success) throw new SessionStoreError(SESSION_CODES.SEAL_MISMATCH);
     return parsed.data;
+  }
+
+  /**
+   * The bytes of the session file, verified. Readers take no lock, so the seal is read before
+   * and after the file: a writer replaces seal (old+new), file, seal (new) in that order, so the
+   * seal read before covers an old file and the one read after covers a new file. Several
+   * writes landing between the reads can still tear the triple; it is read again, a few times,
+   * before the pair is called damaged (a real tamper fails every time).
+   */
+  #readPair(folder: string): Buffer {
+    for (let attempt = 0; ; attempt++) {
+      let bytes: Buffer;
+      let first: string;
+      let second: string;
+      try {
+        first = readFileSync(join(folder, SEAL_FILE), 'utf8');
+        bytes = readFileSync(join(folder, SESSION_FILE));
+        second = readFileSync(join(folder, SEAL_FILE), 'utf8');
+      } catch {
+        // Missing, a folder in its place, unreadable: the pair cannot be verified (§2.5).
+        throw new SessionStoreError(SESSION_CODES.SEAL_MISMATCH);
+      }
+      if (verifySeal(this.#key, bytes, first) || verifySeal(this.#key, bytes, second)) return bytes;
+      if (attempt >= 3 || !existsSync(join(folder, LOCK_FILE)))
+        throw new SessionStoreError(SESSION_CODES.SEAL_MISMATCH);
+    }
   }
 
   /** Writes the root file and then its seal, both atomically, 0600. */
@@ -179,8 +212,16 @@ export class SessionStore {
 
   /** Creates the durable planning folder `<planningRoot>/<slug>` (0700) and returns it. */
   makeFolder(slug: string): string {
-    const folder = join(this.planningRoot, slug);
+    // The tools check the slug already; this is the store's own guard, so no caller can make it
+    // write outside the planning root (a `..` slug once put session.json in the workspace).
+    const root = resolve(this.planningRoot);
+    const folder = resolve(root, slug);
+    if (!PLANNING_SLUG.test(slug) || dirname(folder) !== root)
+      throw new SessionStoreError(SESSION_CODES.WORKSPACE_INVALID, 'invalid planning slug');
     mkdirSync(folder, { recursive: true, mode: 0o700 });
+    // A symlink planted under the root could still lead elsewhere: compare the real paths.
+    if (dirname(realpathSync(folder)) !== realpathSync(root))
+      throw new SessionStoreError(SESSION_CODES.WORKSPACE_INVALID, 'planning folder is a link');
     return folder;
   }
 

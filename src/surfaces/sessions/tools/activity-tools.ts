@@ -18,7 +18,7 @@ import { buildBundle, WORKER_CORE } from '../delivery/bundle.js';
 import { deliver, referenceMode } from '../delivery/ledger.js';
 import { linkedFrom, unresolvedLinks } from '../delivery/resource-links.js';
 import { activityArtifacts, eagerSteps, enforcementNotes } from '../delivery/steps.js';
-import { advanceSession, historyEvent } from '../store/advance.js';
+import { advanceSession, historyEvent, startStep } from '../store/advance.js';
 import type { SessionFile } from '../store/session.schema.js';
 import { batchReading } from './batch.js';
 import {
@@ -35,18 +35,21 @@ import {
   toYaml,
 } from './common.js';
 
-const Input = z
-  .object({
-    session_index: SessionIndexParam,
-    context_tokens: z
-      .number()
-      .int()
-      .positive()
-      .describe("The worker's context window in tokens; bounds eager bundling."),
-    agent_id: AgentIdParam,
-    bundle: z.enum(['reference', 'full']).optional(),
-  })
-  .strict();
+const Input = z.object({
+  session_index: SessionIndexParam,
+  context_tokens: z
+    .number()
+    .int()
+    .positive()
+    .describe("The worker's context window in tokens; bounds eager bundling."),
+  agent_id: AgentIdParam,
+  bundle: z
+    .enum(['reference', 'full'])
+    .optional()
+    .describe(
+      'reference: repeated content comes back as unchanged markers; full: always the whole text.',
+    ),
+});
 
 /** Said beside `resource_refs`. */
 const RESOURCES_NOTE =
@@ -261,12 +264,7 @@ export const getActivity: SessionTool<typeof Input> = {
               },
             }),
           );
-          s.history.push(
-            historyEvent(ctx.clock, 'step_started', {
-              activity: activityId,
-              data: { stepId: b.stepId, agentId: scope },
-            }),
-          );
+          startStep(s, ctx.clock, activityId, b.stepId, scope);
         }
       });
       const warnings = noteWarnings(note, [drift, ...linkWarnings]);

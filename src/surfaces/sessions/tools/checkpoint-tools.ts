@@ -33,18 +33,25 @@ export function findCheckpoint(activity: Activity | undefined, id: string) {
   return defs.find((c) => c.id === id) ?? defs.find((c) => base(c.id) === base(id));
 }
 
-const AdhocOption = z
-  .object({ id: z.string().min(1), label: z.string(), description: z.string().optional() })
-  .strict();
+const AdhocOption = z.object({
+  id: z.string().min(1).describe('Option id the answer will name.'),
+  label: z.string().describe('Short text shown for the option.'),
+  description: z.string().optional().describe('Longer explanation of the option.'),
+});
 
-const YieldInput = z
-  .object({
-    session_index: SessionIndexParam,
-    checkpoint_id: z.string().min(1),
-    message: z.string().optional(),
-    options: z.array(AdhocOption).min(2).optional(),
-  })
-  .strict();
+const YieldInput = z.object({
+  session_index: SessionIndexParam,
+  checkpoint_id: z
+    .string()
+    .min(1)
+    .describe('The checkpoint of the current activity to raise (or a new id with options).'),
+  message: z.string().optional().describe('Text to show the user instead of the declared one.'),
+  options: z
+    .array(AdhocOption)
+    .min(2)
+    .optional()
+    .describe('Options for a checkpoint the activity does not declare (two or more).'),
+});
 
 function effectOf(response: SessionFile['checkpointResponses'][string]) {
   const e = response.effects;
@@ -149,7 +156,7 @@ export const yieldCheckpoint: SessionTool<typeof YieldInput> = {
   },
 };
 
-const IndexOnly = z.object({ session_index: SessionIndexParam }).strict();
+const IndexOnly = z.object({ session_index: SessionIndexParam });
 
 export const presentCheckpoint: SessionTool<typeof IndexOnly> = {
   name: 'present_checkpoint',
@@ -201,14 +208,18 @@ export const presentCheckpoint: SessionTool<typeof IndexOnly> = {
   },
 };
 
-const RespondInput = z
-  .object({
-    session_index: SessionIndexParam,
-    option_id: z.string().min(1).optional(),
-    auto_advance: z.boolean().optional(),
-    condition_not_met: z.boolean().optional(),
-  })
-  .strict();
+const RespondInput = z.object({
+  session_index: SessionIndexParam,
+  option_id: z.string().min(1).optional().describe('The option the user chose.'),
+  auto_advance: z
+    .boolean()
+    .optional()
+    .describe('Take the checkpoint default without asking (only where the checkpoint allows it).'),
+  condition_not_met: z
+    .boolean()
+    .optional()
+    .describe("The checkpoint's condition does not hold, so it is dismissed unanswered."),
+});
 
 export const respondCheckpoint: SessionTool<typeof RespondInput> = {
   name: 'respond_checkpoint',

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { ToolResult } from '../../tools.js';
 import { type CallNote, type SessionsContext, ToolFailure } from '../context.js';
 import { loadWorkflow, type Workflow } from '../definition/loader.js';
+import { safeKeySchema } from '../store/safe-keys.js';
 import type { SessionFile } from '../store/session.schema.js';
 import type { SessionHandle } from '../store/session-store.js';
 import { checkVersion, validation } from '../validators.js';
@@ -17,8 +18,7 @@ export const SessionIndexParam = z
   .regex(/^[A-Z2-7]{6}$/, 'session_index is six characters of A-Z and 2-7')
   .describe('The six-character session index start_session returned.');
 
-export const AgentIdParam = z
-  .string()
+export const AgentIdParam = safeKeySchema('agent_id')
   .min(1)
   .optional()
   .describe('The calling agent (worker context) id.');

@@ -12,7 +12,7 @@ import { extractSection, findResource, parseResourceRef } from '../definition/re
 import { resolveTechnique, techniqueObject } from '../definition/techniques.js';
 import { contentHash, delivered, record, referenceMode } from '../delivery/ledger.js';
 import { decoratedTechnique, outputsBefore, stepTechnique } from '../delivery/steps.js';
-import { advanceSession, historyEvent } from '../store/advance.js';
+import { advanceSession, historyEvent, startStep } from '../store/advance.js';
 import {
   AgentIdParam,
   assertNoCheckpoint,
@@ -28,16 +28,26 @@ import {
   toYaml,
 } from './common.js';
 
-const TechniqueInput = z
-  .object({
-    session_index: SessionIndexParam,
-    agent_id: AgentIdParam,
-    step_id: z.string().min(1).optional(),
-    activity_id: z.string().min(1).optional(),
-    bundle: z.enum(['reference', 'full']).optional(),
-    full: z.boolean().optional(),
-  })
-  .strict();
+const TechniqueInput = z.object({
+  session_index: SessionIndexParam,
+  agent_id: AgentIdParam,
+  step_id: z.string().min(1).optional().describe('The step whose technique to fetch.'),
+  activity_id: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The activity's own technique (default: the current activity)."),
+  bundle: z
+    .enum(['reference', 'full'])
+    .optional()
+    .describe(
+      'reference: repeated content comes back as unchanged markers; full: always the whole text.',
+    ),
+  full: z
+    .boolean()
+    .optional()
+    .describe('true sends the whole text even if this agent already holds it.'),
+});
 
 export const getTechnique: SessionTool<typeof TechniqueInput> = {
   name: 'get_technique',
@@ -132,13 +142,7 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
           delivery: unchanged ? 'unchanged' : 'full',
         };
         s.history.push(historyEvent(ctx.clock, 'technique_fetched', { activity: current, data }));
-        if (args.step_id)
-          s.history.push(
-            historyEvent(ctx.clock, 'step_started', {
-              activity: current,
-              data: { stepId: args.step_id, agentId: scope },
-            }),
-          );
+        if (args.step_id) startStep(s, ctx.clock, current, args.step_id, scope);
       });
       const list = noteWarnings(note, warnings);
       if (unchanged) {
@@ -160,15 +164,25 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
   },
 };
 
-const ResourceInput = z
-  .object({
-    session_index: SessionIndexParam,
-    agent_id: AgentIdParam,
-    resource_id: z.string().min(1).max(400).describe('id, wf/id, optionally #section'),
-    bundle: z.enum(['reference', 'full']).optional(),
-    full: z.boolean().optional(),
-  })
-  .strict();
+const ResourceInput = z.object({
+  session_index: SessionIndexParam,
+  agent_id: AgentIdParam,
+  resource_id: z
+    .string()
+    .min(1)
+    .max(400)
+    .describe('Resource id, or workflow/id for another workflow, optionally with #section.'),
+  bundle: z
+    .enum(['reference', 'full'])
+    .optional()
+    .describe(
+      'reference: repeated content comes back as unchanged markers; full: always the whole text.',
+    ),
+  full: z
+    .boolean()
+    .optional()
+    .describe('true sends the whole text even if this agent already holds it.'),
+});
 
 export const getResource: SessionTool<typeof ResourceInput> = {
   name: 'get_resource',

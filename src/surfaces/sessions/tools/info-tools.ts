@@ -12,7 +12,7 @@ import { manifestPath, readManifest } from '../definition/loader.js';
 import { readText } from '../definition/yaml-files.js';
 import { jsonResult, textResult, toYaml } from './common.js';
 
-const NoInput = z.object({}).strict();
+const NoInput = z.object({});
 
 /** Every workflow id under the root (folders with a manifest, or top-level YAML files), `meta` excluded. */
 export function workflowIds(root: string): string[] {

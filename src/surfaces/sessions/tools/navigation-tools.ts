@@ -5,12 +5,14 @@
  * trace token for the leg. The response stays minimal: the worker fetches the activity itself.
  */
 import { z } from 'zod';
+import { checkArtifacts } from '../artifact-warnings.js';
 import type { SessionTool } from '../audit.js';
 import { ToolFailure } from '../context.js';
 import { findActivity, TERMINAL } from '../definition/loader.js';
 import { buildBundle, ORCHESTRATOR_CORE } from '../delivery/bundle.js';
 import { contentHash, delivered, record, referenceMode } from '../delivery/ledger.js';
 import { advanceSession, historyEvent, writeVariables } from '../store/advance.js';
+import { safeKeySchema } from '../store/safe-keys.js';
 import { signTrace } from '../trace.js';
 import {
   checkActivityManifest,
@@ -36,9 +38,7 @@ import {
 
 const SEPARATOR = '\n\n---\n\n';
 
-const GetWorkflowInput = z
-  .object({ session_index: SessionIndexParam, agent_id: AgentIdParam })
-  .strict();
+const GetWorkflowInput = z.object({ session_index: SessionIndexParam, agent_id: AgentIdParam });
 
 export const getWorkflow: SessionTool<typeof GetWorkflowInput> = {
   name: 'get_workflow',
@@ -101,37 +101,61 @@ export const getWorkflow: SessionTool<typeof GetWorkflowInput> = {
   },
 };
 
-const NextInput = z
-  .object({
-    session_index: SessionIndexParam,
-    activity_id: z
-      .string()
-      .min(1)
-      .describe('Target activity id (initialActivity first, then a transition target).'),
-    transition_condition: z.string().optional(),
-    step_manifest: z
-      .array(z.object({ step_id: z.string(), output: z.string() }).strict())
-      .optional(),
-    activity_manifest: z
-      .array(
-        z
-          .object({
-            activity_id: z.string(),
-            outcome: z.string(),
-            transition_condition: z.string().optional(),
-          })
-          .strict(),
-      )
-      .optional(),
-    variables_changed: z.record(z.string(), z.unknown()).optional(),
-    artifacts_produced: z
-      .array(z.object({ id: z.string(), name: z.string(), path: z.string().optional() }).strict())
-      .optional(),
-    agent_id: AgentIdParam,
-    context_tokens: z.number().int().positive().optional(),
-    progress_published: z.boolean().optional(),
-  })
-  .strict();
+const NextInput = z.object({
+  session_index: SessionIndexParam,
+  activity_id: z
+    .string()
+    .min(1)
+    .describe('Target activity id (initialActivity first, then a transition target).'),
+  transition_condition: z
+    .string()
+    .optional()
+    .describe('The condition text of the transition taken (checked, advice only).'),
+  step_manifest: z
+    .array(
+      z.object({
+        step_id: z.string().describe('A step of the activity being left.'),
+        output: z.string().describe('What the step produced (empty: not done).'),
+      }),
+    )
+    .optional()
+    .describe('Steps done in the activity being left, in order.'),
+  activity_manifest: z
+    .array(
+      z.object({
+        activity_id: z.string().describe('An activity completed.'),
+        outcome: z.string().describe('Its outcome.'),
+        transition_condition: z.string().optional().describe('The condition it left by.'),
+      }),
+    )
+    .optional()
+    .describe('Activities completed since the last call (for workers that ran several).'),
+  variables_changed: z
+    .record(safeKeySchema('variables_changed key'), z.unknown())
+    .optional()
+    .describe('Variables to set, name to value, before moving.'),
+  artifacts_produced: z
+    .array(
+      z.object({
+        id: z.string().describe('Artifact id.'),
+        name: z.string().describe('Artifact name.'),
+        path: z.string().optional().describe('Path, relative to the planning folder.'),
+      }),
+    )
+    .optional()
+    .describe('Artifacts written so far; merged by id into the session.'),
+  agent_id: AgentIdParam,
+  context_tokens: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("The worker's context window in tokens; with agent_id, returns the batch reading."),
+  progress_published: z
+    .boolean()
+    .optional()
+    .describe('Whether progress was published to the user for this move.'),
+});
 
 export const nextActivity: SessionTool<typeof NextInput> = {
   name: 'next_activity',
@@ -226,6 +250,9 @@ export const nextActivity: SessionTool<typeof NextInput> = {
           const byId = new Map((s.declaredArtifacts ?? []).map((a) => [a.id, a]));
           for (const a of args.artifacts_produced) byId.set(a.id, a);
           s.declaredArtifacts = [...byId.values()];
+          // Checked when the caller reports artifacts, and only in a durable planning folder.
+          if (!handle.transient)
+            warnings.push(...checkArtifacts(handle.folder, s.declaredArtifacts));
         }
         s.currentActivity = args.activity_id;
         s.condition = args.transition_condition ?? '';

@@ -6,15 +6,17 @@
  * child promotes them. Children are embedded in their root's file.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import type { SessionTool } from '../audit.js';
-import { type SessionsContext, ToolFailure } from '../context.js';
+import { type CallNote, type SessionsContext, ToolFailure } from '../context.js';
 import { loadWorkflow, type Workflow } from '../definition/loader.js';
 import { advanceSession, type Clock, historyEvent } from '../store/advance.js';
+import { safeKeySchema, setOwn } from '../store/safe-keys.js';
 import type { SessionFile } from '../store/session.schema.js';
+import { PLANNING_SLUG, SESSION_FILE } from '../store/session-store.js';
 import { jsonResult, openSession, SessionIndexParam, sessionMeta, TOOL_CODES } from './common.js';
 
 const ContextMode = z.enum(['persistent', 'fresh']);
@@ -35,7 +37,10 @@ const StartInput = z
       .string()
       .optional()
       .describe("The user's request, seeded as the user_request variable."),
-    agent_id: z.string().min(1).default('orchestrator').describe('The calling agent.'),
+    agent_id: safeKeySchema('agent_id')
+      .min(1)
+      .default('orchestrator')
+      .describe('The calling agent.'),
     context_mode: ContextMode.optional().describe(
       'persistent: deliveries collapse to unchanged markers.',
     ),
@@ -141,41 +146,61 @@ export const startSession: SessionTool<typeof StartInput> = {
     }
     const repo = checkRepo(args.repo);
     const slug = args.planning_folder !== undefined ? basename(args.planning_folder) : undefined;
-    if (slug !== undefined && (!/^[A-Za-z0-9._-]+$/.test(slug) || slug.startsWith('.'))) {
+    if (slug !== undefined && !PLANNING_SLUG.test(slug)) {
       throw new ToolFailure(
         TOOL_CODES.INVALID_PATH,
         'planning_folder must end in a plain folder name.',
       );
     }
     const existing = slug === undefined ? undefined : ctx.store.findSlug(slug);
-    if (existing !== undefined) return resume(ctx, existing, args, repo, note);
+    if (existing !== undefined)
+      return ctx.store.withFolder(existing, () => resume(ctx, existing, args, repo, note));
     const wf = loadWorkflow(ctx.root, args.workflow_id ?? 'meta');
     const transient = wf.id === 'meta' && slug === undefined;
     const name = slug ?? `transition-${randomUUID()}`;
     const folder = transient ? transientFolder() : ctx.store.makeFolder(name);
-    const index = ctx.store.indexFor(folder);
-    const state = newSessionFile(wf, index, args.agent_id, ctx.clock, {
-      userRequest: args.user_request,
-      folder,
-      repo,
-      contextMode: args.context_mode,
+    // Concurrent starts on one slug all get here: the first under the lock creates the session,
+    // the others find its file and resume it instead of writing a second session over it.
+    return ctx.store.withFolder(folder, async () => {
+      if (existsSync(join(folder, SESSION_FILE))) return resume(ctx, folder, args, repo, note);
+      return create(ctx, wf, folder, name, transient, args, repo, note);
     });
-    if (transient) ctx.store.registerTransient(index, folder);
-    await ctx.store.save(folder, state);
-    Object.assign(note, { index, wf: wf.id, act: '', aid: args.agent_id });
-    const out: Record<string, unknown> = {
-      workflow: workflowInfo(wf),
-      session_index: index,
-      planning_slug: name,
-    };
-    if (!transient) out['planning_folder_path'] = folder;
-    if (repo !== undefined) out['repo'] = repo;
-    else if (transient) out['repo_unbound'] = true;
-    if (args.context_mode !== undefined) out['context_mode'] = args.context_mode;
-    return jsonResult(out, sessionMeta(index, []));
   },
 };
 
+async function create(
+  ctx: SessionsContext,
+  wf: Workflow,
+  folder: string,
+  name: string,
+  transient: boolean,
+  args: z.infer<typeof StartInput>,
+  repo: string | undefined,
+  note: CallNote,
+) {
+  const index = ctx.store.indexFor(folder);
+  const state = newSessionFile(wf, index, args.agent_id, ctx.clock, {
+    userRequest: args.user_request,
+    folder,
+    repo,
+    contextMode: args.context_mode,
+  });
+  if (transient) ctx.store.registerTransient(index, folder);
+  await ctx.store.save(folder, state);
+  Object.assign(note, { index, wf: wf.id, act: '', aid: args.agent_id });
+  const out: Record<string, unknown> = {
+    workflow: workflowInfo(wf),
+    session_index: index,
+    planning_slug: name,
+  };
+  if (!transient) out['planning_folder_path'] = folder;
+  if (repo !== undefined) out['repo'] = repo;
+  else if (transient) out['repo_unbound'] = true;
+  if (args.context_mode !== undefined) out['context_mode'] = args.context_mode;
+  return jsonResult(out, sessionMeta(index, []));
+}
+
+/** Resumes the session in `folder`; the caller holds the folder's lock. */
 async function resume(
   ctx: SessionsContext,
   folder: string,
@@ -183,60 +208,64 @@ async function resume(
   repo: string | undefined,
   note: Parameters<SessionTool<typeof StartInput>['run']>[2],
 ) {
-  return ctx.store.withFolder(folder, async () => {
-    const state = ctx.store.readFolder(folder);
-    const before = JSON.stringify(state);
-    const wf = loadWorkflow(ctx.root, state.workflowId);
-    if (repo !== undefined && state.repo !== undefined && state.repo !== repo) {
-      throw new ToolFailure(
-        TOOL_CODES.REPO_CONFLICT,
-        `This session is bound to ${state.repo}; it cannot move to ${repo}.`,
-      );
-    }
-    if (repo !== undefined) state.repo = repo;
-    state.agentId = args.agent_id;
-    state.planningFolderPath = folder;
-    if (args.user_request !== undefined) state.variables['user_request'] = args.user_request;
-    if (args.context_mode !== undefined) {
-      if (args.context_mode === 'fresh' && state.deliveredContent)
-        delete state.deliveredContent[args.agent_id];
-      state.contextMode = args.context_mode;
-    }
-    if (state.workflowVersion !== wf.version) {
-      state.workflowVersion = wf.version;
-      for (const [k, v] of Object.entries(seededDefaults(wf)))
-        if (!(k in state.variables)) state.variables[k] = v;
-    }
-    if (JSON.stringify(state) !== before) await ctx.store.save(folder, state);
-    Object.assign(note, {
-      index: state.sessionIndex,
-      wf: wf.id,
-      act: state.currentActivity,
-      aid: args.agent_id,
-    });
-    const out: Record<string, unknown> = {
-      workflow: workflowInfo(wf),
-      session_index: state.sessionIndex,
-      planning_slug: basename(folder),
-      planning_folder_path: folder,
-    };
-    if (state.repo !== undefined) out['repo'] = state.repo;
-    if (state.contextMode !== undefined) out['context_mode'] = state.contextMode;
-    return jsonResult(out, sessionMeta(state.sessionIndex, []));
+  const state = ctx.store.readFolder(folder);
+  const before = JSON.stringify(state);
+  const wf = loadWorkflow(ctx.root, state.workflowId);
+  if (repo !== undefined && state.repo !== undefined && state.repo !== repo) {
+    throw new ToolFailure(
+      TOOL_CODES.REPO_CONFLICT,
+      `This session is bound to ${state.repo}; it cannot move to ${repo}.`,
+    );
+  }
+  if (repo !== undefined) state.repo = repo;
+  state.agentId = args.agent_id;
+  state.planningFolderPath = folder;
+  if (args.user_request !== undefined) state.variables['user_request'] = args.user_request;
+  if (args.context_mode !== undefined) {
+    if (args.context_mode === 'fresh' && state.deliveredContent)
+      delete state.deliveredContent[args.agent_id];
+    state.contextMode = args.context_mode;
+  }
+  if (state.workflowVersion !== wf.version) {
+    state.workflowVersion = wf.version;
+    for (const [k, v] of Object.entries(seededDefaults(wf)))
+      if (!Object.hasOwn(state.variables, k)) setOwn(state.variables, k, v);
+  }
+  if (JSON.stringify(state) !== before) await ctx.store.save(folder, state);
+  Object.assign(note, {
+    index: state.sessionIndex,
+    wf: wf.id,
+    act: state.currentActivity,
+    aid: args.agent_id,
   });
+  const out: Record<string, unknown> = {
+    workflow: workflowInfo(wf),
+    session_index: state.sessionIndex,
+    planning_slug: basename(folder),
+    planning_folder_path: folder,
+  };
+  if (state.repo !== undefined) out['repo'] = state.repo;
+  if (state.contextMode !== undefined) out['context_mode'] = state.contextMode;
+  return jsonResult(out, sessionMeta(state.sessionIndex, []));
 }
 
 const DispatchInput = z
   .object({
     session_index: SessionIndexParam,
     workflow_id: z.string().min(1).describe('The child workflow.'),
-    agent_id: z.string().min(1).default('worker'),
+    agent_id: safeKeySchema('agent_id').min(1).default('worker').describe('The worker agent.'),
     planning_slug: z
       .string()
-      .regex(/^[A-Za-z0-9._-]+$/)
-      .optional(),
-    repo: z.string().optional(),
-    context_mode: ContextMode.optional(),
+      .regex(
+        PLANNING_SLUG,
+        'planning_slug is a plain folder name: letters, digits, . _ -, no leading dot',
+      )
+      .optional()
+      .describe('Planning folder name when a transient session is promoted.'),
+    repo: z.string().optional().describe('owner/repo, or an https or ssh URL of it.'),
+    context_mode: ContextMode.optional().describe(
+      'persistent: deliveries collapse to unchanged markers.',
+    ),
   })
   .strict();
 
@@ -274,21 +303,26 @@ export const dispatchChild: SessionTool<typeof DispatchInput> = {
         contextMode: args.context_mode,
       });
       const now = ctx.clock.now().toISOString();
-      await advanceSession(ctx.store, { ...handle, folder: target }, ctx.clock, (s) => {
-        s.triggeredWorkflows.push({
-          workflowId: wf.id,
-          sessionIndex: childIndex,
-          triggeredAt: now,
-          triggeredFrom: { activityId: s.currentActivity },
-          status: 'running',
-          state: child,
-        });
-        s.history.push(
-          historyEvent(ctx.clock, 'workflow_triggered', {
-            data: { workflowId: wf.id, sessionIndex: childIndex },
-          }),
-        );
-      });
+      // A promotion writes into a durable folder another call may be writing too: lock it.
+      const write = (fn: () => Promise<void>) =>
+        target === handle.folder ? fn() : ctx.store.withFolder(target, fn);
+      await write(() =>
+        advanceSession(ctx.store, { ...handle, folder: target }, ctx.clock, (s) => {
+          s.triggeredWorkflows.push({
+            workflowId: wf.id,
+            sessionIndex: childIndex,
+            triggeredAt: now,
+            triggeredFrom: { activityId: s.currentActivity },
+            status: 'running',
+            state: child,
+          });
+          s.history.push(
+            historyEvent(ctx.clock, 'workflow_triggered', {
+              data: { workflowId: wf.id, sessionIndex: childIndex },
+            }),
+          );
+        }),
+      );
       if (handle.transient) ctx.store.promote(parent.sessionIndex, target);
       const out: Record<string, unknown> = {
         session_index: childIndex,

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { SessionTool } from '../audit.js';
 import { advanceSession, historyEvent } from '../store/advance.js';
+import { safeKeySchema } from '../store/safe-keys.js';
 import type { SessionFile } from '../store/session.schema.js';
 import { type TraceEvent, verifyTrace } from '../trace.js';
 import {
@@ -19,13 +20,15 @@ import {
   sessionWorkflow,
 } from './common.js';
 
-const TraceInput = z
-  .object({
-    session_index: SessionIndexParam,
-    trace_tokens: z.array(z.string().max(1_000_000)).max(1000).optional(),
-    agent_id: AgentIdParam,
-  })
-  .strict();
+const TraceInput = z.object({
+  session_index: SessionIndexParam,
+  trace_tokens: z
+    .array(z.string().max(1_000_000))
+    .max(1000)
+    .optional()
+    .describe('Trace tokens next_activity returned, to decode and verify instead of memory.'),
+  agent_id: AgentIdParam,
+});
 
 export const getTrace: SessionTool<typeof TraceInput> = {
   name: 'get_trace',
@@ -81,7 +84,7 @@ export const getTrace: SessionTool<typeof TraceInput> = {
   },
 };
 
-const IndexOnly = z.object({ session_index: SessionIndexParam }).strict();
+const IndexOnly = z.object({ session_index: SessionIndexParam });
 
 export const getWorkflowStatus: SessionTool<typeof IndexOnly> = {
   name: 'get_workflow_status',
@@ -116,26 +119,32 @@ export const getWorkflowStatus: SessionTool<typeof IndexOnly> = {
   },
 };
 
-const InspectInput = z
-  .object({
-    session_index: SessionIndexParam,
-    view: z
-      .enum([
-        'identity',
-        'variables',
-        'checkpoints',
-        'activities',
-        'history',
-        'children',
-        'usage',
-        'summary',
-      ])
-      .default('summary'),
-    child_index: z.number().int().min(0).optional(),
-    variable: z.string().optional(),
-    agent_id: AgentIdParam,
-  })
-  .strict();
+const InspectInput = z.object({
+  session_index: SessionIndexParam,
+  view: z
+    .enum([
+      'identity',
+      'variables',
+      'checkpoints',
+      'activities',
+      'history',
+      'children',
+      'usage',
+      'summary',
+    ])
+    .default('summary')
+    .describe('Which part of the session to show.'),
+  child_index: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('Show the dispatched child at this position instead.'),
+  variable: safeKeySchema('variable')
+    .optional()
+    .describe('With view variables: only this variable.'),
+  agent_id: AgentIdParam,
+});
 
 const MILESTONES = new Set([
   'activity_entered',
@@ -244,15 +253,17 @@ export const inspectSession: SessionTool<typeof InspectInput> = {
   },
 };
 
-const UsageInput = z
-  .object({
-    session_index: SessionIndexParam,
-    activity: z.string().min(1),
-    usage: z.record(z.string(), z.unknown()),
-    basis: z.enum(['delta', 'cumulative']),
-    agent_id: AgentIdParam,
-  })
-  .strict();
+const UsageInput = z.object({
+  session_index: SessionIndexParam,
+  activity: z.string().min(1).describe('The completed activity the usage is for.'),
+  usage: z
+    .record(safeKeySchema('usage key'), z.unknown())
+    .describe('Usage figures as the harness reports them (e.g. token counts).'),
+  basis: z
+    .enum(['delta', 'cumulative'])
+    .describe('delta: for this activity alone; cumulative: running total so far.'),
+  agent_id: AgentIdParam,
+});
 
 export const recordUsage: SessionTool<typeof UsageInput> = {
   name: 'record_usage',

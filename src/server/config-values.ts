@@ -1,6 +1,7 @@
 /**
  * How `mhl serve` reads a value from a flag or the environment: durations (`30s`, `500ms`) and
- * blank-as-absent text. Pure; shared by config.ts and replica-config.ts.
+ * blank-as-absent text, whole numbers in a range, and `Refused`, the error a bad value throws.
+ * Shared by config.ts, http-limits.ts and replica-config.ts.
  */
 
 /** Milliseconds of `500ms`, `30s`, `2m`, `1h` (or a bare `0`); undefined when malformed. */
@@ -16,4 +17,28 @@ export function parseDuration(text: string): number | undefined {
 /** `value` trimmed, or undefined when it is absent or blank. */
 export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/** A flag or variable `mhl serve` refuses: exit 2 (usage) unless said otherwise. */
+export class Refused extends Error {
+  readonly exit: 1 | 2;
+
+  constructor(message: string, exit: 1 | 2 = 2) {
+    super(message);
+    this.exit = exit;
+  }
+}
+
+/** `text` as a whole number from `min` to `max`, `fallback` when absent; else `refusal`. */
+export function wholeNumber(
+  text: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+  refusal: string,
+): number {
+  if (text === undefined) return fallback;
+  const value = /^\s*\d{1,16}\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw new Refused(refusal);
+  return value;
 }

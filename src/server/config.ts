@@ -16,7 +16,8 @@ import {
   MAX_RUNS,
 } from '../runs/index.js';
 import { MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT } from '../transport/index.js';
-import { nonEmpty, parseDuration } from './config-values.js';
+import { nonEmpty, parseDuration, Refused, wholeNumber } from './config-values.js';
+import { MAX_DEADLINE_MS, readPublicUrl, readSlowClientLimits } from './http-limits.js';
 import { REPLICA_FIELDS, readReplicas } from './replica-config.js';
 
 export { parseDuration } from './config-values.js';
@@ -38,24 +39,6 @@ const MAX_MAX_SESSIONS = 100_000;
 /** Per-caller run quotas can be raised up to the server-wide limits, never past them. */
 const MAX_RUNS_PER_CALLER = MAX_RUNS;
 const MAX_QUEUED_PER_CALLER = MAX_QUEUED_RUNS;
-/**
- * Slow clients (docs/serve.md, "Slow clients"). A request's headers must arrive within 10 s, its
- * body within 10 s more, the whole request within 30 s; at most 512 connections, 256 of them
- * from one address; at most 8 MiB of bodies held at once.
- */
-const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
-const DEFAULT_BODY_TIMEOUT_MS = 10_000;
-const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-/** Longest deadline accepted: Node's timers cannot count past 24.8 days, and no body needs more. */
-const MAX_DEADLINE_MS = 3_600_000;
-const DEFAULT_MAX_CONNECTIONS = 512;
-const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
-const MAX_CONNECTION_CAP = 65_535;
-const DEFAULT_BODY_BUFFER_MIB = 8;
-/** One address may hold half the budget: at 2 MiB, one largest (1 MiB) body still fits. */
-const MIN_BODY_BUFFER_MIB = 2;
-const MAX_BODY_BUFFER_MIB = 4096;
-
 /** A managed-service configuration identity: 32 lowercase hex digits (docs/service.md). */
 const CONFIGURATION_ID = /^[0-9a-f]{32}$/;
 
@@ -252,15 +235,6 @@ export function readServeConfig(
   }
 }
 
-class Refused extends Error {
-  readonly exit: 1 | 2;
-
-  constructor(message: string, exit: 1 | 2 = 2) {
-    super(message);
-    this.exit = exit;
-  }
-}
-
 function assemble(
   dir: string | undefined,
   flags: ServeFlags,
@@ -393,28 +367,6 @@ function readHttp(flags: ServeFlags, env: Env, defaultPort: number): HttpConfig 
   };
 }
 
-/**
- * `--public-url` (or `MHL_SERVE_PUBLIC_URL`): an absolute http(s) URL with no credentials, query
- * or fragment, returned without its trailing slash so paths append to it. A path is kept (a
- * proxy may serve the server under one).
- */
-function readPublicUrl(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const refuse = (why: string): never => {
-    throw new Refused(`--public-url (or MHL_SERVE_PUBLIC_URL) ${why}`);
-  };
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return refuse('must be an absolute URL such as https://agents.example.org');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') refuse('must be http or https');
-  if (value.includes('?') || value.includes('#')) refuse('takes no query or fragment');
-  if (url.username !== '' || url.password !== '') refuse('takes no user name or password');
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-}
-
 /** `--max-sessions`, `--max-sessions-per-client` (at most the former) and the idle TTL. */
 function readSessionLimits(
   flags: ServeFlags,
@@ -444,86 +396,6 @@ function readSessionLimits(
     maxSessionsPerClient,
     ...(sessionIdleTtlMs !== undefined ? { sessionIdleTtlMs } : {}),
   };
-}
-
-/** The deadlines and caps that bound what slow or numerous clients hold (docs/serve.md). */
-function readSlowClientLimits(flags: ServeFlags) {
-  const headersTimeoutMs = deadline(
-    flags.headersTimeout,
-    DEFAULT_HEADERS_TIMEOUT_MS,
-    '--headers-timeout',
-  );
-  const requestTimeoutMs = deadline(
-    flags.requestTimeout,
-    DEFAULT_REQUEST_TIMEOUT_MS,
-    '--request-timeout',
-  );
-  // Node refuses a headers deadline past the whole request's: say so in terms of the flags.
-  if (headersTimeoutMs > requestTimeoutMs) {
-    throw new Refused(
-      `--headers-timeout (${headersTimeoutMs} ms) cannot exceed --request-timeout ` +
-        `(${requestTimeoutMs} ms): the request deadline covers its headers`,
-    );
-  }
-  const cap = (text: string | undefined, fallback: number, flag: string) =>
-    wholeNumber(
-      text,
-      fallback,
-      1,
-      MAX_CONNECTION_CAP,
-      `${flag} takes a whole number from 1 to ${MAX_CONNECTION_CAP}`,
-    );
-  const bufferMib = wholeNumber(
-    flags.bodyBufferMib,
-    DEFAULT_BODY_BUFFER_MIB,
-    MIN_BODY_BUFFER_MIB,
-    MAX_BODY_BUFFER_MIB,
-    `--body-buffer-mib takes a whole number of MiB from ${MIN_BODY_BUFFER_MIB} to ${MAX_BODY_BUFFER_MIB}`,
-  );
-  const maxConnections = cap(flags.maxConnections, DEFAULT_MAX_CONNECTIONS, '--max-connections');
-  const maxConnectionsPerAddress = cap(
-    flags.maxConnectionsPerAddress,
-    // The default never exceeds the global cap; an explicit value above it is a mistake.
-    Math.min(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, maxConnections),
-    '--max-connections-per-address',
-  );
-  if (maxConnectionsPerAddress > maxConnections) {
-    throw new Refused(
-      `--max-connections-per-address (${maxConnectionsPerAddress}) cannot exceed ` +
-        `--max-connections (${maxConnections}): one address is one share of all connections`,
-    );
-  }
-  return {
-    headersTimeoutMs,
-    requestTimeoutMs,
-    bodyTimeoutMs: deadline(flags.bodyTimeout, DEFAULT_BODY_TIMEOUT_MS, '--body-timeout'),
-    maxConnections,
-    maxConnectionsPerAddress,
-    bodyBufferBytes: bufferMib * 1024 * 1024,
-  };
-}
-
-/** A deadline flag: a duration from 1 ms to an hour. */
-function deadline(text: string | undefined, fallback: number, flag: string): number {
-  if (text === undefined) return fallback;
-  const ms = parseDuration(text);
-  if (ms === undefined || ms === 0 || ms > MAX_DEADLINE_MS) {
-    throw new Refused(`${flag} takes a duration from 1ms to 1h, such as 10s or 500ms`);
-  }
-  return ms;
-}
-
-function wholeNumber(
-  text: string | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-  refusal: string,
-): number {
-  if (text === undefined) return fallback;
-  const value = /^\s*\d{1,16}\s*$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) throw new Refused(refusal);
-  return value;
 }
 
 function isDirectory(path: string): boolean {

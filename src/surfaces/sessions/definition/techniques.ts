@@ -195,7 +195,8 @@ export function techniqueObject(
   const note = extra.inheritedNote ?? INHERITED_SCOPE_NOTE;
   const t = c.technique;
   const out: Record<string, unknown> = {
-    id: c.resolvedId,
+    // The technique's own id (its file's), not the qualified ref it was resolved through.
+    id: c.resolvedId.split('::').at(-1),
     version: t.version,
     capability: t.capability,
   };

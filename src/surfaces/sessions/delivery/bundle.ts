@@ -80,7 +80,15 @@ export function buildBundle(root: string, current: string, refs: readonly string
     for (const [k, v] of Object.entries(rules ?? {})) touched.push([k, v]);
   };
   for (const ref of [...new Set(refs)]) {
-    const whole = resolveTechnique(root, ref, current, undefined, 'own');
+    // A bare ref found in another workflow (meta's, by fallback) takes the executing
+    // workflow's contract, as the public server composes it; a qualified one keeps its own.
+    const whole = resolveTechnique(
+      root,
+      ref,
+      current,
+      undefined,
+      ref.includes('::') ? 'own' : 'executing',
+    );
     if (whole !== undefined) {
       bundle.techniques[ref] = bundleEntry(whole);
       addRules(ownRules(whole));

@@ -226,23 +226,23 @@ export const getActivity: SessionTool<typeof Input> = {
       const artifacts = activityArtifacts(ctx.root, activity);
       const notes = enforcementNotes(activity);
       const prefix = activity.artifactPrefix;
-      const parts = [
-        `${toYaml(ops).trimEnd()}\n\n---\n\nsession_index: ${state.sessionIndex}${prefix ? `\nartifact_prefix: ${prefix}` : ''}`,
-        ...(activityRulesList.length > 0
-          ? [toYaml({ activity_rules: activityRules }).trimEnd()]
-          : []),
-        ...(notes ? [toYaml({ enforcement_notes: notes }).trimEnd()] : []),
-        body.trimEnd(),
-        ...(artifacts.length > 0 ? [toYaml({ artifacts }).trimEnd()] : []),
-      ];
-      const delivered = parts.join('\n\n');
+      // Laid out as the public server lays it out (each YAML block keeps its final newline), so
+      // `chars` and the batch count the same characters.
+      const header = `session_index: ${state.sessionIndex}${prefix ? `\nartifact_prefix: ${prefix}` : ''}`;
+      const delivered = [
+        `${toYaml(ops)}\n\n---\n\n${header}\n\n`,
+        activityRulesList.length > 0 ? `${toYaml({ activity_rules: activityRules })}\n\n` : '',
+        notes ? `${toYaml({ enforcement_notes: notes })}\n\n` : '',
+        body,
+        artifacts.length > 0 ? `\n${toYaml({ artifacts })}` : '',
+      ].join('');
       // The batch as it stands with this delivery counted (what the worker now holds).
       const after = {
         ...batch,
         activities: batch.activities + (held ? 0 : 1),
         delivered_chars: batch.delivered_chars + delivered.length,
       };
-      const text = `${delivered}\n\n${toYaml({ batch: after }).trimEnd()}`;
+      const text = `${delivered}\n\n${toYaml({ batch: after })}`;
       const dispatch = held ? 'resume' : 'fresh';
       await advanceSession(ctx.store, handle, ctx.clock, (s) => {
         s.history.push(

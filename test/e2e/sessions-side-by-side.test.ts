@@ -22,14 +22,43 @@ import { CLI } from '../helpers/cli.js';
 const REPO = resolve(import.meta.dirname, '..', '..');
 const CORPUS = join(REPO, 'test', 'fixtures', 'sessions', 'corpus');
 const SNAPSHOT = process.env['WORKFLOW_SERVER_GIT'] ?? '/work/.mirror/m2ux+workflow-server/repo';
-/** Parts whose rendering is not yet the public server's (docs/sessions.md, "Not yet matched"). */
-const RENDERING = new Set([
-  'get_activity:bundle',
-  'get_activity:body',
-  'get_workflow:bundle',
-  'get_technique:body',
-  'get_activity:validation',
-]);
+/**
+ * What still differs in technique rendering (docs/sessions.md, "Not yet matched"), as paths
+ * into a part; a difference anywhere else in that part, or in any other part, fails.
+ */
+const STILL_DIFFERS: Record<string, readonly RegExp[]> = {
+  // Counts the bundle characters below, so it moves with them.
+  'get_activity:body': [/^\.batch\.delivered_chars$/],
+  'get_activity:bundle': [
+    /^\.step_techniques\.[^.]+\.(inherited_inputs|inherited_outputs|inputs|protocol)(\.|$)/,
+    /^\.resource_refs(\.|$)/,
+    /^\.resources(_note)?(\.|$)/,
+  ],
+  'get_activity:validation': [/^\.status$/, /^\.warnings(\.|$)/],
+  // The order of a few contract inputs of a step-bound fetch.
+  'get_technique:body': [/^$/],
+  'get_workflow:bundle': [/^\.rules(\.|$)/],
+};
+
+/** The paths (`.a.b.0`) at which two parsed values differ. */
+function differingPaths(a: unknown, b: unknown, at = ''): string[] {
+  if (JSON.stringify(a) === JSON.stringify(b)) return [];
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return [at];
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].flatMap((k) =>
+    differingPaths(
+      (a as Record<string, unknown>)[k],
+      (b as Record<string, unknown>)[k],
+      `${at}.${k}`,
+    ),
+  );
+}
+
+/** The paths of one difference that are not among those still known to differ. */
+function unexpected(d: { tool: string; part: string; mhl: unknown; public: unknown }): string[] {
+  const masks = STILL_DIFFERS[`${d.tool}:${d.part}`] ?? [];
+  return differingPaths(d.mhl, d.public).filter((p) => !masks.some((m) => m.test(p)));
+}
 
 describe('sessions side by side with the public workflow-server', () => {
   const missing = existsSync(SNAPSHOT) ? undefined : `no workflow-server snapshot at ${SNAPSHOT}`;
@@ -53,10 +82,9 @@ describe('sessions side by side with the public workflow-server', () => {
         const a = await walk(mhl.call, w.workflow, w.options);
         const b = await walk(pub.call, w.workflow, w.options);
         assert.deepEqual(a.path, b.path, `${w.name}: the same path`);
-        const diffs = compareWalks(a, b, [
-          join(dir, 'mhl', 'ws'),
-          join(dir, 'public', 'ws'),
-        ]).filter((d) => !RENDERING.has(`${d.tool}:${d.part}`));
+        const diffs = compareWalks(a, b, [join(dir, 'mhl', 'ws'), join(dir, 'public', 'ws')])
+          .map((d) => ({ tool: d.tool, call: d.call, part: d.part, paths: unexpected(d) }))
+          .filter((d) => d.paths.length > 0);
         assert.deepEqual(diffs, [], w.name);
       }
     } finally {

@@ -113,6 +113,23 @@ function mergeIo(
   return [...merged.values()];
 }
 
+/**
+ * The technique's own entries in merged order: one that overrides a contract entry takes that
+ * entry's place (ahead of entries only the technique declares), as the public server merges.
+ */
+function ownInMergedOrder(
+  own: TechniqueIo[] | undefined,
+  layers: (TechniqueIo[] | undefined)[],
+): TechniqueIo[] | undefined {
+  if (own === undefined) return undefined;
+  const order = new Map<string, number>();
+  for (const layer of layers)
+    for (const io of layer ?? []) if (!order.has(io.id)) order.set(io.id, order.size);
+  const rank = (io: TechniqueIo) => order.get(io.id) ?? Number.POSITIVE_INFINITY;
+  // Array sort is stable, so entries only the technique declares keep their own order.
+  return [...own].sort((a, b) => rank(a) - rank(b));
+}
+
 function wrapProtocol(
   own: ProtocolBlock[] | undefined,
   outer: Technique[],
@@ -167,6 +184,18 @@ function compose(
   const rules = { ...ancestorRules, ...(own.rules ?? {}) };
   const protocol = wrapProtocol(own.protocol, outer);
   const technique: Technique = { ...own };
+  // The layers in the order the inherited entries are merged in (farthest contract first).
+  const layers = [...nearestFirst].reverse();
+  const inputs = ownInMergedOrder(
+    own.inputs,
+    layers.map((t) => t.inputs),
+  );
+  const outputs = ownInMergedOrder(
+    own.outputs,
+    layers.map((t) => t.outputs),
+  );
+  if (inputs !== undefined) technique.inputs = inputs;
+  if (outputs !== undefined) technique.outputs = outputs;
   if (protocol !== undefined) technique.protocol = protocol;
   if (Object.keys(rules).length > 0) technique.rules = rules;
   return {
@@ -195,7 +224,8 @@ export function techniqueObject(
   const note = extra.inheritedNote ?? INHERITED_SCOPE_NOTE;
   const t = c.technique;
   const out: Record<string, unknown> = {
-    id: c.resolvedId,
+    // The technique's own id (its file's), not the qualified ref it was resolved through.
+    id: c.resolvedId.split('::').at(-1),
     version: t.version,
     capability: t.capability,
   };

@@ -80,9 +80,12 @@ export function buildBundle(root: string, current: string, refs: readonly string
     for (const [k, v] of Object.entries(rules ?? {})) touched.push([k, v]);
   };
   for (const ref of [...new Set(refs)]) {
+    // A bare ref found in another workflow (meta's, by fallback) is shown with the executing
+    // workflow's contract, as the public server composes it; its rules stay those of its own.
     const whole = resolveTechnique(root, ref, current, undefined, 'own');
     if (whole !== undefined) {
-      bundle.techniques[ref] = bundleEntry(whole);
+      const shown = ref.includes('::') ? whole : resolveTechnique(root, ref, current);
+      bundle.techniques[ref] = bundleEntry(shown ?? whole);
       addRules(ownRules(whole));
       addRules(whole.ancestorRules);
       continue;

@@ -17,6 +17,8 @@ import {
 } from '../definition/techniques.js';
 import { evaluateAst, parseWhen, whenVariables } from '../definition/when.js';
 import type { SessionFile } from '../store/session.schema.js';
+import type { ResponseLedger } from './response-ledger.js';
+import { toYaml } from './yaml.js';
 
 export const PROVENANCE_NOTE =
   'Deliver each output by reporting it in your step-manifest `output`: one output as a short summary string; a step with more than one output as a JSON object keyed by output id. An output lands in the session bag under its declared id, unless it carries a `destination:` line — shown only on a remapped output — in which case it lands under that name.';
@@ -166,7 +168,7 @@ export interface BundledStep {
   delivery: 'full' | 'unchanged';
   /** The workflow the technique file lives in (its relative links resolve there). */
   workflow: string;
-  /** The delivered object's JSON (empty for a marker). */
+  /** The delivered technique's YAML (empty for a marker). */
   text: string;
 }
 
@@ -178,7 +180,7 @@ export function eagerSteps(
   activity: Activity,
   state: SessionFile,
   budget: number,
-  deliver: (key: string, text: string, content: Record<string, unknown>) => unknown,
+  ledger: ResponseLedger,
 ): {
   stepTechniques: Record<string, unknown>;
   bundled: BundledStep[];
@@ -213,14 +215,18 @@ export function eagerSteps(
         declared,
         outputsBefore(root, activities, activity, step.id),
       );
-      const text = JSON.stringify(object);
+      // Measured and hashed as the YAML a get_technique fetch of the step returns.
+      const text = toYaml(object);
       if (max !== undefined && text.length > max) continue;
-      const content = { marker: `▼ STEP ${step.id} · technique ${c.resolvedId}`, ...object };
-      const sent = deliver(`technique:${c.resolvedId}`, text, content);
-      const unchanged = sent !== content;
+      const stepMarker = `▼ STEP ${step.id} · technique ${c.resolvedId}`;
+      const sent = ledger.entry(`technique:${c.resolvedId}`, text, object);
+      const unchanged = sent !== object;
       if (!unchanged && text.length > left) return false;
       if (!unchanged) left -= text.length;
-      stepTechniques[step.id] = sent;
+      stepTechniques[step.id] = {
+        marker: stepMarker,
+        ...(unchanged ? sent : ledger.blocks(object)),
+      };
       bundled.push({
         stepId: step.id,
         techniqueId: c.resolvedId,

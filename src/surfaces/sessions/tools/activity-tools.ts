@@ -15,8 +15,9 @@ import { findActivity } from '../definition/loader.js';
 import { readText } from '../definition/yaml-files.js';
 import { materialiseRefs } from '../delivery/activity-text.js';
 import { buildBundle, WORKER_CORE } from '../delivery/bundle.js';
-import { deliver, referenceMode } from '../delivery/ledger.js';
+import { contentHash, deliver, referenceMode } from '../delivery/ledger.js';
 import { linkedFrom, unresolvedLinks } from '../delivery/resource-links.js';
+import { responseLedger } from '../delivery/response-ledger.js';
 import { activityArtifacts, eagerSteps, enforcementNotes } from '../delivery/steps.js';
 import { advanceSession, historyEvent, startStep } from '../store/advance.js';
 import type { SessionFile } from '../store/session.schema.js';
@@ -56,8 +57,12 @@ const RESOURCES_NOTE =
   'Ids of the technique-linked resources for the eagerly bundled steps, under `resource_refs` (exact resource_id, including #section). No bodies are bundled in this mode — call get_resource for the ids you actually need to read.';
 
 /** Said above a bundle whose entries include `unchanged` markers. */
-const BUNDLE_NOTE =
-  'Entries marked { delivery: "unchanged", content_hash } are content you already hold. A marker may point at content already in your context from an earlier call to this session — reuse it from there. Re-fetch one technique with get_technique { step_id, full: true }, or the whole payload with get_activity { bundle: "full" }.';
+const MARKER_NOTE =
+  'Entries marked { delivery: "unchanged", content_hash } are content you already hold.';
+const IN_RESPONSE_NOTE =
+  "A marker may point at a byte-identical copy EARLIER IN THIS RESPONSE — a sibling step_techniques entry, or one shared inherited_inputs/inherited_outputs/rules block several of this activity's techniques inherit from the same ancestor group. Find that copy by its content_hash and read it there.";
+const PRIOR_CALL_NOTE =
+  'A marker may point at content already in your context from an earlier call to this session — reuse it from there. Re-fetch one technique with get_technique { step_id, full: true }, or the whole payload with get_activity { bundle: "full" }.';
 
 /** Whether `scope` already received this visit of `activity` (a resume after a gate). */
 function heldByScope(
@@ -153,20 +158,14 @@ export const getActivity: SessionTool<typeof Input> = {
       ]);
       const techniques: Record<string, unknown> = {};
       for (const [key, entry] of Object.entries(bundle.techniques)) {
-        techniques[key] = deliver(
-          state,
-          scope,
-          `bundle:${key}`,
-          JSON.stringify(entry),
-          entry,
-          shared,
-        );
+        techniques[key] = deliver(state, scope, `bundle:${key}`, toYaml(entry), entry, shared);
       }
-      const rulesText = JSON.stringify(bundle.rules);
+      // Rule sets alternate across a walk, so they are keyed by content (any set held collapses).
+      const rulesText = toYaml(bundle.rules);
       const rules = deliver(
         state,
         scope,
-        `bundle:rules:${rulesText.length}`,
+        `bundle:rules:${contentHash(rulesText)}`,
         rulesText,
         bundle.rules,
         shared,
@@ -175,20 +174,15 @@ export const getActivity: SessionTool<typeof Input> = {
       const activityRules = deliver(
         state,
         scope,
-        'activity_rules',
-        JSON.stringify(activityRulesList),
+        `activity_rules:${contentHash(toYaml(activityRulesList))}`,
+        toYaml(activityRulesList),
         activityRulesList,
         shared,
       );
       const budget = Math.floor(
         args.context_tokens * ctx.settings.bundleHeadroom * ctx.settings.charsPerToken,
       );
-      const marked = [...Object.values(techniques), rules].some(
-        (v) => (v as { delivery?: unknown }).delivery === 'unchanged',
-      );
       const head: Record<string, unknown> = {
-        ...(marked && reference ? { bundle_mode: 'reference' } : {}),
-        ...(marked ? { bundle_note: BUNDLE_NOTE } : {}),
         techniques,
         rules,
         ...(bundle.unresolved.length ? { unresolved: bundle.unresolved } : {}),
@@ -201,7 +195,7 @@ export const getActivity: SessionTool<typeof Input> = {
         activity,
         state,
         budget - toYaml(head).length,
-        (key, text, content) => deliver(state, scope, key, text, content, reference),
+        responseLedger(state, scope, reference),
       );
       if (Object.keys(eager.stepTechniques).length > 0) {
         head['step_techniques'] = eager.stepTechniques;
@@ -214,27 +208,41 @@ export const getActivity: SessionTool<typeof Input> = {
         head['resource_refs'] = links.map((l) => l.ref);
         head['resources_note'] = RESOURCES_NOTE;
       }
+      // The note names the referents this response can hold: a sibling entry (two or more
+      // bundled steps), or what an earlier call delivered.
+      const markerNotes = [
+        ...(eager.bundled.length > 1 ? [IN_RESPONSE_NOTE] : []),
+        ...(shared ? [PRIOR_CALL_NOTE] : []),
+      ];
+      const ops: Record<string, unknown> =
+        markerNotes.length > 0
+          ? {
+              ...(reference ? { bundle_mode: 'reference' } : {}),
+              bundle_note: `${MARKER_NOTE} ${markerNotes.join(' ')}`,
+              ...head,
+            }
+          : head;
       const linkWarnings = unresolvedLinks(ctx.root, links);
       const artifacts = activityArtifacts(ctx.root, activity);
       const notes = enforcementNotes(activity);
       const prefix = activity.artifactPrefix;
-      const parts = [
-        `${toYaml(head).trimEnd()}\n\n---\n\nsession_index: ${state.sessionIndex}${prefix ? `\nartifact_prefix: ${prefix}` : ''}`,
-        ...(activityRulesList.length > 0
-          ? [toYaml({ activity_rules: activityRules }).trimEnd()]
-          : []),
-        ...(notes ? [toYaml({ enforcement_notes: notes }).trimEnd()] : []),
-        body.trimEnd(),
-        ...(artifacts.length > 0 ? [toYaml({ artifacts }).trimEnd()] : []),
-      ];
-      const delivered = parts.join('\n\n');
+      // Laid out as the public server lays it out (each YAML block keeps its final newline), so
+      // `chars` and the batch count the same characters.
+      const header = `session_index: ${state.sessionIndex}${prefix ? `\nartifact_prefix: ${prefix}` : ''}`;
+      const delivered = [
+        `${toYaml(ops)}\n\n---\n\n${header}\n\n`,
+        activityRulesList.length > 0 ? `${toYaml({ activity_rules: activityRules })}\n\n` : '',
+        notes ? `${toYaml({ enforcement_notes: notes })}\n\n` : '',
+        body,
+        artifacts.length > 0 ? `\n${toYaml({ artifacts })}` : '',
+      ].join('');
       // The batch as it stands with this delivery counted (what the worker now holds).
       const after = {
         ...batch,
         activities: batch.activities + (held ? 0 : 1),
         delivered_chars: batch.delivered_chars + delivered.length,
       };
-      const text = `${delivered}\n\n${toYaml({ batch: after }).trimEnd()}`;
+      const text = `${delivered}\n\n${toYaml({ batch: after })}`;
       const dispatch = held ? 'resume' : 'fresh';
       await advanceSession(ctx.store, handle, ctx.clock, (s) => {
         s.history.push(

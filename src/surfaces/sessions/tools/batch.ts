@@ -42,7 +42,7 @@ export function batchReading(
   }
   const budget = Math.floor(contextTokens * settings.batchHeadroom * 4);
   const exempt = scope === state.agentId || held.size === 0 || held.has(activity);
-  const fits = held.size < settings.batchMaxActivities && chars < budget;
+  const fits = held.size < settings.batchMaxActivities && chars <= budget;
   return {
     activities: held.size,
     max_activities: settings.batchMaxActivities,

@@ -3,7 +3,6 @@
  * then the active-checkpoint gate where the tool is gated), loading its workflow fresh with
  * the version-drift warning, and the result shapes (`_meta.session_index`, `_meta.validation`).
  */
-import { stringify } from 'yaml';
 import { z } from 'zod';
 import type { ToolResult } from '../../tools.js';
 import { type CallNote, type SessionsContext, ToolFailure } from '../context.js';
@@ -96,10 +95,7 @@ export function textResult(text: string, meta?: Record<string, unknown>): ToolRe
   return result;
 }
 
-/** YAML as the public server renders it (no line folding). */
-export function toYaml(value: unknown): string {
-  return stringify(value, { lineWidth: 0 });
-}
+export { toYaml } from '../delivery/yaml.js';
 
 /** Records the note's warnings for the trace and returns them. */
 export function noteWarnings(

@@ -214,6 +214,14 @@ export const getResource: SessionTool<typeof ResourceInput> = {
           );
         body = cut;
       }
+      const lines = [
+        `resource_id: ${args.resource_id}`,
+        `id: ${resource.id}`,
+        ...(resource.version ? [`version: ${resource.version}`] : []),
+        `session_index: ${state.sessionIndex}`,
+      ];
+      // The batch counts what the response carries, header lines included.
+      const text = `${lines.join('\n')}\n\n${body}`;
       const scope = scopeOf(state, args.agent_id);
       const hash = contentHash(body);
       const key = `resource:${args.resource_id}`;
@@ -227,26 +235,20 @@ export const getResource: SessionTool<typeof ResourceInput> = {
             data: {
               resourceId: args.resource_id,
               agentId: scope,
-              chars: unchanged ? 0 : body.length,
+              chars: unchanged ? 0 : text.length,
               delivery: unchanged ? 'unchanged' : 'full',
             },
           }),
         );
       });
       const list = noteWarnings(note, [drift]);
-      const lines = [
-        `resource_id: ${args.resource_id}`,
-        `id: ${resource.id}`,
-        ...(resource.version ? [`version: ${resource.version}`] : []),
-        `session_index: ${state.sessionIndex}`,
-      ];
       if (unchanged) {
         return jsonResult(
           { id: resource.id, delivery: 'unchanged', content_hash: hash },
           sessionMeta(state.sessionIndex, list, { delivery: 'unchanged' }),
         );
       }
-      return textResult(`${lines.join('\n')}\n\n${body}`, sessionMeta(state.sessionIndex, list));
+      return textResult(text, sessionMeta(state.sessionIndex, list));
     });
   },
 };

@@ -25,8 +25,8 @@ import { batchReading } from './batch.js';
 import {
   AgentIdParam,
   assertNoCheckpoint,
+  inSession,
   noteWarnings,
-  openSession,
   SessionIndexParam,
   scopeOf,
   sessionMeta,
@@ -96,9 +96,7 @@ export const getActivity: SessionTool<typeof Input> = {
   input: Input,
   traced: true,
   run: async (args, ctx, note) => {
-    const folder = ctx.store.locate(args.session_index);
-    return ctx.store.withFolder(folder, async () => {
-      const handle = openSession(ctx, args.session_index, note, args.agent_id);
+    return inSession(ctx, args.session_index, note, args.agent_id, async (handle) => {
       const { state } = handle;
       assertNoCheckpoint(state);
       const activityId = state.currentActivity;

@@ -13,6 +13,7 @@ import { checkpointSteps, findActivity } from '../definition/loader.js';
 import { advanceSession, historyEvent, writeVariables } from '../store/advance.js';
 import type { SessionFile } from '../store/session.schema.js';
 import {
+  inSession,
   jsonResult,
   noteWarnings,
   openSession,
@@ -70,9 +71,7 @@ export const yieldCheckpoint: SessionTool<typeof YieldInput> = {
   input: YieldInput,
   traced: true,
   run: async (args, ctx, note) => {
-    const folder = ctx.store.locate(args.session_index);
-    return ctx.store.withFolder(folder, async () => {
-      const handle = openSession(ctx, args.session_index, note);
+    return inSession(ctx, args.session_index, note, undefined, async (handle) => {
       const { state } = handle;
       const cp = state.activeCheckpoint;
       if (cp !== undefined)
@@ -228,9 +227,7 @@ export const respondCheckpoint: SessionTool<typeof RespondInput> = {
   input: RespondInput,
   traced: true,
   run: async (args, ctx, note) => {
-    const folder = ctx.store.locate(args.session_index);
-    return ctx.store.withFolder(folder, async () => {
-      const handle = openSession(ctx, args.session_index, note);
+    return inSession(ctx, args.session_index, note, undefined, async (handle) => {
       const { state } = handle;
       const modes = [
         args.option_id !== undefined,
@@ -354,9 +351,7 @@ export const resumeCheckpoint: SessionTool<typeof IndexOnly> = {
   input: IndexOnly,
   traced: true,
   run: async (args, ctx, note) => {
-    const folder = ctx.store.locate(args.session_index);
-    return ctx.store.withFolder(folder, async () => {
-      const handle = openSession(ctx, args.session_index, note);
+    return inSession(ctx, args.session_index, note, undefined, async (handle) => {
       const { state } = handle;
       const cp = state.activeCheckpoint;
       if (cp !== undefined) {

@@ -63,6 +63,21 @@ export function openSession(
   return handle;
 }
 
+/**
+ * Runs `fn` on an opened session under its folder lock: every session tool locates, serialises
+ * on the folder, then opens (seal first), so that order lives here once.
+ */
+export function inSession<T>(
+  ctx: SessionsContext,
+  index: string,
+  note: CallNote,
+  agentId: string | undefined,
+  fn: (handle: SessionHandle) => Promise<T>,
+): Promise<T> {
+  const folder = ctx.store.locate(index);
+  return ctx.store.withFolder(folder, async () => fn(openSession(ctx, index, note, agentId)));
+}
+
 /** The session's workflow, loaded fresh, and the version-drift warning when it moved. */
 export function sessionWorkflow(
   ctx: SessionsContext,

@@ -16,9 +16,9 @@ import { advanceSession, historyEvent, startStep } from '../store/advance.js';
 import {
   AgentIdParam,
   assertNoCheckpoint,
+  inSession,
   jsonResult,
   noteWarnings,
-  openSession,
   SessionIndexParam,
   scopeOf,
   sessionMeta,
@@ -56,9 +56,7 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
   input: TechniqueInput,
   traced: true,
   run: async (args, ctx, note) => {
-    const folder = ctx.store.locate(args.session_index);
-    return ctx.store.withFolder(folder, async () => {
-      const handle = openSession(ctx, args.session_index, note, args.agent_id);
+    return inSession(ctx, args.session_index, note, args.agent_id, async (handle) => {
       const { state } = handle;
       assertNoCheckpoint(state);
       const { wf, drift } = sessionWorkflow(ctx, state);
@@ -190,9 +188,7 @@ export const getResource: SessionTool<typeof ResourceInput> = {
   input: ResourceInput,
   traced: true,
   run: async (args, ctx, note) => {
-    const folder = ctx.store.locate(args.session_index);
-    return ctx.store.withFolder(folder, async () => {
-      const handle = openSession(ctx, args.session_index, note, args.agent_id);
+    return inSession(ctx, args.session_index, note, args.agent_id, async (handle) => {
       const { state } = handle;
       assertNoCheckpoint(state);
       const { wf, drift } = sessionWorkflow(ctx, state);

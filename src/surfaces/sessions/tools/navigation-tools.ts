@@ -25,9 +25,9 @@ import { batchReading } from './batch.js';
 import {
   AgentIdParam,
   assertNoCheckpoint,
+  inSession,
   jsonResult,
   noteWarnings,
-  openSession,
   SessionIndexParam,
   sessionMeta,
   sessionWorkflow,
@@ -47,9 +47,7 @@ export const getWorkflow: SessionTool<typeof GetWorkflowInput> = {
   input: GetWorkflowInput,
   traced: true,
   run: async (args, ctx, note) => {
-    const folder = ctx.store.locate(args.session_index);
-    return ctx.store.withFolder(folder, async () => {
-      const handle = openSession(ctx, args.session_index, note, args.agent_id);
+    return inSession(ctx, args.session_index, note, args.agent_id, async (handle) => {
       const { state } = handle;
       assertNoCheckpoint(state);
       const { wf, drift } = sessionWorkflow(ctx, state);
@@ -164,9 +162,7 @@ export const nextActivity: SessionTool<typeof NextInput> = {
   input: NextInput,
   traced: true,
   run: async (args, ctx, note) => {
-    const folder = ctx.store.locate(args.session_index);
-    return ctx.store.withFolder(folder, async () => {
-      const handle = openSession(ctx, args.session_index, note, args.agent_id);
+    return inSession(ctx, args.session_index, note, args.agent_id, async (handle) => {
       const { state } = handle;
       const { wf, drift } = sessionWorkflow(ctx, state);
       const cp = state.activeCheckpoint;

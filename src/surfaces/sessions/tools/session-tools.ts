@@ -17,7 +17,7 @@ import { advanceSession, type Clock, historyEvent } from '../store/advance.js';
 import { safeKeySchema, setOwn } from '../store/safe-keys.js';
 import type { SessionFile } from '../store/session.schema.js';
 import { PLANNING_SLUG, SESSION_FILE } from '../store/session-store.js';
-import { jsonResult, openSession, SessionIndexParam, sessionMeta, TOOL_CODES } from './common.js';
+import { inSession, jsonResult, SessionIndexParam, sessionMeta, TOOL_CODES } from './common.js';
 
 const ContextMode = z.enum(['persistent', 'fresh']);
 
@@ -276,9 +276,7 @@ export const dispatchChild: SessionTool<typeof DispatchInput> = {
   input: DispatchInput,
   traced: true,
   run: async (args, ctx, note) => {
-    const folder = ctx.store.locate(args.session_index);
-    return ctx.store.withFolder(folder, async () => {
-      const handle = openSession(ctx, args.session_index, note);
+    return inSession(ctx, args.session_index, note, undefined, async (handle) => {
       const parent = handle.state;
       const wf = loadWorkflow(ctx.root, args.workflow_id);
       const repo = checkRepo(args.repo);

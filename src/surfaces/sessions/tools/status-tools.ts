@@ -13,6 +13,7 @@ import { type TraceEvent, verifyTrace } from '../trace.js';
 import {
   AgentIdParam,
   assertNoCheckpoint,
+  inSession,
   jsonResult,
   openSession,
   SessionIndexParam,
@@ -37,9 +38,7 @@ export const getTrace: SessionTool<typeof TraceInput> = {
   input: TraceInput,
   traced: false,
   run: async (args, ctx, note) => {
-    const folder = ctx.store.locate(args.session_index);
-    return ctx.store.withFolder(folder, async () => {
-      const handle = openSession(ctx, args.session_index, note);
+    return inSession(ctx, args.session_index, note, undefined, async (handle) => {
       assertNoCheckpoint(handle.state);
       await advanceSession(ctx.store, handle, ctx.clock, () => {});
       const keep = (events: TraceEvent[]) =>
@@ -271,9 +270,7 @@ export const recordUsage: SessionTool<typeof UsageInput> = {
   input: UsageInput,
   traced: true,
   run: async (args, ctx, note) => {
-    const folder = ctx.store.locate(args.session_index);
-    return ctx.store.withFolder(folder, async () => {
-      const handle = openSession(ctx, args.session_index, note, args.agent_id);
+    return inSession(ctx, args.session_index, note, args.agent_id, async (handle) => {
       await advanceSession(ctx.store, handle, ctx.clock, (s) => {
         s.history.push(
           historyEvent(ctx.clock, 'activity_usage', {

@@ -15,28 +15,8 @@ import { type Connected, startMhl } from '../../bench/lib/session-servers.mjs';
 import type { ToolCallResult } from '../../bench/lib/session-walker.mjs';
 import { CLI } from '../helpers/cli.js';
 import { fc, holds } from '../helpers/fuzz.js';
+import { SESSIONS_CORPUS as CORPUS, SESSIONS_TOOLS as TOOLS } from '../helpers/sessions.js';
 
-const CORPUS = join(import.meta.dirname, '..', 'fixtures', 'sessions', 'corpus');
-const TOOLS = [
-  'discover',
-  'list_workflows',
-  'health_check',
-  'start_session',
-  'dispatch_child',
-  'get_workflow',
-  'next_activity',
-  'get_activity',
-  'get_technique',
-  'get_resource',
-  'yield_checkpoint',
-  'present_checkpoint',
-  'respond_checkpoint',
-  'resume_checkpoint',
-  'get_trace',
-  'get_workflow_status',
-  'inspect_session',
-  'record_usage',
-];
 const KEYS = [
   'workflow_id',
   'activity_id',

@@ -87,6 +87,23 @@ export function sessionWorkflow(
   return { wf, drift: checkVersion(state, wf) };
 }
 
+/**
+ * `inSession` for the gated content tools: refuses while a checkpoint is active, then hands over
+ * the workflow loaded fresh and its drift warning. `args` are the tool's own arguments.
+ */
+export function inGatedSession<T>(
+  ctx: SessionsContext,
+  args: { session_index: string; agent_id?: string | undefined },
+  note: CallNote,
+  fn: (handle: SessionHandle, wf: Workflow, drift: string | null) => Promise<T>,
+): Promise<T> {
+  return inSession(ctx, args.session_index, note, args.agent_id, async (handle) => {
+    assertNoCheckpoint(handle.state);
+    const { wf, drift } = sessionWorkflow(ctx, handle.state);
+    return fn(handle, wf, drift);
+  });
+}
+
 /** `_meta` of a session tool: the index and the validation of its warnings. */
 export function sessionMeta(
   index: string,

@@ -15,14 +15,12 @@ import { decoratedTechnique, outputsBefore, stepTechnique } from '../delivery/st
 import { advanceSession, historyEvent, startStep } from '../store/advance.js';
 import {
   AgentIdParam,
-  assertNoCheckpoint,
-  inSession,
+  inGatedSession,
   jsonResult,
   noteWarnings,
   SessionIndexParam,
   scopeOf,
   sessionMeta,
-  sessionWorkflow,
   TOOL_CODES,
   textResult,
   toYaml,
@@ -56,10 +54,8 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
   input: TechniqueInput,
   traced: true,
   run: async (args, ctx, note) => {
-    return inSession(ctx, args.session_index, note, args.agent_id, async (handle) => {
+    return inGatedSession(ctx, args, note, async (handle, wf, drift) => {
       const { state } = handle;
-      assertNoCheckpoint(state);
-      const { wf, drift } = sessionWorkflow(ctx, state);
       const current = state.currentActivity;
       if (args.activity_id !== undefined && args.activity_id !== current) {
         throw new ToolFailure(
@@ -188,10 +184,8 @@ export const getResource: SessionTool<typeof ResourceInput> = {
   input: ResourceInput,
   traced: true,
   run: async (args, ctx, note) => {
-    return inSession(ctx, args.session_index, note, args.agent_id, async (handle) => {
+    return inGatedSession(ctx, args, note, async (handle, wf, drift) => {
       const { state } = handle;
-      assertNoCheckpoint(state);
-      const { wf, drift } = sessionWorkflow(ctx, state);
       const activity = state.currentActivity ? findActivity(wf, state.currentActivity) : undefined;
       const ref = parseResourceRef(args.resource_id, activity?.sourceWorkflow ?? wf.id);
       const resource = findResource(ctx.root, ref.wf, ref.id);

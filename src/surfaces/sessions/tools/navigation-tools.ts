@@ -24,7 +24,7 @@ import {
 import { batchReading } from './batch.js';
 import {
   AgentIdParam,
-  assertNoCheckpoint,
+  inGatedSession,
   inSession,
   jsonResult,
   noteWarnings,
@@ -47,10 +47,8 @@ export const getWorkflow: SessionTool<typeof GetWorkflowInput> = {
   input: GetWorkflowInput,
   traced: true,
   run: async (args, ctx, note) => {
-    return inSession(ctx, args.session_index, note, args.agent_id, async (handle) => {
+    return inGatedSession(ctx, args, note, async (handle, wf, drift) => {
       const { state } = handle;
-      assertNoCheckpoint(state);
-      const { wf, drift } = sessionWorkflow(ctx, state);
       const bundle = buildBundle(ctx.root, wf.id, [
         ...wf.techniques.workflow,
         ...ORCHESTRATOR_CORE,

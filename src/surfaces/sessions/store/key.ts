@@ -1,18 +1,21 @@
 /**
  * The HMAC key of sessions, seals and trace tokens (spec session-profile §2.1): `<dir>/secret`,
  * exactly 32 random bytes, in `WORKFLOW_SERVER_KEY_DIR`, else `WORKFLOW_SERVER_STATE_DIR`, else
- * `~/.workflow-server`. Created once (O_CREAT|O_EXCL, 0600, directory 0700); a process that
- * loses the creation race reads the winner's key. Sharing the file with the public server makes
+ * `~/.workflow-server`. Created once (0600, directory 0700): written whole to a private temporary
+ * file, then published by a hard link, which never replaces an existing file. So a process that
+ * loses the creation race reads the winner's complete key, never a file still being written. Sharing the file with the public server makes
  * seals portable between the two. The key is never logged.
  */
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   fsyncSync,
+  linkSync,
   mkdirSync,
   openSync,
   readFileSync,
   statSync,
+  unlinkSync,
   writeSync,
 } from 'node:fs';
 import { homedir } from 'node:os';
@@ -35,21 +38,29 @@ export function loadKey(dir: string): Buffer {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw wrap(e);
   }
+  const temp = join(dir, `.secret-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const fd = openSync(file, 'wx', 0o600);
+    const key = randomBytes(KEY_BYTES);
+    const fd = openSync(temp, 'wx', 0o600);
     try {
-      const key = randomBytes(KEY_BYTES);
       writeSync(fd, key);
       fsyncSync(fd);
-      return key;
     } finally {
       closeSync(fd);
     }
+    linkSync(temp, file);
+    return key;
   } catch (e) {
-    // Another process created it between our read and our create: use its key.
+    // Another process published its key between our read and our link: use that one.
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return check(readFileSync(file), file);
     throw wrap(e);
+  } finally {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Never created (mkdir or open failed): nothing to remove.
+    }
   }
 }
 

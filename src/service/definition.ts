@@ -121,13 +121,18 @@ export async function readDefinition(dir: string, id: string): Promise<ServiceDe
 
 /** A definition from its JSON text; `name` says which file in a refusal. */
 export function parseDefinition(text: string, name: string): ServiceDefinition {
+  return parseStateText(text, ServiceDefinitionSchema, name);
+}
+
+/** A state document from its JSON text, checked against `schema`; `name` says which file in a refusal. */
+export function parseStateText<T>(text: string, schema: z.ZodType<T>, name: string): T {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     throw new ServiceError(SERVICE_CODES.STATE_INVALID, `${name} is not valid JSON`);
   }
-  const parsed = ServiceDefinitionSchema.safeParse(value);
+  const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ServiceError(

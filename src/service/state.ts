@@ -9,8 +9,7 @@ import { unlink } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { errnoCode, writeFileAtomic } from '../store/index.js';
-import { CONFIGURATION_ID, readText } from './definition.js';
-import { SERVICE_CODES, ServiceError } from './errors.js';
+import { CONFIGURATION_ID, parseStateText, readText } from './definition.js';
 
 const Timestamp = z.string().min(1).max(64);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -56,22 +55,7 @@ export type Lifecycle = z.infer<typeof LifecycleSchema>;
 export async function readState<T>(path: string, schema: z.ZodType<T>): Promise<T | undefined> {
   const text = await readText(path);
   if (text === undefined) return undefined;
-  const name = basename(path);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new ServiceError(SERVICE_CODES.STATE_INVALID, `${name} is not valid JSON`);
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ServiceError(
-      SERVICE_CODES.STATE_INVALID,
-      `${name}: invalid ${issue?.path.join('.') || 'document'}: ${issue?.message}`,
-    );
-  }
-  return parsed.data;
+  return parseStateText(text, schema, basename(path));
 }
 
 /** Writes a state file atomically, 0600. */

@@ -211,7 +211,11 @@ async function removeStranded(fs: AtomicFs): Promise<void> {
   }
 }
 
-async function renameOrCopy(
+/**
+ * Renames `tmp` onto `path`; across devices (EXDEV), writes `data` to `path` durably instead and
+ * removes `tmp`: durable, though not atomic.
+ */
+export async function renameOrCopy(
   fs: AtomicFs,
   tmp: string,
   path: string,

@@ -8,6 +8,7 @@ export {
   errnoCode,
   FILE_MODE,
   NODE_FS,
+  renameOrCopy,
   syncDir,
   TEMP_PREFIX,
   type WriteAtomicOptions,

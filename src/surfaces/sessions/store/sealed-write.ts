@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { errnoCode, FILE_MODE, NODE_FS, syncDir, TEMP_PREFIX } from '../../../store/index.js';
+import { FILE_MODE, NODE_FS, renameOrCopy, syncDir, TEMP_PREFIX } from '../../../store/index.js';
 
 const fs = NODE_FS;
 
@@ -24,22 +24,9 @@ async function prepare(dir: string, data: string, durable: boolean): Promise<str
   return tmp;
 }
 
-async function place(tmp: string, path: string, data: string): Promise<void> {
-  try {
-    await fs.rename(tmp, path);
-    return;
-  } catch (err: unknown) {
-    if (errnoCode(err) !== 'EXDEV') throw err;
-  }
-  // The folder spans devices (some bind mounts): durable, though not atomic.
-  const handle = await fs.open(path, 'w', FILE_MODE);
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await fs.unlink(tmp);
+/** `tmp` onto `path`: renamed, or copied durably where the folder spans devices (bind mounts). */
+function place(tmp: string, path: string, data: string): Promise<void> {
+  return renameOrCopy(NODE_FS, tmp, path, Buffer.from(data));
 }
 
 /**

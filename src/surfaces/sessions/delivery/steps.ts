@@ -168,7 +168,7 @@ export interface BundledStep {
   delivery: 'full' | 'unchanged';
   /** The workflow the technique file lives in (its relative links resolve there). */
   workflow: string;
-  /** The delivered technique's YAML (empty for a marker). */
+  /** The technique's YAML, also for a marker (its resource links are listed either way). */
   text: string;
 }
 
@@ -184,13 +184,15 @@ export function eagerSteps(
 ): {
   stepTechniques: Record<string, unknown>;
   bundled: BundledStep[];
+  /** Budget characters left after the bundled steps (linked resource bodies draw on it). */
+  left: number;
   lazy?: { pending: string[]; unbound: string[]; unparsed: string[] };
 } {
   const stepTechniques: Record<string, unknown> = {};
   const bundled: BundledStep[] = [];
   const lazy = { pending: [] as string[], unbound: [] as string[], unparsed: [] as string[] };
   const max = activity.bundleTechniques?.maxChars;
-  if (max === 0) return { stepTechniques, bundled };
+  if (max === 0) return { stepTechniques, bundled, left: budget };
   const written = writtenHere(root, activity);
   let left = budget;
   const walk = (steps: readonly Step[], enclosing: Gate): boolean => {
@@ -233,14 +235,14 @@ export function eagerSteps(
         chars: unchanged ? 0 : text.length,
         delivery: unchanged ? 'unchanged' : 'full',
         workflow: c.workflow,
-        text: unchanged ? '' : text,
+        text,
       });
     }
     return true;
   };
   walk(activity.steps ?? [], 'yes');
   const anyLazy = lazy.pending.length + lazy.unbound.length + lazy.unparsed.length > 0;
-  return anyLazy ? { stepTechniques, bundled, lazy } : { stepTechniques, bundled };
+  return anyLazy ? { stepTechniques, bundled, left, lazy } : { stepTechniques, bundled, left };
 }
 
 /** The activity's artifacts: `#### artifact` outputs of every technique its steps bind. */

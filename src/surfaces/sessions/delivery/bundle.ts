@@ -112,7 +112,8 @@ export function buildBundle(root: string, current: string, refs: readonly string
       bundle.unresolved.push(ref);
       continue;
     }
-    for (const k of picked) selected.push({ source: owner.source, name: k, text: rules[k] as string });
+    for (const k of picked)
+      selected.push({ source: owner.source, name: k, text: rules[k] as string });
     // A rule selected by its own name touches its technique (the rest of its rules come along);
     // a `prefix` selection takes only its group, as the public server's does.
     if (name in rules) touch(owner.source, rules);

@@ -89,7 +89,8 @@ export function loadLinked(
   let content = found.body;
   if (ref.section !== undefined) {
     const cut = extractSection(content, ref.section);
-    if (cut === undefined) return warn(`Section '#${ref.section}' not found in resource '${ref.id}'.`);
+    if (cut === undefined)
+      return warn(`Section '#${ref.section}' not found in resource '${ref.id}'.`);
     content = cut;
   }
   return { resource: { resourceId, ...resourceText(found, resourceId, content, sessionIndex) } };
@@ -177,7 +178,11 @@ export function bundleResources(opts: {
     const hash = opts.hash(resource.fullText);
     if (opts.held(key, hash)) {
       out.resources[id] = { resource_id: id, delivery: 'unchanged', content_hash: hash };
-      out.deliveries.push({ resourceId: id, chars: resource.content.length, delivery: 'unchanged' });
+      out.deliveries.push({
+        resourceId: id,
+        chars: resource.content.length,
+        delivery: 'unchanged',
+      });
       if (!id.includes('#')) whole.add(id);
       continue;
     }

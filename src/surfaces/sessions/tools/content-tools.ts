@@ -9,9 +9,9 @@ import type { SessionTool } from '../audit.js';
 import { ToolFailure } from '../context.js';
 import { findActivity, flattenSteps } from '../definition/loader.js';
 import { extractSection, findResource, parseResourceRef } from '../definition/resources.js';
-import { resourceText } from '../delivery/resource-links.js';
 import { resolveTechnique, techniqueObject } from '../definition/techniques.js';
 import { contentHash, delivered, record, referenceMode } from '../delivery/ledger.js';
+import { resourceText } from '../delivery/resource-links.js';
 import { decoratedTechnique, outputsBefore, stepTechnique } from '../delivery/steps.js';
 import { advanceSession, historyEvent, startStep } from '../store/advance.js';
 import {

@@ -1,5 +1,5 @@
 /**
- * The producer index of a workflow (spec session-profile §3.9): every place that puts a value
+ * The producer index of a workflow (spec session-profile §3.8): every place that puts a value
  * into the session bag, in document order (activities as the workflow lists them, steps
  * flattened with loop bodies after their loop). A producer is a technique step's output (the
  * bound technique's own declared outputs, or the name a step binding remaps one to), a

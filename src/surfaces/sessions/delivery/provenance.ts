@@ -1,5 +1,5 @@
 /**
- * Where a step-bound technique's inputs come from (spec session-profile §3.9), read off the
+ * Where a step-bound technique's inputs come from (spec session-profile §3.8), read off the
  * workflow's producer index: each input gets a `source:` line naming its step binding, the
  * closest producer before the step, a declared workflow variable (with the producer that sets
  * it later, if one does), a later producer, an ambient id, a default or an optional marker — or
@@ -159,6 +159,14 @@ export function inputSource(
   };
 }
 
+/** An output with the name a step binding remaps it to, if it does. */
+function landed(o: TechniqueIo, remaps: Record<string, string> | undefined): Annotated {
+  const dest = remaps?.[o.id];
+  return dest === undefined
+    ? o
+    : { ...o, destination: `lands as session variable '${dest}' (step-binding remap)` };
+}
+
 /**
  * The step-bound delivery object of `c` at `step`, and a warning per UNRESOLVED own input.
  * Without a place (the step is not in the workflow) it is the plain technique.
@@ -183,12 +191,7 @@ export function decoratedTechnique(
       );
     return { ...i, source: s.text };
   };
-  const land = (o: TechniqueIo): Annotated => {
-    const dest = binding?.outputs?.[o.id];
-    return dest === undefined
-      ? o
-      : { ...o, destination: `lands as session variable '${dest}' (step-binding remap)` };
-  };
+  const land = (o: TechniqueIo) => landed(o, binding?.outputs);
   const decorated: ComposedTechnique = {
     ...named,
     technique: {

@@ -12,6 +12,7 @@ import type { SessionTool } from '../audit.js';
 import { ToolFailure } from '../context.js';
 import { findFragment, manifestFragments } from '../definition/fragments.js';
 import { findActivity } from '../definition/loader.js';
+import { producerIndex } from '../definition/producers.js';
 import { readText } from '../definition/yaml-files.js';
 import { materialiseRefs } from '../delivery/activity-text.js';
 import { buildBundle, WORKER_CORE } from '../delivery/bundle.js';
@@ -185,11 +186,9 @@ export const getActivity: SessionTool<typeof Input> = {
         rules,
         ...(bundle.unresolved.length ? { unresolved: bundle.unresolved } : {}),
       };
-      const declared = new Set(wf.variables.map((v) => v.name));
       const eager = eagerSteps(
         ctx.root,
-        wf.activities,
-        declared,
+        producerIndex(ctx.root, wf),
         activity,
         state,
         budget - toYaml(head).length,
@@ -273,7 +272,7 @@ export const getActivity: SessionTool<typeof Input> = {
           startStep(s, ctx.clock, activityId, b.stepId, scope);
         }
       });
-      const warnings = noteWarnings(note, [drift, ...linkWarnings]);
+      const warnings = noteWarnings(note, [drift, ...eager.warnings, ...linkWarnings]);
       const meta = sessionMeta(state.sessionIndex, warnings, {
         artifact_prefix: prefix,
         ...(artifacts.length > 0 ? { artifacts } : {}),

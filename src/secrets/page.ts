@@ -6,24 +6,13 @@
  * reaches no other site and no cache.
  */
 import type { ServerResponse } from 'node:http';
+import { escapeHtml } from '../transport/html.js';
 import type { SetupGrant } from './capabilities.js';
 import type { SecretMetadata } from './records.js';
 
 /** Nothing may load; the form may post only to this origin. */
 export const SETUP_CSP =
   "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
-const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
-}
 
 function document(title: string, body: string): string {
   return `<!doctype html>

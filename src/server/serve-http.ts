@@ -114,7 +114,10 @@ export async function serveHttp(server: MhlServer, io: Console): Promise<number>
       );
     }
     const url = `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}`;
-    logger.info({ workflows: server.workflows, root: server.config.root }, 'serving over http');
+    logger.info(
+      { profile: server.config.profile, workflows: server.workflows, root: server.config.root },
+      'serving over http',
+    );
     io.err(`listening on ${url}:${bound.port}`);
     await stopRequested;
     stopping = true;

@@ -38,7 +38,10 @@ export async function serveStdio(server: MhlServer): Promise<number> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   server.start();
-  logger.info({ workflows: server.workflows, root: server.config.root }, 'serving over stdio');
+  logger.info(
+    { profile: server.config.profile, workflows: server.workflows, root: server.config.root },
+    'serving over stdio',
+  );
   try {
     const reading = transport.run();
     await Promise.race([

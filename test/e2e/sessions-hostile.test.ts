@@ -104,6 +104,13 @@ describe('sessions hostile input', () => {
     });
   }
 
+  test('a key a strict schema does not declare is INVALID_ARGUMENT naming that key', async () => {
+    const r = await server.call('start_session', { workflow_id: 'ponytail', nonsense: 1 });
+    assert.equal(code(r), 'INVALID_ARGUMENT', text(r));
+    const diagnostic = r._meta?.['mhl/diagnostic'] as { field?: string } | undefined;
+    assert.equal(diagnostic?.field, 'nonsense');
+  });
+
   test('dispatch_child planning_slug cannot leave the planning root', async () => {
     const planning = join(dir, 'mhl', 'ws', '.engineering', 'artifacts', 'planning');
     const listed = await server.client.listTools();

@@ -72,6 +72,8 @@ const LAZY_FACES: Readonly<Record<string, string>> = {
     'the A2A surface: HTTP only, so mhl serve imports it only with --http and for serve a2a',
   'src/transport/respond.ts': 'the JSON and plain-text writers of HTTP rows: HTTP only',
   'src/transport/sse.ts': 'event streams of HTTP answers: HTTP only',
+  'src/transport/html.ts':
+    'HTML escaping of the server-rendered pages (setup page, runs page): HTTP only',
   'src/transport/mcp-post.ts':
     'the POST exchange, and how it reads the principal header: HTTP only',
   'src/transport/client-key.ts': 'who an HTTP request is counted as, for the quotas: HTTP only',

@@ -58,7 +58,10 @@ export function defineTool<S extends z.ZodType>(
       const parsed = tool.input.safeParse(args);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        const field = issue?.path.join('.') ?? '';
+        // An unknown key is named by the key itself, so a client can drop it by name.
+        const path =
+          issue?.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]] : issue?.path;
+        const field = path?.join('.') ?? '';
         throw new ArgumentError(field, `${field || 'arguments'}: ${issue?.message ?? 'invalid'}`);
       }
       return { run: () => audited(tool, parsed.data, ctx) };

@@ -4,6 +4,9 @@
  * a log line, an error) can only ever land in the page as text. Attribute values must be
  * written inside double quotes; the escape covers both quote characters anyway.
  */
+import { escapeHtml } from '../../transport/html.js';
+
+export { escapeHtml };
 
 /** A fragment of markup that is safe to insert as is. */
 export class Html {
@@ -16,19 +19,6 @@ export class Html {
   toString(): string {
     return this.text;
   }
-}
-
-const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** `text` as HTML text or a quoted attribute value. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
 }
 
 /** What may be interpolated: fragments, text, numbers, lists of these; nullish and false are nothing. */

@@ -155,6 +155,13 @@ function wrapProtocol(
   return blocks.length > 0 ? blocks : undefined;
 }
 
+/** The ids to try for `ref`: the step-bound `<activity>::<ref>` shorthand first, then as written. */
+function candidates(ref: string, activityId: string | undefined): string[] {
+  return activityId !== undefined && !ref.includes('::') && !ref.includes('/')
+    ? [`${activityId}::${ref}`, ref]
+    : [ref];
+}
+
 /**
  * Resolves and composes `ref` for a call executing in workflow `current` (a borrowed activity's
  * source workflow), trying `<activityId>::<ref>` first when `activityId` is given and the ref
@@ -169,11 +176,7 @@ export function resolveTechnique(
   activityId?: string,
   contract: 'executing' | 'own' = 'executing',
 ): ComposedTechnique | undefined {
-  const tries: string[] = [];
-  if (activityId !== undefined && !ref.includes('::') && !ref.includes('/'))
-    tries.push(`${activityId}::${ref}`);
-  tries.push(ref);
-  for (const id of tries) {
+  for (const id of candidates(ref, activityId)) {
     const at = find(root, id, current);
     if (at === undefined) continue;
     const technique = load(root, at, id);
@@ -181,6 +184,25 @@ export function resolveTechnique(
     return compose(root, at, id, technique, contract === 'own' ? at.workflow : current);
   }
   return undefined;
+}
+
+/**
+ * The output ids `ref` declares in its own file, uncomposed (a contract's outputs are not the
+ * technique's to produce), resolved as `resolveTechnique` resolves it; empty when nothing
+ * resolves or the file breaks the format.
+ */
+export function ownOutputIds(
+  root: string,
+  ref: string,
+  current: string,
+  activityId?: string,
+): string[] {
+  for (const id of candidates(ref, activityId)) {
+    const at = find(root, id, current);
+    if (at === undefined) continue;
+    return (load(root, at, id)?.outputs ?? []).map((o) => o.id);
+  }
+  return [];
 }
 
 function compose(
@@ -237,7 +259,8 @@ export function techniqueObject(
   c: ComposedTechnique,
   extra: { provenanceNote?: string; inheritedNote?: string } = {},
 ): Record<string, unknown> {
-  const note = extra.inheritedNote ?? INHERITED_SCOPE_NOTE;
+  // A step-bound fetch says how its inherited inputs' `source:` lines read; outputs carry none.
+  const inputsNote = extra.inheritedNote ?? INHERITED_SCOPE_NOTE;
   const t = c.technique;
   const out: Record<string, unknown> = {
     // The technique's own id (its file's), not the qualified ref it was resolved through.
@@ -247,10 +270,12 @@ export function techniqueObject(
   };
   if (extra.provenanceNote !== undefined) out['provenance_note'] = extra.provenanceNote;
   if (t.inputs?.length) out['inputs'] = t.inputs;
-  if (c.inheritedInputs.length) out['inherited_inputs'] = { note, items: c.inheritedInputs };
+  if (c.inheritedInputs.length)
+    out['inherited_inputs'] = { note: inputsNote, items: c.inheritedInputs };
   if (t.protocol?.length) out['protocol'] = t.protocol;
   if (t.outputs?.length) out['outputs'] = t.outputs;
-  if (c.inheritedOutputs.length) out['inherited_outputs'] = { note, items: c.inheritedOutputs };
+  if (c.inheritedOutputs.length)
+    out['inherited_outputs'] = { note: INHERITED_SCOPE_NOTE, items: c.inheritedOutputs };
   if (t.rules && Object.keys(t.rules).length) out['rules'] = t.rules;
   return out;
 }

@@ -1,27 +1,20 @@
 /**
  * Step techniques (spec session-profile §3.8–§3.9): the technique a step binds (with the
- * `<activity>::<ref>` shorthand, in the activity's source workflow), decorated for a step-bound
- * delivery (each input's `source`, remapped outputs' `destination`, a provenance note); the
- * eager bundle of `get_activity` (gates evaluated over the bag, lazy when a gate reads what the
+ * `<activity>::<ref>` shorthand, in the activity's source workflow); the eager bundle of `get_activity` (gates evaluated over the bag, lazy when a gate reads what the
  * activity itself writes or what the bag lacks, stopping at the first technique that does not
- * fit the budget); the activity's artifact contract; and its enforcement notes.
+ * fit the budget, each decorated as `provenance.ts` decorates a step-bound fetch); the
+ * activity's artifact contract; and its enforcement notes.
  */
 import { conditionVariables, evaluateCondition } from '../definition/condition.js';
 import type { Activity, Step } from '../definition/definition.schema.js';
 import { flattenSteps, techniqueRef } from '../definition/loader.js';
-import {
-  type ComposedTechnique,
-  INHERITED_NOTE,
-  resolveTechnique,
-  techniqueObject,
-} from '../definition/techniques.js';
+import { type ProducerIndex, positionOf, writtenIn } from '../definition/producers.js';
+import { type ComposedTechnique, resolveTechnique } from '../definition/techniques.js';
 import { evaluateAst, parseWhen, whenVariables } from '../definition/when.js';
 import type { SessionFile } from '../store/session.schema.js';
+import { decoratedTechnique } from './provenance.js';
 import type { ResponseLedger } from './response-ledger.js';
 import { toYaml } from './yaml.js';
-
-export const PROVENANCE_NOTE =
-  'Deliver each output by reporting it in your step-manifest `output`: one output as a short summary string; a step with more than one output as a JSON object keyed by output id. An output lands in the session bag under its declared id, unless it carries a `destination:` line — shown only on a remapped output — in which case it lands under that name.';
 
 /** The composed technique a step binds, or undefined when it does not resolve. */
 export function stepTechnique(
@@ -33,114 +26,6 @@ export function stepTechnique(
   return ref === undefined
     ? undefined
     : resolveTechnique(root, ref, activity.sourceWorkflow, activity.id);
-}
-
-/** Bag names an activity writes itself (technique outputs and remaps, setVariable, set, loop variables). */
-function writtenHere(root: string, activity: Activity): Set<string> {
-  const out = new Set<string>();
-  for (const step of flattenSteps(activity.steps)) {
-    if (step.kind === 'loop' && step.variable) out.add(step.variable);
-    if (step.kind === 'checkpoint')
-      for (const o of step.options ?? [])
-        for (const k of Object.keys(o.effect?.setVariable ?? {})) out.add(k);
-    if (step.kind === 'technique' || step.kind === 'action')
-      for (const a of step.actions ?? []) if (a.action === 'set' && a.target) out.add(a.target);
-    if (step.kind === 'technique') {
-      if (typeof step.technique !== 'string')
-        for (const v of Object.values(step.technique.outputs ?? {})) out.add(v);
-      for (const o of stepTechnique(root, activity, step)?.technique.outputs ?? []) out.add(o.id);
-    }
-  }
-  return out;
-}
-
-/** How a step-binding value resolves: a bag name renamed, or a literal. */
-function bindingSource(
-  bound: unknown,
-  declared: ReadonlySet<string>,
-  priorOutputs: ReadonlyMap<string, string>,
-): string {
-  const name =
-    typeof bound === 'string' ? /^\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(bound)?.[1] : undefined;
-  if (name === undefined) return `step-binding literal ${JSON.stringify(bound)}`;
-  const producer = priorOutputs.get(name);
-  if (producer !== undefined) return `step-binding: output of step ${producer}`;
-  if (declared.has(name)) return `step-binding: workflow variable '${name}' (declared)`;
-  return `step-binding literal ${JSON.stringify(bound)}`;
-}
-
-/** The step-bound delivery object: the technique with `source`/`destination` decorations. */
-export function decoratedTechnique(
-  c: ComposedTechnique,
-  step: Step,
-  declared: ReadonlySet<string>,
-  priorOutputs: ReadonlyMap<string, string>,
-): { object: Record<string, unknown>; unresolved: string[] } {
-  const binding =
-    step.kind === 'technique' && typeof step.technique !== 'string' ? step.technique : undefined;
-  const unresolved: string[] = [];
-  const inputs = (c.technique.inputs ?? []).map((i) => {
-    let source: string;
-    const bound = binding?.inputs?.[i.id];
-    const producer = priorOutputs.get(i.id);
-    if (bound !== undefined) source = bindingSource(bound, declared, priorOutputs);
-    else if (producer !== undefined) source = `output of step ${producer}`;
-    else if (declared.has(i.id)) source = `workflow variable '${i.id}' (declared)`;
-    else if (i.default !== undefined)
-      source = 'declared default on the input (no session producer)';
-    else if (/^\*\(optional/.test(i.description)) {
-      source = 'optional input (no session producer — supply from working context if available)';
-    } else {
-      source = `UNRESOLVED ('${i.id}')`;
-      unresolved.push(i.id);
-    }
-    return { ...i, source };
-  });
-  const outputs = (c.technique.outputs ?? []).map((o) => {
-    const dest = binding?.outputs?.[o.id];
-    return dest === undefined
-      ? o
-      : { ...o, destination: `lands as session variable '${dest}' (step-binding remap)` };
-  });
-  const decorated: ComposedTechnique = {
-    ...c,
-    // Named as the step binds it (the `<activity>::` shorthand stays implicit).
-    resolvedId: techniqueRef(step) ?? c.resolvedId,
-    technique: {
-      ...c.technique,
-      ...(inputs.length ? { inputs } : {}),
-      ...(outputs.length ? { outputs } : {}),
-    },
-  };
-  return {
-    object: techniqueObject(decorated, {
-      provenanceNote: PROVENANCE_NOTE,
-      inheritedNote: INHERITED_NOTE,
-    }),
-    unresolved,
-  };
-}
-
-/**
- * Outputs produced before `stepId` (earlier activities of the workflow, then earlier steps of
- * this one), each mapped to its producer as `'<step>' (activity '<id>')`; the closest wins.
- */
-export function outputsBefore(
-  root: string,
-  activities: readonly Activity[],
-  activity: Activity,
-  stepId: string,
-): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const a of activities) {
-    for (const step of flattenSteps(a.steps)) {
-      if (a.id === activity.id && step.id === stepId) return out;
-      for (const o of stepTechnique(root, a, step)?.technique.outputs ?? []) {
-        out.set(o.id, `'${step.id}' (activity '${a.id}')`);
-      }
-    }
-  }
-  return out;
 }
 
 type Gate = 'yes' | 'no' | 'pending' | 'unbound' | 'unparsed';
@@ -166,17 +51,19 @@ export interface BundledStep {
   techniqueId: string;
   chars: number;
   delivery: 'full' | 'unchanged';
-  /** The workflow the technique file lives in (its relative links resolve there). */
+  /** The workflow the technique file lives in (its bare resource links are qualified with it). */
   workflow: string;
   /** The technique's YAML, also for a marker (its resource links are listed either way). */
   text: string;
 }
 
-/** The eager step bundle of an activity under `budget` characters. */
+/**
+ * The eager step bundle of an activity under `budget` characters, and the provenance warnings
+ * of the steps it bundles.
+ */
 export function eagerSteps(
   root: string,
-  activities: readonly Activity[],
-  declared: ReadonlySet<string>,
+  index: ProducerIndex,
   activity: Activity,
   state: SessionFile,
   budget: number,
@@ -184,16 +71,18 @@ export function eagerSteps(
 ): {
   stepTechniques: Record<string, unknown>;
   bundled: BundledStep[];
+  warnings: string[];
   /** Budget characters left after the bundled steps (linked resource bodies draw on it). */
   left: number;
   lazy?: { pending: string[]; unbound: string[]; unparsed: string[] };
 } {
   const stepTechniques: Record<string, unknown> = {};
   const bundled: BundledStep[] = [];
+  const warnings: string[] = [];
   const lazy = { pending: [] as string[], unbound: [] as string[], unparsed: [] as string[] };
   const max = activity.bundleTechniques?.maxChars;
-  if (max === 0) return { stepTechniques, bundled, left: budget };
-  const written = writtenHere(root, activity);
+  if (max === 0) return { stepTechniques, bundled, warnings, left: budget };
+  const written = writtenIn(index, activity.id);
   let left = budget;
   const walk = (steps: readonly Step[], enclosing: Gate): boolean => {
     for (const step of steps) {
@@ -211,12 +100,13 @@ export function eagerSteps(
       if (gate === 'no') continue;
       const c = stepTechnique(root, activity, step);
       if (c === undefined) continue;
-      const { object } = decoratedTechnique(
+      const position = positionOf(index, activity.id, step.id);
+      const decorated = decoratedTechnique(
         c,
         step,
-        declared,
-        outputsBefore(root, activities, activity, step.id),
+        position === undefined ? undefined : { index, position },
       );
+      const object = decorated.object;
       // Measured and hashed as the YAML a get_technique fetch of the step returns.
       const text = toYaml(object);
       if (max !== undefined && text.length > max) continue;
@@ -229,6 +119,7 @@ export function eagerSteps(
         marker: stepMarker,
         ...(unchanged ? sent : ledger.blocks(object)),
       };
+      warnings.push(...decorated.warnings);
       bundled.push({
         stepId: step.id,
         techniqueId: c.resolvedId,
@@ -242,7 +133,9 @@ export function eagerSteps(
   };
   walk(activity.steps ?? [], 'yes');
   const anyLazy = lazy.pending.length + lazy.unbound.length + lazy.unparsed.length > 0;
-  return anyLazy ? { stepTechniques, bundled, left, lazy } : { stepTechniques, bundled, left };
+  return anyLazy
+    ? { stepTechniques, bundled, warnings, left, lazy }
+    : { stepTechniques, bundled, warnings, left };
 }
 
 /** The activity's artifacts: `#### artifact` outputs of every technique its steps bind. */

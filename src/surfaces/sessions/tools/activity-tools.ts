@@ -12,6 +12,7 @@ import type { SessionTool } from '../audit.js';
 import { ToolFailure } from '../context.js';
 import { findFragment, manifestFragments } from '../definition/fragments.js';
 import { findActivity } from '../definition/loader.js';
+import { producerIndex } from '../definition/producers.js';
 import { readText } from '../definition/yaml-files.js';
 import { materialiseRefs } from '../delivery/activity-text.js';
 import { buildBundle, WORKER_CORE } from '../delivery/bundle.js';
@@ -195,11 +196,9 @@ export const getActivity: SessionTool<typeof Input> = {
         rules,
         ...(bundle.unresolved.length ? { unresolved: bundle.unresolved } : {}),
       };
-      const declared = new Set(wf.variables.map((v) => v.name));
       const eager = eagerSteps(
         ctx.root,
-        wf.activities,
-        declared,
+        producerIndex(ctx.root, wf),
         activity,
         state,
         budget - toYaml(head).length,
@@ -318,7 +317,7 @@ export const getActivity: SessionTool<typeof Input> = {
           );
         }
       });
-      const warnings = noteWarnings(note, [drift, ...(linked?.warnings ?? [])]);
+      const warnings = noteWarnings(note, [drift, ...eager.warnings, ...(linked?.warnings ?? [])]);
       const meta = sessionMeta(state.sessionIndex, warnings, {
         artifact_prefix: prefix,
         ...(artifacts.length > 0 ? { artifacts } : {}),

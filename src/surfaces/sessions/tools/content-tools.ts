@@ -8,11 +8,13 @@ import { z } from 'zod';
 import type { SessionTool } from '../audit.js';
 import { ToolFailure } from '../context.js';
 import { findActivity, flattenSteps } from '../definition/loader.js';
+import { positionOf, producerIndex } from '../definition/producers.js';
 import { extractSection, findResource, parseResourceRef } from '../definition/resources.js';
 import { resolveTechnique, techniqueObject } from '../definition/techniques.js';
 import { contentHash, delivered, record, referenceMode } from '../delivery/ledger.js';
+import { decoratedTechnique } from '../delivery/provenance.js';
 import { resourceText } from '../delivery/resource-links.js';
-import { decoratedTechnique, outputsBefore, stepTechnique } from '../delivery/steps.js';
+import { stepTechnique } from '../delivery/steps.js';
 import { advanceSession, historyEvent, startStep } from '../store/advance.js';
 import {
   AgentIdParam,
@@ -93,17 +95,14 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
             TOOL_CODES.TECHNIQUE_NOT_FOUND,
             `Technique not found for step '${args.step_id}'.`,
           );
-        const declared = new Set(wf.variables.map((v) => v.name));
+        const index = producerIndex(ctx.root, wf);
+        const position = positionOf(index, activity.id, args.step_id);
         const decorated = decoratedTechnique(
           c,
           step,
-          declared,
-          outputsBefore(ctx.root, wf.activities, activity, args.step_id),
+          position === undefined ? undefined : { index, position },
         );
-        for (const id of decorated.unresolved)
-          warnings.push(
-            `UNRESOLVED input '${id}' of technique '${c.resolvedId}' at step '${args.step_id}'.`,
-          );
+        warnings.push(...decorated.warnings);
         object = decorated.object;
         techniqueId = c.resolvedId;
       } else {

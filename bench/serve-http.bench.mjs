@@ -12,10 +12,19 @@
 //            one progress event, then the response)
 // Every reply's status is checked (non-2xx, socket errors and timeouts count as errors); before
 // each load one call's body is checked whole (a 200 carrying the result, in the expected form).
-// One JSON line per figure, then the goal lines. Flags: `--client=node` loads with the older
-// node:http client loop instead (a second opinion, heavier on the shared CPU, and checking every
-// body); `--mhl=PATH` serves another build's CLI; `--baseline=PATH` also loads a second mhl build
-// (figures only, named `base-…`) in the same run, to compare builds. Build first: this runs dist/.
+// One JSON line per figure, then the goal lines. Latency figures are the median over the windows
+// of each window's p50 and p99 (and of its p99/p50, the goal's figure), as the rate is: one burst
+// of other work on the shared cores lands in one window, and the pooled p99 (`p99_pooled_ms`) is
+// that window's. Beside them, whose time a window lost: `server_runq_wait_pct`, the share of it
+// the server's main thread sat runnable waiting for a CPU, and `client_loop_delay_p99_ms`, the
+// load generator's own event-loop lateness (autocannon runs in this process).
+// Flags: `--client=node` loads with the older node:http client loop instead (a second opinion,
+// heavier on the shared CPU, and checking every body); `--client=wrk` with wrk (C, one thread, no
+// collector: what is left of the tail is not a JS client's); `--pin` puts every server on CPU 1
+// and the load generator on CPU 0; `--node-flags=A,B` passes Node/V8 flags to every server alike;
+// `--rounds=N` (3); `--mhl=PATH` serves another build's CLI; `--baseline=PATH` also loads a
+// second mhl build (figures only, named `base-…`) in the same run, to compare builds. Build
+// first: this runs dist/. Whose tail it is, stall by stall: serve-http-tail.mjs.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -352,6 +361,7 @@ function report(name) {
     server: name,
     client: CLIENT,
     ...(PIN ? { pinned: true } : {}),
+    ...(NODE_FLAGS.length ? { node_flags: NODE_FLAGS } : {}),
     connections: CONNECTIONS,
     windows: windows.length,
     req_per_s: Math.round(median(tally.rates)),
@@ -375,12 +385,16 @@ function report(name) {
 }
 
 const mhlArgs = (cli) => [cli, 'serve', 'mcp', flows, '--http', '--port', '0'];
+// `--node-flags=A,B`: Node/V8 flags for every server process alike (bare and SDKs too), e.g.
+// `--max-semi-space-size=8` to compare young-generation sizes.
+const NODE_FLAGS = flag('node-flags')?.split(',').filter(Boolean) ?? [];
+const node = (name, args) => startChild(name, [...NODE_FLAGS, ...args]);
 const servers = {
-  bare: startChild('bare', ['-e', BARE]),
-  v1: startChild('sdk-v1', ['--input-type=module', '-e', sdkV1Source()]),
-  v2: startChild('sdk-v2', ['--input-type=module', '-e', sdkV2Source()]),
-  mhl: startChild('mhl', mhlArgs(CLI)),
-  ...(BASELINE ? { base: startChild('base', mhlArgs(resolve(BASELINE))) } : {}),
+  bare: node('bare', ['-e', BARE]),
+  v1: node('sdk-v1', ['--input-type=module', '-e', sdkV1Source()]),
+  v2: node('sdk-v2', ['--input-type=module', '-e', sdkV2Source()]),
+  mhl: node('mhl', mhlArgs(CLI)),
+  ...(BASELINE ? { base: node('base', mhlArgs(resolve(BASELINE))) } : {}),
 };
 const V1_HEADERS = { 'content-type': JSON_TYPE, accept: ACCEPT, 'mcp-protocol-version': LEGACY };
 try {

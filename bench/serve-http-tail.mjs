@@ -9,8 +9,10 @@
 // Each request at or above its window's p99 is charged to the stall it overlapped longest, or to
 // `none` when no stall covers a quarter of its excess over the p50. Prints one JSON line per
 // target and window. Needs Linux `perf` with sched tracepoints (root); without it the run-queue
-// columns are null. Not one of run-all's benchmarks: `npm run build && node bench/serve-http-tail.mjs
-// [--windows=N] [--seconds=S] [--mhl=PATH] [--node-flags=A,B]` (flags for both servers). See docs/benchmarks.md, serve-http, "the tail".
+// columns are null. Not one of run-all's benchmarks:
+//   npm run build && node bench/serve-http-tail.mjs [--windows=N] [--seconds=S] [--mhl=PATH]
+//     [--node-flags=A,B]   (Node/V8 flags for both servers)
+// See docs/benchmarks.md, serve-http, "Whose tail".
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -468,6 +468,12 @@ try {
     );
     goal(`${name}_p99_over_p50`, f.p99_over_p50, 2, clean && f.p99_over_p50 <= 2);
   }
+  // The peers' own tails, measured the same way in the same run: what the machine and the load
+  // generator leave of the p99/p50 goal whatever the server (bare does next to nothing per call).
+  for (const { name } of peers) {
+    const value = figures[name].p99_over_p50;
+    console.log(JSON.stringify({ bench: 'serve-http', figure: `${name}_p99_over_p50`, value }));
+  }
   // The same ratio in server CPU per request: what each answer costs the server itself.
   const cpu = (name) => figures[name].server_cpu_us_per_req;
   for (const { name } of [...modes, ...base]) {

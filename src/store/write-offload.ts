@@ -4,9 +4,7 @@
  * directory fsync for a new name), each costing the event loop a wake-up; on a busy two-core
  * machine those wake-ups cost as much as the fsync itself (docs/benchmarks.md, checkpoints). The
  * worker makes the same calls synchronously on its own thread: one round trip per write, and the
- * event loop is never blocked. The write goes as a message; its completion comes back through a
- * shared counter the main thread awaits with `Atomics.waitAsync`, and the worker sleeps on one
- * between writes (`write-worker.ts` says why: one futex wake-up per thread per write).
+ * event loop is never blocked.
  *
  * A `WriteOffloader` runs at most one worker at a time, and the worker takes one write at a
  * time. A write that finds it busy, still starting, or stopped is declined (`write` returns
@@ -39,17 +37,6 @@ export interface WriteOffloaderOptions {
   /** Makes a worker thread from its source text; `new Worker` by default. */
   readonly spawn?: (source: string, options: WorkerOptions) => Worker;
 }
-
-/** `Atomics.waitAsync` (in V8 since Node 16), typed here: the project's `lib` predates ES2024. */
-const waitAsync = (
-  Atomics as unknown as {
-    waitAsync(
-      array: Int32Array,
-      index: number,
-      value: number,
-    ): { async: false; value: string } | { async: true; value: Promise<string> };
-  }
-).waitAsync;
 
 const START_AFTER = 8;
 const IDLE_MS = 30_000;
@@ -139,14 +126,12 @@ export class WriteOffloader {
 
   #start(): WriteThread | undefined {
     const abortFlag = new Int32Array(new SharedArrayBuffer(4));
-    // [0]: writes posted, bumped after each message; [1]: the id of the last write that landed.
-    const control = new Int32Array(new SharedArrayBuffer(8));
     let worker: Worker;
     try {
       // No inherited execArgv: a test runner's `--test` or `--import` has no business there.
       worker = this.#spawn(WRITE_WORKER_SOURCE, {
         eval: true,
-        workerData: { abort: abortFlag.buffer, control: control.buffer },
+        workerData: { abort: abortFlag.buffer },
         execArgv: [],
         stdout: false,
         stderr: false,
@@ -155,7 +140,7 @@ export class WriteOffloader {
       this.#broken = true;
       return undefined;
     }
-    const thread = new WriteThread(worker, abortFlag, control, this.#idleMs, () => {
+    const thread = new WriteThread(worker, abortFlag, this.#idleMs, () => {
       if (this.#thread === thread) void this.stop();
     });
     this.#thread = thread;
@@ -179,8 +164,6 @@ class WriteThread {
   readonly #worker: Worker;
   /** Raised by an abort while this thread's write is in flight; it reads it before the rename. */
   readonly #abortFlag: Int32Array;
-  /** Shared with the worker: writes posted, and the id of the last one written (see `#start`). */
-  readonly #control: Int32Array;
   #inFlight: InFlight | undefined;
   #nextId = 1;
   #idleTimer: NodeJS.Timeout | undefined;
@@ -188,16 +171,9 @@ class WriteThread {
   /** Resolves true once the worker takes writes, false if it exits first. */
   readonly online: Promise<boolean>;
 
-  constructor(
-    worker: Worker,
-    abortFlag: Int32Array,
-    control: Int32Array,
-    idleMs: number,
-    onIdle: () => void,
-  ) {
+  constructor(worker: Worker, abortFlag: Int32Array, idleMs: number, onIdle: () => void) {
     this.#worker = worker;
     this.#abortFlag = abortFlag;
-    this.#control = control;
     let resolveOnline: (online: boolean) => void = () => {};
     this.online = new Promise((resolve) => {
       resolveOnline = resolve;
@@ -231,10 +207,7 @@ class WriteThread {
     signal: AbortSignal | undefined,
   ): Promise<OffloadOutcome> | undefined {
     if (!this.ready || this.#inFlight !== undefined) return undefined;
-    const id = this.#nextId;
-    // Ids live in an Int32Array slot: wrap before 2^31, never reaching 0 (the slot's start).
-    this.#nextId = (id % 0x7fff_ffff) + 1;
-    const seen = Atomics.load(this.#control, 1);
+    const id = this.#nextId++;
     Atomics.store(this.#abortFlag, 0, signal?.aborted ? 1 : 0);
     const onAbort = () => Atomics.store(this.#abortFlag, 0, 1);
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -243,9 +216,6 @@ class WriteThread {
         id,
         settle: (outcome) => {
           this.#inFlight = undefined;
-          // Releases this write's waitAsync when something else settled it (an error reply,
-          // the worker's exit), so no waiter outlives its write.
-          if (outcome.kind !== 'written') Atomics.notify(this.#control, 1);
           signal?.removeEventListener('abort', onAbort);
           // Held open only while a write is in flight, so an idle worker never keeps a
           // process alive, and a pending write never lets it exit.
@@ -256,23 +226,7 @@ class WriteThread {
       };
       this.#worker.ref();
       this.#worker.postMessage({ id, ...request });
-      Atomics.add(this.#control, 0, 1);
-      Atomics.notify(this.#control, 0);
-      this.#watch(id, seen);
     });
-  }
-
-  /** Settles write `id` as written once the worker stores its id in `control[1]`. */
-  #watch(id: number, seen: number): void {
-    const onWake = () => {
-      if (this.#inFlight?.id !== id) return;
-      const done = Atomics.load(this.#control, 1);
-      if (done === id) this.#inFlight.settle({ kind: 'written' });
-      else this.#watch(id, done);
-    };
-    const waited = waitAsync(this.#control, 1, seen);
-    if (waited.async) void waited.value.then(onWake);
-    else onWake();
   }
 
   /** Terminates the worker; its write in flight settles `lost` when it has exited. */

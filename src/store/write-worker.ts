@@ -9,28 +9,17 @@
  * into chunks (scripts/bundle.mjs) and a worker needs a file or text of its own. Plain
  * CommonJS, no dependencies; `test/unit/store/write-offload.test.ts` runs it.
  *
- * Request: a message `{id, tmp, path, data, mode}`, after which the main thread bumps
- * `workerData.control[0]` and notifies it. Reply: once written, the worker stores the id in
- * `control[1]` and notifies it (the main thread waits with `Atomics.waitAsync`); otherwise a
- * message `{id, aborted: true}` when the abort flag (`workerData.abort[0]`, set by the main
- * thread) was up before the rename, or `{id, error: {code, errno, syscall, message}, stranded}`,
- * `stranded` when the temp file could not be removed (the disk turned read-only between the write
- * and the rename).
- *
- * Between writes the worker sleeps in `Atomics.wait` on `control[0]` rather than in its event
- * loop, and takes each message with `receiveMessageOnPort`, handing it to the port's `message`
- * listeners as the event loop would. A write then costs each thread one futex wake-up, where the
- * two message ports cost each side an eventfd wake-up and, as often as not, a second sleep on the
- * port's mutex, which the sender still holds when it signals (`strace -f` of a run shows it);
- * `Atomics.wait` sleeps, it does not spin, and `worker.terminate()` interrupts it.
+ * Request: `{id, tmp, path, data, mode}`. Reply: `{id}` once written, `{id, aborted: true}` when
+ * the abort flag (`workerData.abort[0]`, set by the main thread) was up before the rename, or
+ * `{id, error: {code, errno, syscall, message}, stranded}`, `stranded` when the temp file could
+ * not be removed (the disk turned read-only between the write and the rename).
  */
 export const WRITE_WORKER_SOURCE = `
 'use strict';
-const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const { dirname } = require('node:path');
 const abortFlag = new Int32Array(workerData.abort);
-const control = new Int32Array(workerData.control);
 const ABORTED = Symbol('aborted');
 
 function writeAll(fd, data) {
@@ -102,29 +91,5 @@ function write(m) {
   return { id: m.id };
 }
 
-parentPort.on('message', (m) => {
-  const reply = write(m);
-  if (reply.aborted || reply.error) {
-    parentPort.postMessage(reply);
-    return;
-  }
-  Atomics.store(control, 1, m.id);
-  Atomics.notify(control, 1);
-});
-
-// Started once the whole script has run, so listeners added after this code (a test's gates)
-// are in place; from then on the event loop does not run again, and every message comes here.
-// \`posted\` counts the requests taken: a wait returns at once when more were posted meanwhile.
-setImmediate(() => {
-  let posted = Atomics.load(control, 0);
-  for (;;) {
-    const next = receiveMessageOnPort(parentPort);
-    if (next !== undefined) {
-      parentPort.emit('message', next.message);
-      continue;
-    }
-    Atomics.wait(control, 0, posted);
-    posted = Atomics.load(control, 0);
-  }
-});
+parentPort.on('message', (m) => parentPort.postMessage(write(m)));
 `;

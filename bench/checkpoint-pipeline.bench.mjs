@@ -202,17 +202,20 @@ if (existsSync(SHM)) {
   try {
     const overheads = [];
     const bares = [];
+    const onWorkers = [];
     for (let round = 0; round < ROUNDS; round++) {
       const on = await timeRun(true, shm);
       const off = await timeRun(false, shm);
       overheads.push(((on.seconds - off.seconds) / STEPS) * 1e6);
       bares.push((bareWrites(sample, false, shm) / STEPS) * 1e6);
+      onWorkers.push(((await bareOnWorker(sample, shm)) / STEPS) * 1e6);
       rmSync(on.dir, { recursive: true, force: true });
     }
     const overhead = median(overheads);
     for (const [figure, value] of [
       ['checkpoint_cost_on_tmpfs_us', overhead],
       ['bare_write_on_tmpfs_us', median(bares)],
+      ['bare_write_on_worker_on_tmpfs_us', median(onWorkers)],
     ])
       console.log(
         JSON.stringify({

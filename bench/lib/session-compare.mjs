@@ -50,6 +50,19 @@ function tryYaml(text) {
   }
 }
 
+/**
+ * A bundled resource's ledger hash is taken over its get_resource text, which names the session
+ * index, so it differs between any two sessions by construction, like a seal.
+ */
+function sealedResourceHashes(bundle) {
+  const resources = bundle?.resources;
+  if (resources === null || typeof resources !== 'object') return bundle;
+  const out = {};
+  for (const [id, r] of Object.entries(resources))
+    out[id] = r?.delivery === 'unchanged' ? { ...r, content_hash: '<hash>' } : r;
+  return { ...bundle, resources: out };
+}
+
 /** The parts of one result to compare: `{part → normalised value}`. */
 export function resultParts(name, result, indexes, folders) {
   const text = normaliseText(result.content?.[0]?.text ?? '', indexes, folders);
@@ -61,7 +74,7 @@ export function resultParts(name, result, indexes, folders) {
   if (result.isError) return parts;
   const cut = text.indexOf(SEPARATOR);
   if ((name === 'get_workflow' || name === 'get_activity') && cut !== -1) {
-    parts.bundle = tryYaml(text.slice(0, cut));
+    parts.bundle = sealedResourceHashes(tryYaml(text.slice(0, cut)));
     parts.body = tryYaml(text.slice(cut + SEPARATOR.length));
   } else parts.body = normaliseValue(tryJson(text) ?? text);
   return parts;

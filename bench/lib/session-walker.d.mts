@@ -15,6 +15,8 @@ export interface WalkOptions {
   maxVisits?: number;
   contextTokens?: number;
   endWithTerminal?: boolean;
+  /** Passed to every get_activity (`reference`: reference-mode deliveries). */
+  bundle?: 'reference' | 'full';
 }
 export interface WalkedCall {
   name: string;

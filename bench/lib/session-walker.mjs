@@ -166,7 +166,8 @@ function textOf(result) {
 /**
  * Walks `workflowId` to its end. `call(name, args)` performs one tool call and resolves to the
  * result; `options.policy(step, activityId)` picks checkpoint options; `options.simulate(id, bag)`
- * returns variables a real agent would set in that activity. Resolves to
+ * returns variables a real agent would set in that activity; `options.bundle` is passed to every
+ * get_activity (`'reference'` for reference-mode deliveries). Resolves to
  * `{sessionIndex, path, calls, status}`.
  */
 export async function walk(call, workflowId, options = {}) {
@@ -209,6 +210,7 @@ export async function walk(call, workflowId, options = {}) {
     const got = await invoke('get_activity', {
       session_index: index,
       context_tokens: contextTokens,
+      ...(options.bundle ? { bundle: options.bundle } : {}),
     });
     const text = textOf(got);
     const activity = parse(text.slice(text.indexOf(SEPARATOR) + SEPARATOR.length));

@@ -1,3 +1,4 @@
 // Types of session-walks.mjs.
 import type { WalkOptions } from './session-walker.mjs';
 export const WALKS: { name: string; workflow: string; options: WalkOptions }[];
+export const REFERENCE_WALKS: { name: string; workflow: string; options: WalkOptions }[];

@@ -24,3 +24,21 @@ export const WALKS = [
     },
   },
 ];
+
+/**
+ * Walks whose get_activity calls ask for reference delivery (linked resource bodies bundled,
+ * repeats as markers). Kept apart from WALKS so the golden transcript and the benchmark stay
+ * on the default delivery; the side-by-side comparison runs both lists.
+ */
+export const REFERENCE_WALKS = [
+  { name: 'ponytail/reference', workflow: 'ponytail', options: { bundle: 'reference' } },
+  {
+    name: 'requirements-refinement/success/reference',
+    workflow: 'requirements-refinement',
+    options: {
+      bundle: 'reference',
+      simulate: (activity) =>
+        activity === 'validate-specification' ? { validation_passed: true } : {},
+    },
+  },
+];

@@ -3,8 +3,8 @@
  * `meta` fallback), found by slug then by frontmatter `name`, delivered without frontmatter,
  * optionally cut to one `#section` (GitHub-style heading slugs, fences ignored).
  */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, realpathSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { readText } from './yaml-files.js';
 
 export interface Resource {
@@ -14,7 +14,24 @@ export interface Resource {
   readonly body: string;
 }
 
-const SEGMENT = /^[A-Za-z0-9._-]+$/;
+/** One path segment that stays where it is joined (no separators, no `.`/`..`, no dotfiles). */
+const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+
+/** Whether `path` (symlinks followed) lies inside `root`: a link out of the tree reads nothing. */
+function inside(root: string, path: string): boolean {
+  try {
+    const base = realpathSync(root);
+    return realpathSync(path).startsWith(base + sep);
+  } catch {
+    return false;
+  }
+}
+
+/** The text of `path` when it is a file inside `root`. */
+function readInside(root: string, path: string): string | undefined {
+  const text = readText(path);
+  return text !== undefined && inside(root, path) ? text : undefined;
+}
 
 function frontmatter(text: string): { fields: Record<string, string>; body: string } {
   const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
@@ -24,7 +41,8 @@ function frontmatter(text: string): { fields: Record<string, string>; body: stri
     const kv = /^\s*([A-Za-z_]+):\s*['"]?(.*?)['"]?\s*$/.exec(line);
     if (kv && !((kv[1] as string) in fields)) fields[kv[1] as string] = kv[2] as string;
   }
-  return { fields, body: text.slice(m[0].length) };
+  // The body is delivered trimmed, as the public server delivers it.
+  return { fields, body: text.slice(m[0].length).trim() };
 }
 
 /** Splits `wf/id#section` (a trailing `.md` stripped) against the executing workflow. */
@@ -42,9 +60,9 @@ export function parseResourceRef(
 
 /** Finds resource `id` of workflow `wf`; undefined when there is none. */
 export function findResource(root: string, wf: string, id: string): Resource | undefined {
-  if (!SEGMENT.test(wf) || !SEGMENT.test(id) || id.startsWith('.')) return undefined;
+  if (!SEGMENT.test(wf) || !SEGMENT.test(id)) return undefined;
   const dir = join(root, wf, 'resources');
-  const direct = readText(join(dir, `${id}.md`));
+  const direct = readInside(root, join(dir, `${id}.md`));
   const texts: string[] = direct !== undefined ? [direct] : [];
   if (direct === undefined) {
     let names: string[] = [];
@@ -54,7 +72,7 @@ export function findResource(root: string, wf: string, id: string): Resource | u
       // No resources folder.
     }
     for (const n of names) {
-      const t = readText(join(dir, n));
+      const t = readInside(root, join(dir, n));
       if (t !== undefined && frontmatter(t).fields['name'] === id) texts.push(t);
     }
   }
@@ -81,7 +99,7 @@ export function extractSection(body: string, section: string): string | undefine
   let level = 0;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string;
-    if (/^\s*```/.test(line)) fenced = !fenced;
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
     if (fenced) continue;
     const h = /^(#{1,6})\s+(.*)$/.exec(line);
     if (!h) continue;

@@ -33,6 +33,10 @@ export interface ComposedTechnique {
   readonly inheritedOutputs: TechniqueIo[];
   /** Rules of the ancestors (root first), for bundles. */
   readonly ancestorRules: Record<string, string>;
+  /** Each ancestor's own rules with the file they come from (`wf/techniques/…`), root first. */
+  readonly ancestorRuleSets: readonly { source: string; rules: Readonly<Record<string, string>> }[];
+  /** The file the technique itself comes from (`wf/techniques/…`). */
+  readonly source: string;
 }
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
@@ -84,20 +88,29 @@ function load(root: string, at: Located, id: string): Technique | undefined {
 }
 
 /** Ancestors (outermost first): the executing workflow's root contract, then each group index. */
-function ancestors(root: string, at: Located, executing: string): Technique[] {
-  const out: Technique[] = [];
+function ancestors(
+  root: string,
+  at: Located,
+  executing: string,
+): { technique: Technique; source: string }[] {
+  const out: { technique: Technique; source: string }[] = [];
   const rootContract = readText(join(root, executing, 'techniques', 'TECHNIQUE.md'));
   const isRootItself =
     at.workflow === executing && at.groups.length === 0 && at.file === 'TECHNIQUE.md';
   if (rootContract !== undefined && !isRootItself) {
     const t = parseTechnique(`${executing}::TECHNIQUE`, rootContract);
-    if (t) out.push(t);
+    if (t) out.push({ technique: t, source: `${executing}/techniques/TECHNIQUE.md` });
   }
   const depth = at.file === 'TECHNIQUE.md' ? at.groups.length - 1 : at.groups.length;
   for (let i = 1; i <= depth; i++) {
-    const path = join(root, at.workflow, 'techniques', ...at.groups.slice(0, i), 'TECHNIQUE.md');
-    const t = parsedAt(path, at.groups.slice(0, i).join('::'));
-    if (t) out.push(t);
+    const groups = at.groups.slice(0, i);
+    const path = join(root, at.workflow, 'techniques', ...groups, 'TECHNIQUE.md');
+    const t = parsedAt(path, groups.join('::'));
+    if (t)
+      out.push({
+        technique: t,
+        source: `${at.workflow}/techniques/${groups.join('/')}/TECHNIQUE.md`,
+      });
   }
   return out;
 }
@@ -200,7 +213,8 @@ function compose(
   own: Technique,
   executing: string,
 ): ComposedTechnique {
-  const outer = ancestors(root, at, executing);
+  const found = ancestors(root, at, executing);
+  const outer = found.map((a) => a.technique);
   const nearestFirst = [...outer].reverse();
   const ancestorRules: Record<string, string> = {};
   for (const t of outer) Object.assign(ancestorRules, t.rules ?? {});
@@ -228,6 +242,8 @@ function compose(
     inheritedInputs: mergeIo(own.inputs, nearestFirst.map((t) => t.inputs).reverse()),
     inheritedOutputs: mergeIo(own.outputs, nearestFirst.map((t) => t.outputs).reverse()),
     ancestorRules,
+    ancestorRuleSets: found.map((a) => ({ source: a.source, rules: a.technique.rules ?? {} })),
+    source: `${at.workflow}/techniques/${[...at.groups, at.file].join('/')}`,
   };
 }
 

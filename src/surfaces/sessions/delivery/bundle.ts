@@ -18,9 +18,10 @@ export const ORCHESTRATOR_CORE = [
   'workflow-engine::compose-prompt',
   'workflow-engine::present-checkpoint-to-user',
   'workflow-engine::respond-checkpoint',
-  'workflow-engine::sync-progress-status',
+  // After the commit techniques, where the public server lists it (its rules follow theirs).
   'version-control::commit-submodule',
   'version-control::commit-regular-files',
+  'workflow-engine::sync-progress-status',
   'harness-compat::spawn-agent',
   'harness-compat::continue-agent',
   'harness-compat::resolve-harness-operation',
@@ -43,6 +44,9 @@ export const WORKER_CORE = [
   'agent-conduct::file-sensitivity',
   'agent-conduct::code-commentary',
 ];
+
+/** The source of a workflow's root contract (a group index sits one folder deeper). */
+const ROOT_CONTRACT = /^[^/]+\/techniques\/TECHNIQUE\.md$/;
 
 export interface Bundle {
   techniques: Record<string, Record<string, unknown>>;
@@ -68,16 +72,19 @@ export function bundleEntry(c: ComposedTechnique): Record<string, unknown> {
 /**
  * Builds the bundle of `refs` (deduplicated, in order) executed from workflow `current`: each
  * technique composed with its own workflow's contract; the rules selected by name first, then
- * those of every technique touched (its own, then its contracts'), then the executing
- * workflow's root contract, each once.
+ * those of every technique file touched (a whole or nested technique, the group index a nested
+ * one sits in, a technique one rule was selected from by name), in the order first touched, and last the
+ * executing workflow's root contract. A file touched twice lists its rules once; rules of
+ * different files are all kept, even where name and text coincide (two harness files may say
+ * the same thing), and a rule selected by name is not repeated from its own file.
  */
 export function buildBundle(root: string, current: string, refs: readonly string[]): Bundle {
   const bundle: Bundle = { techniques: {}, rules: [], unresolved: [] };
-  // Rules selected by name come first; rules of the techniques touched follow.
-  const selected: [string, string][] = [];
-  const touched: [string, string][] = [];
-  const addRules = (rules: Readonly<Record<string, string>> | undefined) => {
-    for (const [k, v] of Object.entries(rules ?? {})) touched.push([k, v]);
+  const selected: { source: string; name: string; text: string }[] = [];
+  // Insertion order is first-touch order, as the public server's map of touched files keeps it.
+  const touched = new Map<string, Readonly<Record<string, string>>>();
+  const touch = (source: string, rules: Readonly<Record<string, string>>) => {
+    if (!touched.has(source)) touched.set(source, rules);
   };
   for (const ref of [...new Set(refs)]) {
     // A bare ref found in another workflow (meta's, by fallback) is shown with the executing
@@ -86,37 +93,38 @@ export function buildBundle(root: string, current: string, refs: readonly string
     if (whole !== undefined) {
       const shown = ref.includes('::') ? whole : resolveTechnique(root, ref, current);
       bundle.techniques[ref] = bundleEntry(shown ?? whole);
-      addRules(ownRules(whole));
-      addRules(whole.ancestorRules);
+      touch(whole.source, ownRules(whole));
+      // A nested technique also touches the index of the outermost group it is named through.
+      const group = ref.includes('::')
+        ? whole.ancestorRuleSets.find((a) => !ROOT_CONTRACT.test(a.source))
+        : undefined;
+      if (group !== undefined) touch(group.source, group.rules);
       continue;
     }
     const cut = ref.lastIndexOf('::');
     const owner =
       cut === -1 ? undefined : resolveTechnique(root, ref.slice(0, cut), current, undefined, 'own');
     const name = ref.slice(cut + 2);
-    const rules = owner?.technique.rules ?? {};
+    const rules = owner === undefined ? {} : ownRules(owner);
     const picked =
       name in rules ? [name] : Object.keys(rules).filter((k) => k.startsWith(`${name}-`));
     if (owner === undefined || picked.length === 0) {
       bundle.unresolved.push(ref);
       continue;
     }
-    for (const k of picked) selected.push([k, rules[k] as string]);
-    // The selection touched its technique: the rest of its rules come along.
-    addRules(rules);
+    for (const k of picked)
+      selected.push({ source: owner.source, name: k, text: rules[k] as string });
+    // A rule selected by its own name touches its technique (the rest of its rules come along);
+    // a `prefix` selection takes only its group, as the public server's does.
+    if (name in rules) touch(owner.source, rules);
   }
-  addRules(resolveTechnique(root, 'TECHNIQUE', current)?.technique.rules);
-  // A rule selected by name is not repeated; the same rule reached twice is listed once; rules
-  // of different techniques may share a name and are all kept.
-  const chosen = new Set(selected.map(([k]) => k));
-  const seen = new Set<string>();
-  for (const [k, v] of [...selected, ...touched]) {
-    const key = JSON.stringify([k, v]);
-    if (seen.has(key) || (chosen.has(k) && !selected.some(([n, t]) => n === k && t === v)))
-      continue;
-    seen.add(key);
-    bundle.rules.push([k, v]);
-  }
+  const contract = resolveTechnique(root, 'TECHNIQUE', current, undefined, 'own');
+  if (contract !== undefined) touch(contract.source, contract.technique.rules ?? {});
+  const chosen = new Set(selected.map((r) => `${r.source}\0${r.name}`));
+  for (const r of selected) bundle.rules.push([r.name, r.text]);
+  for (const [source, rules] of touched)
+    for (const [k, v] of Object.entries(rules))
+      if (!chosen.has(`${source}\0${k}`)) bundle.rules.push([k, v]);
   return bundle;
 }
 

@@ -51,9 +51,9 @@ export interface BundledStep {
   techniqueId: string;
   chars: number;
   delivery: 'full' | 'unchanged';
-  /** The workflow the technique file lives in (its relative links resolve there). */
+  /** The workflow the technique file lives in (its bare resource links are qualified with it). */
   workflow: string;
-  /** The delivered technique's YAML (empty for a marker). */
+  /** The technique's YAML, also for a marker (its resource links are listed either way). */
   text: string;
 }
 
@@ -72,6 +72,8 @@ export function eagerSteps(
   stepTechniques: Record<string, unknown>;
   bundled: BundledStep[];
   warnings: string[];
+  /** Budget characters left after the bundled steps (linked resource bodies draw on it). */
+  left: number;
   lazy?: { pending: string[]; unbound: string[]; unparsed: string[] };
 } {
   const stepTechniques: Record<string, unknown> = {};
@@ -79,7 +81,7 @@ export function eagerSteps(
   const warnings: string[] = [];
   const lazy = { pending: [] as string[], unbound: [] as string[], unparsed: [] as string[] };
   const max = activity.bundleTechniques?.maxChars;
-  if (max === 0) return { stepTechniques, bundled, warnings };
+  if (max === 0) return { stepTechniques, bundled, warnings, left: budget };
   const written = writtenIn(index, activity.id);
   let left = budget;
   const walk = (steps: readonly Step[], enclosing: Gate): boolean => {
@@ -124,7 +126,7 @@ export function eagerSteps(
         chars: unchanged ? 0 : text.length,
         delivery: unchanged ? 'unchanged' : 'full',
         workflow: c.workflow,
-        text: unchanged ? '' : text,
+        text,
       });
     }
     return true;
@@ -132,8 +134,8 @@ export function eagerSteps(
   walk(activity.steps ?? [], 'yes');
   const anyLazy = lazy.pending.length + lazy.unbound.length + lazy.unparsed.length > 0;
   return anyLazy
-    ? { stepTechniques, bundled, warnings, lazy }
-    : { stepTechniques, bundled, warnings };
+    ? { stepTechniques, bundled, warnings, left, lazy }
+    : { stepTechniques, bundled, warnings, left };
 }
 
 /** The activity's artifacts: `#### artifact` outputs of every technique its steps bind. */

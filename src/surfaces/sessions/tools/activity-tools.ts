@@ -16,8 +16,14 @@ import { producerIndex } from '../definition/producers.js';
 import { readText } from '../definition/yaml-files.js';
 import { materialiseRefs } from '../delivery/activity-text.js';
 import { buildBundle, WORKER_CORE } from '../delivery/bundle.js';
-import { contentHash, deliver, referenceMode } from '../delivery/ledger.js';
-import { linkedFrom, unresolvedLinks } from '../delivery/resource-links.js';
+import {
+  contentHash,
+  deliver,
+  delivered as holds,
+  record,
+  referenceMode,
+} from '../delivery/ledger.js';
+import { bundleResources, linkedIds } from '../delivery/resource-links.js';
 import { responseLedger } from '../delivery/response-ledger.js';
 import { activityArtifacts, eagerSteps, enforcementNotes } from '../delivery/steps.js';
 import { advanceSession, historyEvent, startStep } from '../store/advance.js';
@@ -53,7 +59,11 @@ const Input = z.object({
     ),
 });
 
-/** Said beside `resource_refs`. */
+/** Said beside `resources` (reference mode, some bodies bundled). */
+const RESOURCES_BUNDLED_NOTE =
+  'Bodies for technique-linked resources from eagerly bundled steps under `resources`, keyed by exact resource_id (including #section). Deduped across steps. Same delivery ledger as get_resource (resource:<id>). Reuse content or unchanged markers. Ids under `resource_refs` were NOT bundled (oversized, or past the eager-delivery budget) — call get_resource for those, or with full: true after summarization.';
+
+/** Said beside `resource_refs` when no body is bundled. */
 const RESOURCES_NOTE =
   'Ids of the technique-linked resources for the eagerly bundled steps, under `resource_refs` (exact resource_id, including #section). No bodies are bundled in this mode — call get_resource for the ids you actually need to read.';
 
@@ -199,11 +209,32 @@ export const getActivity: SessionTool<typeof Input> = {
         head['step_techniques_note'] =
           'Each step_techniques entry is a discrete ▼ STEP block whose composed technique is identical to a get_technique { step_id } fetch. Engage the inlined steps strictly in step order: on reaching each step, EMIT a one-line "▶ step <step_id>" begin-beat before executing it — that deliberate beat is the intentional act inlining moves off the get_technique call, and it is the stepwise observability trace for bundled steps (do NOT ping the server per bundled step; delivery-time technique_bundled events already record coverage). Resource bodies are NEVER nested inside a step_techniques entry — `resources_note` states how this response delivers the technique-linked resources. An entry for a step inside a loop body is the protocol for EVERY iteration: engage it once per iteration from the copy you hold, and do not re-fetch it per pass. Technique steps absent from this map (a gate whose reading is not available at delivery time, a gate this activity reads as no, or past the derived eager-delivery budget / a per-activity size cap) still require get_technique { step_id } before execution.';
       }
-      // Resources the bundled steps link to: ids only (agents fetch what they need).
-      const links = linkedFrom(eager.bundled.map((b) => ({ text: b.text, workflow: b.workflow })));
-      if (links.length > 0) {
-        head['resource_refs'] = links.map((l) => l.ref);
-        head['resources_note'] = RESOURCES_NOTE;
+      // Resources the bundled steps link to, read as the session's workflow reads them: bodies
+      // in reference mode, ids otherwise.
+      const ids = linkedIds(
+        eager.bundled.map((b) => ({ text: b.text, workflow: b.workflow })),
+        wf.id,
+      );
+      const linked =
+        eager.bundled.length === 0
+          ? undefined
+          : bundleResources({
+              root: ctx.root,
+              sessionWf: wf.id,
+              sessionIndex: state.sessionIndex,
+              ids,
+              reference,
+              left: eager.left,
+              held: (key, hash) => holds(state, scope, key, hash),
+              record: (key, hash) => record(state, scope, key, hash),
+              hash: contentHash,
+            });
+      if (linked !== undefined) {
+        if (linked.deliveries.length > 0) head['resources'] = linked.resources;
+        if (linked.refs.length > 0) head['resource_refs'] = linked.refs;
+        if (ids.length > 0)
+          head['resources_note'] =
+            linked.deliveries.length > 0 ? RESOURCES_BUNDLED_NOTE : RESOURCES_NOTE;
       }
       // The note names the referents this response can hold: a sibling entry (two or more
       // bundled steps), or what an earlier call delivered.
@@ -219,7 +250,6 @@ export const getActivity: SessionTool<typeof Input> = {
               ...head,
             }
           : head;
-      const linkWarnings = unresolvedLinks(ctx.root, links);
       const artifacts = activityArtifacts(ctx.root, activity);
       const notes = enforcementNotes(activity);
       const prefix = activity.artifactPrefix;
@@ -271,8 +301,23 @@ export const getActivity: SessionTool<typeof Input> = {
           );
           startStep(s, ctx.clock, activityId, b.stepId, scope);
         }
+        // Bundled bodies share get_resource's event; `bundled` keeps them out of the batch count.
+        for (const r of linked?.deliveries ?? []) {
+          s.history.push(
+            historyEvent(ctx.clock, 'resource_fetched', {
+              activity: activityId,
+              data: {
+                resourceId: r.resourceId,
+                agentId: scope,
+                bundled: true,
+                chars: r.chars,
+                delivery: r.delivery,
+              },
+            }),
+          );
+        }
       });
-      const warnings = noteWarnings(note, [drift, ...eager.warnings, ...linkWarnings]);
+      const warnings = noteWarnings(note, [drift, ...eager.warnings, ...(linked?.warnings ?? [])]);
       const meta = sessionMeta(state.sessionIndex, warnings, {
         artifact_prefix: prefix,
         ...(artifacts.length > 0 ? { artifacts } : {}),
@@ -281,6 +326,10 @@ export const getActivity: SessionTool<typeof Input> = {
         batch: after,
         ...(eager.lazy ? { lazy_gates: eager.lazy } : {}),
         ...(eager.bundled.length ? { bundled_steps: eager.bundled.map((b) => b.stepId) } : {}),
+        ...(linked?.deliveries.length
+          ? { bundled_resources: linked.deliveries.map((r) => r.resourceId) }
+          : {}),
+        ...(linked?.refs.length ? { resource_refs: linked.refs } : {}),
         ...(notes ? { enforcement_notes: notes } : {}),
       });
       return textResult(text, meta);

@@ -13,6 +13,7 @@ import { extractSection, findResource, parseResourceRef } from '../definition/re
 import { resolveTechnique, techniqueObject } from '../definition/techniques.js';
 import { contentHash, delivered, record, referenceMode } from '../delivery/ledger.js';
 import { decoratedTechnique } from '../delivery/provenance.js';
+import { resourceText } from '../delivery/resource-links.js';
 import { stepTechnique } from '../delivery/steps.js';
 import { advanceSession, historyEvent, startStep } from '../store/advance.js';
 import {
@@ -203,16 +204,12 @@ export const getResource: SessionTool<typeof ResourceInput> = {
           );
         body = cut;
       }
-      const lines = [
-        `resource_id: ${args.resource_id}`,
-        `id: ${resource.id}`,
-        ...(resource.version ? [`version: ${resource.version}`] : []),
-        `session_index: ${state.sessionIndex}`,
-      ];
-      // The batch counts what the response carries, header lines included.
-      const text = `${lines.join('\n')}\n\n${body}`;
+      // The batch counts what the response carries, header lines included; the ledger hash is
+      // over that same text, so an eager bundle of this resource (get_activity) and this fetch
+      // share one `resource:<id>` entry.
+      const text = resourceText(resource, args.resource_id, body, state.sessionIndex).fullText;
       const scope = scopeOf(state, args.agent_id);
-      const hash = contentHash(body);
+      const hash = contentHash(text);
       const key = `resource:${args.resource_id}`;
       const unchanged =
         referenceMode(state, args.bundle, args.full) && delivered(state, scope, key, hash);

@@ -83,6 +83,16 @@ export type MethodHandler = (
   ctx: RequestContext,
 ) => Promise<Record<string, unknown>>;
 
+/**
+ * A method handler that may answer without a promise when it has nothing to wait for (and may
+ * then throw synchronously): the dispatcher takes either kind, and answers such a request with
+ * no microtask of its own.
+ */
+export type EagerMethodHandler = (
+  params: Record<string, unknown>,
+  ctx: RequestContext,
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
 /** What a transport passes with each message. */
 export interface Connection {
   /** The stdio connection's or HTTP session's state (a fresh one per stateless HTTP request). */

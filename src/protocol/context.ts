@@ -152,9 +152,14 @@ export function createProgressReporter(binding: ProgressBinding): ProgressReport
         ...(message === undefined ? {} : { message }),
       },
     };
-    const site = { method: request.method, id: request.id };
-    Promise.resolve()
-      .then(() => conn.send(notification))
-      .catch((error: unknown) => report(error, site));
+    // Sent now, not from a microtask: a handler that answers without waiting (see
+    // `EagerMethodHandler`) would have answered first, and the event would be lost.
+    const failed = (error: unknown) => report(error, { method: request.method, id: request.id });
+    try {
+      const sent = conn.send(notification);
+      if (sent instanceof Promise) sent.catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   };
 }

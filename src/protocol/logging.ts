@@ -65,9 +65,13 @@ export function createLogReporter(binding: LogBinding): LogReporter {
       method: 'notifications/message',
       params: { level, ...(logger === undefined ? {} : { logger }), data },
     };
-    const site = { method: request.method, id: request.id };
-    Promise.resolve()
-      .then(() => conn.send(notification))
-      .catch((error: unknown) => report(error, site));
+    // Sent now, not from a microtask, as progress is (see `createProgressReporter`).
+    const failed = (error: unknown) => report(error, { method: request.method, id: request.id });
+    try {
+      const sent = conn.send(notification);
+      if (sent instanceof Promise) sent.catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   };
 }

@@ -131,7 +131,8 @@ export class Dispatcher {
 
   constructor(options: DispatcherOptions) {
     this.#server = {
-      serverInfo: { ...options.serverInfo },
+      // Frozen: every 2026-07-28 answer carries it as is, with no copy (decorateModernResult).
+      serverInfo: Object.freeze({ ...options.serverInfo }),
       capabilities: options.capabilities,
       legacyCapabilities: options.legacyCapabilities,
       instructions: options.instructions,

@@ -89,15 +89,21 @@ export class HttpTransport {
       keepAliveTimeout: KEEP_ALIVE_MS,
       maxHeaderSize: MAX_HEADER_BYTES,
     };
+    const open = this.#open;
+    // One listener for every response (`this` is the response), not a closure per request.
+    const closed = (res: ServerResponse) => {
+      open.delete(res);
+      // A stream sent its headers (keep-alive) before shutdown began: once it ends during
+      // shutdown its connection is idle and must be closed, or close() would wait for it.
+      if (this.#closing) setImmediate(() => this.#server.closeIdleConnections());
+    };
+    function onClose(this: ServerResponse): void {
+      closed(this);
+    }
     this.#server = createServer(serverOptions, (req, res) => {
-      this.#open.add(res);
+      open.add(res);
       // `on`, not `once` (which wraps the listener): a response closes once.
-      res.on('close', () => {
-        this.#open.delete(res);
-        // A stream sent its headers (keep-alive) before shutdown began: once it ends during
-        // shutdown its connection is idle and must be closed, or close() would wait for it.
-        if (this.#closing) setImmediate(() => this.#server.closeIdleConnections());
-      });
+      res.on('close', onClose);
       this.#unused.delete(req.socket);
       let routed: void | Promise<void>;
       try {

@@ -142,24 +142,35 @@ export function createProgressReporter(binding: ProgressBinding): ProgressReport
   return (progress, total, message) => {
     if (live.settled || signal.aborted || !Number.isFinite(progress) || progress <= last) return;
     last = progress;
+    // Built by assignment, not conditional spreads (an object made and copied for each).
+    const params: Record<string, unknown> = { progressToken, progress };
+    if (total !== undefined) params['total'] = total;
+    if (message !== undefined) params['message'] = message;
     const notification: JsonRpcNotification = {
       jsonrpc: '2.0',
       method: 'notifications/progress',
-      params: {
-        progressToken,
-        progress,
-        ...(total === undefined ? {} : { total }),
-        ...(message === undefined ? {} : { message }),
-      },
+      params,
     };
     // Sent now, not from a microtask: a handler that answers without waiting (see
     // `EagerMethodHandler`) would have answered first, and the event would be lost.
-    const failed = (error: unknown) => report(error, { method: request.method, id: request.id });
-    try {
-      const sent = conn.send(notification);
-      if (sent instanceof Promise) sent.catch(failed);
-    } catch (error) {
-      failed(error);
-    }
+    sendReported(conn, notification, request, report);
   };
+}
+
+/** Sends `notification` on `conn`; a failure, thrown or rejected, goes to `report`. */
+export function sendReported(
+  conn: Connection,
+  notification: JsonRpcNotification,
+  request: JsonRpcRequest,
+  report: (error: unknown, site: ErrorSite) => void,
+): void {
+  // The site is made only for a failure: a send that works allocates nothing here.
+  try {
+    const sent = conn.send(notification);
+    if (sent instanceof Promise) {
+      sent.catch((error: unknown) => report(error, { method: request.method, id: request.id }));
+    }
+  } catch (error) {
+    report(error, { method: request.method, id: request.id });
+  }
 }

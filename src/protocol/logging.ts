@@ -8,7 +8,7 @@
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
  */
-import type { Connection, ErrorSite } from './context.js';
+import { type Connection, type ErrorSite, sendReported } from './context.js';
 import type { JsonRpcNotification, JsonRpcRequest } from './jsonrpc.js';
 
 /** The levels, least severe first. */
@@ -66,12 +66,6 @@ export function createLogReporter(binding: LogBinding): LogReporter {
       params: { level, ...(logger === undefined ? {} : { logger }), data },
     };
     // Sent now, not from a microtask, as progress is (see `createProgressReporter`).
-    const failed = (error: unknown) => report(error, { method: request.method, id: request.id });
-    try {
-      const sent = conn.send(notification);
-      if (sent instanceof Promise) sent.catch(failed);
-    } catch (error) {
-      failed(error);
-    }
+    sendReported(conn, notification, request, report);
   };
 }

@@ -1,3 +1,4 @@
+// Over 500 lines: the dispatcher is one class whose private state (in-flight requests, cancellations, channels, handlers) every stage of a message reads, from its classification to its answer.
 /**
  * The JSON-RPC core shared by every transport: validates each inbound message, decides its era,
  * answers the built-ins (`initialize`, `notifications/initialized`, `ping`, `server/discover`,

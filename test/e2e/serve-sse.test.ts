@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import {
   Agent,
   type ClientRequest,
@@ -196,6 +197,47 @@ describe('mhl serve mcp --http: SSE answers', () => {
     assert.equal(last.id, 7);
     assert.deepEqual(last.result['structuredContent'], { trail: ['x one', 'x two', 'x three'] });
     assert.equal(last.result['resultType'], 'complete');
+    assert.equal(await server.stop(), 0);
+  });
+
+  it('streams the progress of a run answered without waiting (one step of plain copies)', async () => {
+    // Such a run, and every layer above it, answers synchronously: its progress event must
+    // still come first, in an event stream, in both eras; without a token the answer is JSON.
+    const folder = tempDir();
+    writeFileSync(
+      join(folder, 'echo.mh'),
+      'pipeline Echo {\n  input text: string\n  var out = ""\n  step S { out = text }\n}\n',
+    );
+    const server = start([], {}, folder);
+    const port = await server.ready;
+    const echo = (id: number, meta: Record<string, unknown>) =>
+      rpc(id, 'tools/call', {
+        name: 'Echo',
+        arguments: { text: 'hi', context: { cwd: tempDir() } },
+        _meta: meta,
+      });
+    const progress = [{ progressToken: 'e', progress: 1, total: 1, message: 'step S' }];
+    const session = await legacySession(port);
+    const streams = [
+      post(port, echo(1, { ...MODERN_META, progressToken: 'e' }), { ...BOTH, ...MODERN_HEADERS }),
+      post(port, echo(2, { progressToken: 'e' }), { ...BOTH, ...session }),
+    ];
+    for (const [i, call] of streams.entries()) {
+      const { status, headers } = await call.head;
+      assert.equal(status, 200);
+      assert.equal(headers['content-type'], 'text/event-stream');
+      await call.body;
+      assert.deepEqual(progressOf(call.events), progress);
+      assert.equal(call.events.length, 2, 'the progress event, then the response');
+      const last = lastData(call.events) as { id: number; result: Record<string, unknown> };
+      assert.equal(last.id, i + 1);
+      assert.deepEqual(last.result['structuredContent'], { out: 'hi', text: 'hi' });
+    }
+    const plain = post(port, echo(3, MODERN_META), { ...BOTH, ...MODERN_HEADERS });
+    assert.equal((await plain.head).headers['content-type'], 'application/json');
+    const answer = JSON.parse(await plain.body) as { id: number; result: Record<string, unknown> };
+    assert.equal(answer.id, 3);
+    assert.deepEqual(answer.result['structuredContent'], { out: 'hi', text: 'hi' });
     assert.equal(await server.stop(), 0);
   });
 

@@ -27,7 +27,14 @@ function normaliseValue(value) {
   const out = {};
   for (const [k, v] of Object.entries(value)) {
     if (k === 'trace_token') out[k] = '<token>';
-    else if (k === 'uptime_seconds' || k === 'ts' || k === 'respondedAt' || k === 'yieldedAt')
+    // `ms` is a trace event's measured duration: wall clock, like a timestamp.
+    else if (
+      k === 'uptime_seconds' ||
+      k === 'ts' ||
+      k === 'ms' ||
+      k === 'respondedAt' ||
+      k === 'yieldedAt'
+    )
       out[k] = '<n>';
     else out[k] = normaliseValue(v);
   }
@@ -67,6 +74,7 @@ function sealedResourceHashes(bundle) {
 export function resultParts(name, result, indexes, folders) {
   const text = normaliseText(result.content?.[0]?.text ?? '', indexes, folders);
   const parts = { isError: Boolean(result.isError) };
+  if (result.thrown !== undefined) parts.thrown = result.thrown;
   const meta = result._meta
     ? normaliseValue(tryJson(normaliseText(JSON.stringify(result._meta), indexes, folders)))
     : undefined;

@@ -17,6 +17,24 @@ export interface WalkOptions {
   endWithTerminal?: boolean;
   /** Passed to every get_activity (`reference`: reference-mode deliveries). */
   bundle?: 'reference' | 'full';
+  /** Extra calls at fixed points of the walk, recorded (errors included) with the rest. */
+  probes?: WalkProbes;
+}
+export interface ProbeContext {
+  index: string;
+  probe: CallTool;
+  calls: WalkedCall[];
+}
+export interface WalkProbes {
+  activity?: (c: ProbeContext & { activity: string; visit: number }) => Promise<void>;
+  checkpoint?: (
+    c: ProbeContext & {
+      activity: string;
+      step: Record<string, unknown>;
+      phase: 'before-yield' | 'yielded' | 'responded' | 'resumed';
+    },
+  ) => Promise<void>;
+  end?: (c: ProbeContext) => Promise<void>;
 }
 export interface WalkedCall {
   name: string;

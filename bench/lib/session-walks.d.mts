@@ -2,3 +2,4 @@
 import type { WalkOptions } from './session-walker.mjs';
 export const WALKS: { name: string; workflow: string; options: WalkOptions }[];
 export const REFERENCE_WALKS: { name: string; workflow: string; options: WalkOptions }[];
+export const PROBE_WALKS: { name: string; workflow: string; options: WalkOptions }[];

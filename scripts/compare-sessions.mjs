@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { compareWalks } from '../bench/lib/session-compare.mjs';
 import { startMhl, startPublic } from '../bench/lib/session-servers.mjs';
 import { walk } from '../bench/lib/session-walker.mjs';
-import { PROBE_WALKS, REFERENCE_WALKS, WALKS } from '../bench/lib/session-walks.mjs';
+import { keptOnPurpose, PROBE_WALKS, REFERENCE_WALKS, WALKS } from '../bench/lib/session-walks.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const corpus = process.env.SESSIONS_CORPUS ?? '/work/shared/corpus/workflow-server';
@@ -30,13 +30,22 @@ const pub = await startPublic(entry, corpus, dir);
 const ALL = [...WALKS, ...REFERENCE_WALKS, ...PROBE_WALKS];
 const grouped = new Map();
 let total = 0;
+let keptCount = 0;
 try {
   for (const w of ALL) {
     const a = await walk(mhl.call, w.workflow, w.options);
     const b = await walk(pub.call, w.workflow, w.options);
-    const diffs = compareWalks(a, b, [join(dir, 'mhl', 'ws'), join(dir, 'public', 'ws')]);
+    const diffs = compareWalks(
+      a,
+      b,
+      [join(dir, 'mhl', 'ws'), join(dir, 'public', 'ws')],
+      keptOnPurpose,
+    );
     for (const d of diffs) {
-      total++;
+      if (d.kept !== undefined) {
+        keptCount++;
+        if (!process.argv.includes('--full')) continue;
+      } else total++;
       if (process.argv.includes('--full'))
         process.stdout.write(`${JSON.stringify({ walk: w.name, ...d })}\n`);
       const key = `${d.tool}:${d.part}`;
@@ -58,5 +67,5 @@ try {
 if (!process.argv.includes('--full'))
   for (const g of grouped.values()) process.stdout.write(`${JSON.stringify(g)}\n`);
 process.stdout.write(
-  `${JSON.stringify({ walks: ALL.length, differences: total, groups: grouped.size })}\n`,
+  `${JSON.stringify({ walks: ALL.length, differences: total, groups: grouped.size, kept: keptCount })}\n`,
 );

@@ -40,6 +40,8 @@ export interface WalkedCall {
   name: string;
   args: Record<string, unknown>;
   result: ToolCallResult;
+  /** Made by a probe hook, not by the walk itself. */
+  probe?: boolean;
 }
 export interface Walk {
   sessionIndex: string;

@@ -193,7 +193,7 @@ export async function walk(call, workflowId, options = {}) {
     } catch (e) {
       result = { isError: true, thrown: e?.code ?? String(e), content: [] };
     }
-    calls.push({ name, args, result });
+    calls.push({ name, args, result, probe: true });
     return result;
   };
   const hooks = options.probes ?? {};

@@ -166,7 +166,8 @@ function probesFor({ resource, section, other, variable }) {
     },
     checkpoint: async ({ index, step, phase, probe, calls }) => {
       const s = { session_index: index };
-      const yields = calls.filter((c) => c.name === 'yield_checkpoint').length;
+      // The first checkpoint of the walk only (the walk's own yields, not the probes').
+      const yields = calls.filter((c) => c.name === 'yield_checkpoint' && !c.probe).length;
       if (yields > (phase === 'before-yield' ? 0 : 1)) return;
       if (phase === 'before-yield') {
         await probe('present_checkpoint', s);
@@ -203,6 +204,18 @@ function probesFor({ resource, section, other, variable }) {
       await inspectAll(probe, index, variable);
     },
   };
+}
+
+/**
+ * Probe calls whose results differ on purpose (docs/sessions.md, "Kept on purpose"): the reason,
+ * else undefined. The public server answers both with a result that has no text, which an MCP
+ * client rejects as malformed.
+ */
+export function keptOnPurpose(call) {
+  if (call.name !== 'inspect_session') return undefined;
+  if (call.args.child_index !== undefined) return 'inspect_session: no such child is a tool error';
+  if (call.args.variable === 'no_such') return 'inspect_session: an unset variable is null';
+  return undefined;
 }
 
 /**
@@ -244,7 +257,7 @@ export const PROBE_WALKS = [
         resource: 'writing-register',
         section: 'tables',
         other: 'ponytail/lean-brief',
-        variable: 'current_activity',
+        variable: 'has_saved_state',
       }),
       simulate: (activity) =>
         activity === 'dispatch-client-workflow' ? { current_activity: null } : {},

@@ -77,26 +77,28 @@ export const yieldCheckpoint: SessionTool<typeof YieldInput> = {
       if (cp !== undefined)
         throw new ToolFailure(
           TOOL_CODES.CHECKPOINT_ACTIVE,
-          `Checkpoint '${cp.checkpointId}' is already active on activity '${cp.activityId}'; the orchestrator must call respond_checkpoint first.`,
+          `Cannot yield checkpoint '${args.checkpoint_id}': Checkpoint '${cp.checkpointId}' is already active and awaiting orchestrator resolution.`,
         );
       const { wf, drift } = sessionWorkflow(ctx, state);
       const activity = findActivity(wf, state.currentActivity);
       const def = findCheckpoint(activity, args.checkpoint_id);
-      const adhocGiven = args.message !== undefined || args.options !== undefined;
-      if (def !== undefined && adhocGiven)
+      // Supplying a whole decision (message and options) is what admits an undeclared id, so a
+      // mistyped id without one still fails; a declared one owns its wording.
+      const adhoc = args.message !== undefined && args.options !== undefined;
+      if (def !== undefined && adhoc)
         throw new ToolFailure(
           TOOL_CODES.CHECKPOINT_INVALID,
-          `Checkpoint '${args.checkpoint_id}' is declared by the activity; do not pass message or options.`,
+          `Checkpoint '${args.checkpoint_id}' is declared by activity '${state.currentActivity}', which owns its message and options. Yield it by id alone.`,
         );
-      if (def === undefined && (args.message === undefined || args.options === undefined)) {
+      if (def === undefined && !adhoc) {
         throw new ToolFailure(
           TOOL_CODES.CHECKPOINT_INVALID,
-          `Checkpoint '${args.checkpoint_id}' is not declared in activity '${state.currentActivity}': an ad-hoc checkpoint needs both message and options.`,
+          `Checkpoint not found: ${args.checkpoint_id} in activity ${state.currentActivity}. ` +
+            "To decide something this activity does not declare, pass 'message' and at least two 'options' with this id.",
         );
       }
       const key = `${state.currentActivity}-${args.checkpoint_id}`;
       const prior = state.checkpointResponses[key];
-      const message = def?.message ?? args.message ?? '';
       const warnings = noteWarnings(note, [drift]);
       if (prior !== undefined) {
         await advanceSession(ctx.store, handle, ctx.clock, (s) => {
@@ -115,7 +117,7 @@ export const yieldCheckpoint: SessionTool<typeof YieldInput> = {
             checkpoint_id: args.checkpoint_id,
             session_index: state.sessionIndex,
             resolved_option: prior.optionId,
-            message,
+            message: `Checkpoint '${args.checkpoint_id}' already has a recorded response (option '${prior.optionId}') from a prior run. The stored response has been replayed; apply any returned effect to your local state and continue execution WITHOUT yielding to the orchestrator.`,
             ...(effect ? { effect } : {}),
           },
           sessionMeta(state.sessionIndex, warnings),
@@ -170,7 +172,7 @@ export const presentCheckpoint: SessionTool<typeof IndexOnly> = {
     if (cp === undefined)
       throw new ToolFailure(
         TOOL_CODES.NO_ACTIVE_CHECKPOINT,
-        'There is no active checkpoint (no active checkpoint to present).',
+        `present_checkpoint: no active checkpoint on session '${state.sessionIndex}'. The worker must yield a checkpoint via yield_checkpoint before the orchestrator can present it.`,
       );
     const { wf, drift } = sessionWorkflow(ctx, state);
     const warnings = noteWarnings(note, [drift]);
@@ -357,7 +359,7 @@ export const resumeCheckpoint: SessionTool<typeof IndexOnly> = {
       if (cp !== undefined) {
         throw new ToolFailure(
           TOOL_CODES.CHECKPOINT_ACTIVE,
-          `Checkpoint '${cp.checkpointId}' is still active on activity '${cp.activityId}'; wait for the orchestrator to call respond_checkpoint.`,
+          `Cannot resume: Checkpoint '${cp.checkpointId}' is still active and has not been resolved by the orchestrator.`,
         );
       }
       await advanceSession(ctx.store, handle, ctx.clock, () => {});

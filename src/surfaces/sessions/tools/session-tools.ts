@@ -179,9 +179,11 @@ async function create(
   note: CallNote,
 ) {
   const index = ctx.store.indexFor(folder);
+  // A transient folder is not a planning folder: the file records none (get_workflow still
+  // reports where the session lives), as the public server records none.
   const state = newSessionFile(wf, index, args.agent_id, ctx.clock, {
     userRequest: args.user_request,
-    folder,
+    ...(transient ? {} : { folder }),
     repo,
     contextMode: args.context_mode,
   });

@@ -109,7 +109,13 @@ const stable = (v) =>
  */
 export function compareWalks(a, b, folders, kept = () => undefined) {
   const diffs = [];
-  const indexes = [a.sessionIndex, b.sessionIndex];
+  // Child sessions a probe dispatched are run-specific indexes too.
+  const childIndexes = (w) =>
+    w.calls
+      .filter((c) => c.name === 'dispatch_child' && !c.result.isError)
+      .map((c) => tryJson(c.result.content?.[0]?.text ?? '')?.session_index)
+      .filter((i) => typeof i === 'string');
+  const indexes = [a.sessionIndex, b.sessionIndex, ...childIndexes(a), ...childIndexes(b)];
   const n = Math.max(a.calls.length, b.calls.length);
   for (let i = 0; i < n; i++) {
     const x = a.calls[i];

@@ -80,6 +80,33 @@ async function inspectAll(probe, index, variable) {
 }
 
 /**
+ * A child dispatched under the session (repo bound on the way), read from both sides: its own
+ * workflow, status (with its parent), usage and views, and the parent's children and usage.
+ */
+async function childProbes(probe, index, workflow) {
+  const s = { session_index: index };
+  await probe('dispatch_child', { ...s, workflow_id: 'no-such-workflow', repo: 'example/repo' });
+  const made = await probe('dispatch_child', { ...s, workflow_id: workflow, repo: 'example/repo' });
+  let childIndex;
+  try {
+    childIndex = JSON.parse(made.content?.[0]?.text ?? '').session_index;
+  } catch {
+    return;
+  }
+  const c = { session_index: childIndex };
+  await probe('get_workflow_status', c);
+  await probe('get_workflow', c);
+  await probe('record_usage', { ...c, activity: 'x', usage: { total_tokens: 10 }, basis: 'delta' });
+  await probe('inspect_session', { ...c, view: 'identity' });
+  await probe('inspect_session', { ...c, view: 'usage' });
+  await probe('inspect_session', { ...s, view: 'children' });
+  await probe('inspect_session', { ...s, view: 'usage' });
+  await probe('inspect_session', { ...s, view: 'identity', child_index: 0 });
+  await probe('inspect_session', { ...s, view: 'summary', child_index: 0 });
+  await probe('get_workflow_status', s);
+}
+
+/**
  * Probes for one workflow: at the first activity, every get_resource delivery path (first and
  * repeated fetch, whole and `#section`, default/reference/full, another agent's scope, another
  * workflow's resource, unknown ids and sections) and every get_technique path (the activity's
@@ -88,7 +115,7 @@ async function inspectAll(probe, index, variable) {
  * checkpoint tools and the gate around each phase; after the terminal activity, the same
  * read-side tools again.
  */
-function probesFor({ resource, section, other, variable }) {
+function probesFor({ resource, section, other, variable, child }) {
   return {
     activity: async ({ index, activity, visit, probe, calls }) => {
       if (visit !== 1) return;
@@ -160,6 +187,7 @@ function probesFor({ resource, section, other, variable }) {
       }
       await probe('get_trace', { ...s, trace_tokens: ['not-a-token'] });
       await inspectAll(probe, index, variable);
+      if (child) await childProbes(probe, index, child);
       await probe('health_check', {});
       await probe('list_workflows', {});
       await probe('discover', {});
@@ -213,7 +241,8 @@ function probesFor({ resource, section, other, variable }) {
  */
 export function keptOnPurpose(call) {
   if (call.name !== 'inspect_session') return undefined;
-  if (call.args.child_index !== undefined) return 'inspect_session: no such child is a tool error';
+  if (call.args.child_index !== undefined && call.result.isError)
+    return 'inspect_session: no such child is a tool error';
   if (call.args.variable === 'no_such') return 'inspect_session: an unset variable is null';
   return undefined;
 }
@@ -232,6 +261,7 @@ export const PROBE_WALKS = [
         section: 'rungs',
         other: 'meta/writing-register',
         variable: 'lazy_intensity',
+        child: 'requirements-refinement',
       }),
     },
   },

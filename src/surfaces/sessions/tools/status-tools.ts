@@ -99,7 +99,10 @@ export const getWorkflowStatus: SessionTool<typeof IndexOnly> = {
   traced: false,
   readOnly: true,
   run: (args, ctx, note) => {
-    const { state, parent } = openSession(ctx, args.session_index, note);
+    const { state } = openSession(ctx, args.session_index, note);
+    // The parent named is the one the file records (parentSession), as the public server reads
+    // it; an embedded child created by dispatch_child records none.
+    const parent = state.parentSession;
     const { wf, drift } = sessionWorkflow(ctx, state);
     const trace = ctx.traces.events(state.sessionIndex);
     // As the public server does: an empty completed list falls back to the activities the trace

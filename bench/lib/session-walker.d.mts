@@ -17,6 +17,8 @@ export interface WalkOptions {
   endWithTerminal?: boolean;
   /** Passed to every get_activity (`reference`: reference-mode deliveries). */
   bundle?: 'reference' | 'full';
+  /** Added to the start_session arguments (e.g. `{ context_mode: 'persistent' }`). */
+  startArgs?: Record<string, unknown>;
   /** Extra calls at fixed points of the walk, recorded (errors included) with the rest. */
   probes?: WalkProbes;
 }

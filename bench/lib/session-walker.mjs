@@ -167,7 +167,8 @@ function textOf(result) {
  * Walks `workflowId` to its end. `call(name, args)` performs one tool call and resolves to the
  * result; `options.policy(step, activityId)` picks checkpoint options; `options.simulate(id, bag)`
  * returns variables a real agent would set in that activity; `options.bundle` is passed to every
- * get_activity (`'reference'` for reference-mode deliveries); `options.probes` are hooks
+ * get_activity (`'reference'` for reference-mode deliveries); `options.startArgs` are added to
+ * start_session (e.g. `context_mode`); `options.probes` are hooks
  * (`activity` after each get_activity, `checkpoint` at each phase of a checkpoint, `end` after the
  * terminal next_activity) that make extra calls through `probe`, recorded even when they fail, so
  * the comparison covers the tools and paths a walk itself never takes. Resolves to
@@ -200,6 +201,7 @@ export async function walk(call, workflowId, options = {}) {
   const started = await invoke('start_session', {
     workflow_id: workflowId,
     agent_id: 'e2e-walker',
+    ...(options.startArgs ?? {}),
   });
   const { session_index: index } = JSON.parse(textOf(started));
   const wfText = textOf(await invoke('get_workflow', { session_index: index }));

@@ -200,7 +200,38 @@ function probesFor({ resource, section, other, variable, child }) {
       if (phase === 'before-yield') {
         await probe('present_checkpoint', s);
         await probe('resume_checkpoint', s);
+        await probe('respond_checkpoint', { ...s, option_id: 'x' });
         await probe('yield_checkpoint', { ...s, checkpoint_id: 'no-such-checkpoint' });
+        await probe('yield_checkpoint', { ...s, checkpoint_id: 'adhoc', message: 'Only this?' });
+        await probe('yield_checkpoint', {
+          ...s,
+          checkpoint_id: step.id,
+          message: 'Reworded',
+          options: [
+            { id: 'a', label: 'A' },
+            { id: 'b', label: 'B' },
+          ],
+        });
+        // A decision the activity did not anticipate, through its whole round.
+        await probe('yield_checkpoint', {
+          ...s,
+          checkpoint_id: 'adhoc-scope',
+          message: 'Widen the pass?',
+          options: [
+            { id: 'widen', label: 'Widen', description: 'The whole repository.' },
+            { id: 'keep', label: 'Keep' },
+          ],
+        });
+        await probe('present_checkpoint', s);
+        await probe('respond_checkpoint', s);
+        await probe('respond_checkpoint', { ...s, option_id: 'keep', auto_advance: true });
+        await probe('respond_checkpoint', { ...s, auto_advance: true });
+        await probe('respond_checkpoint', { ...s, condition_not_met: true });
+        await probe('respond_checkpoint', { ...s, option_id: 'no-such-option' });
+        await probe('respond_checkpoint', { ...s, option_id: 'keep' });
+        await probe('present_checkpoint', s);
+        await probe('resume_checkpoint', s);
+        await probe('inspect_session', { ...s, view: 'checkpoints' });
       } else if (phase === 'yielded') {
         await probe('present_checkpoint', s);
         await probe('resume_checkpoint', s);
@@ -262,6 +293,20 @@ export const PROBE_WALKS = [
         other: 'meta/writing-register',
         variable: 'lazy_intensity',
         child: 'requirements-refinement',
+      }),
+    },
+  },
+  {
+    // The session's declared context mode makes reference delivery the default everywhere.
+    name: 'ponytail/persistent/probes',
+    workflow: 'ponytail',
+    options: {
+      startArgs: { context_mode: 'persistent' },
+      probes: probesFor({
+        resource: 'lean-brief',
+        section: 'rules',
+        other: 'meta/writing-register#tables',
+        variable: 'pass_scope',
       }),
     },
   },

@@ -63,6 +63,57 @@ describe('sessions read-back as the public server answers it', () => {
     }
   });
 
+  test('under reference delivery a second technique collapses the shared blocks it repeats', async () => {
+    const s = json(
+      await server.call('start_session', { workflow_id: 'ponytail', context_mode: 'persistent' }),
+    ).session_index;
+    await server.call('get_workflow', { session_index: s });
+    await server.call('next_activity', { session_index: s, activity_id: 'intake-and-scope' });
+    const first = parse(
+      text(await server.call('get_technique', { session_index: s, step_id: 'capture-and-trace' }))
+        .split('\n\n')
+        .slice(1)
+        .join('\n\n'),
+    );
+    assert.equal(typeof first.provenance_note, 'string');
+    await server.call('next_activity', { session_index: s, activity_id: 'apply-ladder' });
+    const second = parse(
+      text(await server.call('get_technique', { session_index: s, step_id: 'climb-ladder' }))
+        .split('\n\n')
+        .slice(1)
+        .join('\n\n'),
+    );
+    assert.equal(second.id, 'apply-ladder');
+    assert.equal(second.provenance_note.delivery, 'unchanged');
+    // bundle: full sends every block whole again.
+    const full = parse(
+      text(
+        await server.call('get_technique', {
+          session_index: s,
+          step_id: 'climb-ladder',
+          bundle: 'full',
+        }),
+      )
+        .split('\n\n')
+        .slice(1)
+        .join('\n\n'),
+    );
+    assert.equal(typeof full.provenance_note, 'string');
+  });
+
+  test('respond_checkpoint checks the gate before its arguments', async () => {
+    const s = await started('ponytail');
+    await server.call('next_activity', { session_index: s, activity_id: 'intake-and-scope' });
+    const none = await server.call('respond_checkpoint', { session_index: s });
+    assert.equal(code(none), 'NO_ACTIVE_CHECKPOINT');
+    await server.call('yield_checkpoint', {
+      session_index: s,
+      checkpoint_id: 'intensity-and-scope-confirmed',
+    });
+    const modes = await server.call('respond_checkpoint', { session_index: s });
+    assert.equal(code(modes), 'CHECKPOINT_INVALID');
+  });
+
   test("a new agent's first fetch records its dispatch once; history and usage filter by agent", async () => {
     const s = await started('ponytail');
     await server.call('next_activity', { session_index: s, activity_id: 'intake-and-scope' });

@@ -231,6 +231,13 @@ export const respondCheckpoint: SessionTool<typeof RespondInput> = {
   run: async (args, ctx, note) => {
     return inSession(ctx, args.session_index, note, undefined, async (handle) => {
       const { state } = handle;
+      // The gate is checked before the arguments, as the public server checks it.
+      const cp = state.activeCheckpoint;
+      if (cp === undefined)
+        throw new ToolFailure(
+          TOOL_CODES.NO_ACTIVE_CHECKPOINT,
+          `respond_checkpoint: no active checkpoint on session '${state.sessionIndex}'. The worker must yield a checkpoint via yield_checkpoint before the orchestrator can respond to it.`,
+        );
       const modes = [
         args.option_id !== undefined,
         args.auto_advance === true,
@@ -239,13 +246,7 @@ export const respondCheckpoint: SessionTool<typeof RespondInput> = {
       if (modes !== 1)
         throw new ToolFailure(
           TOOL_CODES.CHECKPOINT_INVALID,
-          'Exactly one of option_id, auto_advance or condition_not_met must be given.',
-        );
-      const cp = state.activeCheckpoint;
-      if (cp === undefined)
-        throw new ToolFailure(
-          TOOL_CODES.NO_ACTIVE_CHECKPOINT,
-          'There is no active checkpoint to respond to (no active checkpoint).',
+          'Exactly one of option_id, auto_advance, or condition_not_met must be provided.',
         );
       const { wf, drift } = sessionWorkflow(ctx, state);
       const def =
@@ -259,13 +260,13 @@ export const respondCheckpoint: SessionTool<typeof RespondInput> = {
         if (elapsed < ctx.settings.minResponseSeconds) {
           throw new ToolFailure(
             TOOL_CODES.CHECKPOINT_INVALID,
-            `Response too fast: ${elapsed}s since the checkpoint was yielded; at least ${ctx.settings.minResponseSeconds}s must pass so the user can read it.`,
+            `Checkpoint response too fast (${elapsed}s < ${ctx.settings.minResponseSeconds}s minimum). Present the checkpoint to the user before responding.`,
           );
         }
         if (!options.some((o) => o.id === args.option_id)) {
           throw new ToolFailure(
             TOOL_CODES.CHECKPOINT_INVALID,
-            `Invalid option '${args.option_id}'. Valid options: [${options.map((o) => o.id).join(', ')}]`,
+            `Invalid option '${args.option_id}' for checkpoint '${cp.checkpointId}'. Valid options: [${options.map((o) => o.id).join(', ')}]`,
           );
         }
         optionId = args.option_id;
@@ -273,21 +274,21 @@ export const respondCheckpoint: SessionTool<typeof RespondInput> = {
         if (def?.defaultOption === undefined || def.autoAdvanceMs === undefined) {
           throw new ToolFailure(
             TOOL_CODES.CHECKPOINT_INVALID,
-            `Checkpoint '${cp.checkpointId}' cannot auto-advance: missing defaultOption or autoAdvanceMs.`,
+            `Cannot auto-advance checkpoint '${cp.checkpointId}': missing defaultOption or autoAdvanceMs.`,
           );
         }
         const wait = Math.ceil(def.autoAdvanceMs / 1000);
         if (elapsed < wait)
           throw new ToolFailure(
             TOOL_CODES.CHECKPOINT_INVALID,
-            `Auto-advance too early: ${elapsed}s of ${wait}s have passed.`,
+            `Auto-advance timer not elapsed for checkpoint '${cp.checkpointId}' (${elapsed}s < ${wait}s). Wait for the full autoAdvanceMs (${def.autoAdvanceMs}ms) before auto-advancing.`,
           );
         optionId = def.defaultOption;
       } else {
         if (def?.condition === undefined)
           throw new ToolFailure(
             TOOL_CODES.CHECKPOINT_INVALID,
-            `Checkpoint '${cp.checkpointId}' has no condition field; it cannot be dismissed with condition_not_met.`,
+            `Cannot dismiss checkpoint '${cp.checkpointId}': it has no condition field. Only conditional checkpoints can be dismissed with condition_not_met.`,
           );
         optionId = '__condition_not_met__';
       }

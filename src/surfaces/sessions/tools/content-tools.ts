@@ -14,6 +14,7 @@ import { resolveTechnique, techniqueObject } from '../definition/techniques.js';
 import { contentHash, delivered, record, referenceMode } from '../delivery/ledger.js';
 import { decoratedTechnique } from '../delivery/provenance.js';
 import { resourceText } from '../delivery/resource-links.js';
+import { responseLedger } from '../delivery/response-ledger.js';
 import { stepTechnique } from '../delivery/steps.js';
 import { advanceSession, historyEvent, recordFirstArrival, startStep } from '../store/advance.js';
 import {
@@ -130,9 +131,14 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
       const text = toYaml(object);
       const hash = contentHash(text);
       const key = `technique:${techniqueId}`;
-      const unchanged =
-        referenceMode(state, args.bundle, args.full) && delivered(state, scope, key, hash);
+      const reference = referenceMode(state, args.bundle, args.full);
+      const unchanged = reference && delivered(state, scope, key, hash);
+      // Under reference delivery a full answer still collapses the shared blocks (contract,
+      // rules, provenance preamble) this agent already holds, and records theirs; the whole
+      // technique's hash stays over the uncollapsed text, so an identical refetch collapses.
+      let body = text;
       await advanceSession(ctx.store, handle, ctx.clock, (s) => {
+        if (reference && !unchanged) body = toYaml(responseLedger(s, scope, true).blocks(object));
         record(s, scope, key, hash);
         s.currentTechnique = techniqueId;
         recordFirstArrival(s, ctx.clock, scope);
@@ -161,7 +167,7 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
         );
       }
       return textResult(
-        `session_index: ${state.sessionIndex}\n\n${text}`,
+        `session_index: ${state.sessionIndex}\n\n${body}`,
         sessionMeta(state.sessionIndex, list),
       );
     });

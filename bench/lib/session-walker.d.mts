@@ -28,6 +28,7 @@ export interface ProbeContext {
   calls: WalkedCall[];
 }
 export interface WalkProbes {
+  start?: (c: ProbeContext) => Promise<void>;
   activity?: (c: ProbeContext & { activity: string; visit: number }) => Promise<void>;
   checkpoint?: (
     c: ProbeContext & {

@@ -169,7 +169,7 @@ function textOf(result) {
  * returns variables a real agent would set in that activity; `options.bundle` is passed to every
  * get_activity (`'reference'` for reference-mode deliveries); `options.startArgs` are added to
  * start_session (e.g. `context_mode`); `options.probes` are hooks
- * (`activity` after each get_activity, `checkpoint` at each phase of a checkpoint, `end` after the
+ * (`start` after get_workflow, `activity` after each get_activity, `checkpoint` at each phase of a checkpoint, `end` after the
  * terminal next_activity) that make extra calls through `probe`, recorded even when they fail, so
  * the comparison covers the tools and paths a walk itself never takes. Resolves to
  * `{sessionIndex, path, calls, status}`.
@@ -206,6 +206,7 @@ export async function walk(call, workflowId, options = {}) {
   const { session_index: index } = JSON.parse(textOf(started));
   const wfText = textOf(await invoke('get_workflow', { session_index: index }));
   const summary = parse(wfText.slice(wfText.indexOf(SEPARATOR) + SEPARATOR.length));
+  await hooks.start?.({ index, probe, calls });
   const bag = {};
   for (const v of summary.variables ?? [])
     if (v.defaultValue !== undefined) bag[v.name] = structuredClone(v.defaultValue);

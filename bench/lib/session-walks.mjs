@@ -107,7 +107,8 @@ async function childProbes(probe, index, workflow) {
 }
 
 /**
- * Probes for one workflow: at the first activity, every get_resource delivery path (first and
+ * Probes for one workflow: before the first activity, get_technique's workflow-level and
+ * no-activity paths and the read-side tools; at the first activity, every get_resource delivery path (first and
  * repeated fetch, whole and `#section`, default/reference/full, another agent's scope, another
  * workflow's resource, unknown ids and sections) and every get_technique path (the activity's
  * own, a step's, repeats under reference, unknown and technique-less steps, a stale
@@ -117,6 +118,17 @@ async function childProbes(probe, index, workflow) {
  */
 function probesFor({ resource, section, other, variable, child }) {
   return {
+    // Before any activity: the workflow's own technique, and what a step id cannot mean yet.
+    start: async ({ index, probe }) => {
+      const s = { session_index: index };
+      await probe('get_technique', s);
+      await probe('get_technique', { ...s, bundle: 'reference' });
+      await probe('get_technique', { ...s, step_id: 'no-such-step' });
+      await probe('get_technique', { ...s, activity_id: 'no-such-activity' });
+      await probe('get_resource', { ...s, resource_id: resource });
+      await probe('get_workflow_status', s);
+      await probe('inspect_session', { ...s, view: 'activities' });
+    },
     activity: async ({ index, activity, visit, probe, calls }) => {
       if (visit !== 1) return;
       const s = { session_index: index };

@@ -63,7 +63,7 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
       if (args.activity_id !== undefined && args.activity_id !== current) {
         throw new ToolFailure(
           TOOL_CODES.ACTIVITY_NOT_FOUND,
-          `get_technique: this session's current activity is '${current || '(none)'}', not the '${args.activity_id}' you were dispatched for. ` +
+          `get_technique: this session's current activity is '${current}', not the '${args.activity_id}' you were dispatched for. ` +
             "A step id resolves against the current activity, so fetching now would return another activity's technique. " +
             'Report the mismatch to your orchestrator rather than retrying without activity_id.',
         );

@@ -12,21 +12,32 @@
 //            one progress event, then the response)
 // Every reply's status is checked (non-2xx, socket errors and timeouts count as errors); before
 // each load one call's body is checked whole (a 200 carrying the result, in the expected form).
-// One JSON line per figure, then the goal lines. Flags: `--client=node` loads with the older
-// node:http client loop instead (a second opinion, heavier on the shared CPU, and checking every
-// body); `--mhl=PATH` serves another build's CLI; `--baseline=PATH` also loads a second mhl build
-// (figures only, named `base-…`) in the same run, to compare builds. Build first: this runs dist/.
-import { spawnSync } from 'node:child_process';
+// One JSON line per figure, then the goal lines. Latency figures are the median over the windows
+// of each window's p50 and p99 (and of its p99/p50, the goal's figure), as the rate is: one burst
+// of other work on the shared cores lands in one window, and the pooled p99 (`p99_pooled_ms`) is
+// that window's. Beside them, whose time a window lost: `server_runq_wait_pct`, the share of it
+// the server's main thread sat runnable waiting for a CPU, and `client_loop_delay_p99_ms`, the
+// load generator's own event-loop lateness (autocannon runs in this process).
+// Flags: `--client=node` loads with the older node:http client loop instead (a second opinion,
+// heavier on the shared CPU, and checking every body); `--client=wrk` with wrk (C, one thread, no
+// collector: what is left of the tail is not a JS client's); `--pin` puts every server on CPU 1
+// and the load generator on CPU 0; `--node-flags=A,B` passes Node/V8 flags to every server alike;
+// `--rounds=N` (3); `--mhl=PATH` serves another build's CLI; `--baseline=PATH` also loads a
+// second mhl build (figures only, named `base-…`) in the same run, to compare builds. Build
+// first: this runs dist/. Whose tail it is, stall by stall: serve-http-tail.mjs.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { checkReply, Histogram, nodeLoad } from './lib/http-loop.mjs';
 import { BARE, HOST, sdkV1Source, sdkV2Source, startChild } from './lib/http-peers.mjs';
 
 const CONNECTIONS = 32;
-const ROUNDS = 3;
+const flag = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const ROUNDS = Number(flag('rounds') ?? 3);
 const WARMUP_S = 1;
 const DURATION_S = 3;
 const MODERN = '2026-07-28';
@@ -35,8 +46,13 @@ const META = {
   'io.modelcontextprotocol/protocolVersion': MODERN,
   'io.modelcontextprotocol/clientCapabilities': {},
 };
-const flag = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const CLIENT = flag('client') ?? 'autocannon';
+if (!['autocannon', 'node', 'wrk'].includes(CLIENT))
+  throw new Error(`--client=${CLIENT}: autocannon, node or wrk`);
+// `--pin`: every server on CPU 1, the load generator on CPU 0 (taskset), so neither is moved onto
+// the other's core. Off by default: on a machine shared with other work it lengthened the tail
+// (a pinned process cannot leave a core another job is busy on); see docs/benchmarks.md.
+const PIN = process.argv.includes('--pin');
 const CLI = resolve(flag('mhl') ?? fileURLToPath(new URL('../dist/bin/mhl.js', import.meta.url)));
 const BASELINE = flag('baseline');
 
@@ -172,6 +188,72 @@ async function cannon(target, seconds, hist) {
   };
 }
 
+/**
+ * A wrk script for `target`: its headers, a fresh id per request (where autocannon puts
+ * `[<id>]`), and at the end one line with the counts and every latency wrk recorded.
+ */
+function wrkScript(target) {
+  const lua = (text) => JSON.stringify(text); // ASCII without control characters: a Lua string too
+  const parts = target.body('[<id>]').split('[<id>]');
+  return [
+    'wrk.method = "POST"',
+    ...Object.entries(target.headers).map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(String(v))}`),
+    `local parts = { ${parts.map(lua).join(', ')} }`,
+    'local n = 0',
+    'request = function()',
+    '  n = n + 1',
+    `  return wrk.format(nil, ${lua(target.path)}, nil, table.concat(parts, "w" .. n))`,
+    'end',
+    'done = function(summary, latency)',
+    '  local e = summary.errors',
+    '  local seen = {}',
+    '  for i = 1, #latency do local us, count = latency(i); seen[#seen + 1] = us .. ":" .. count end',
+    '  io.write("mhl-bench ", summary.requests, " ", e.connect + e.read + e.write + e.timeout,',
+    '    " ", e.status, " ", summary.duration, " ", table.concat(seen, ","), "\\n")',
+    'end',
+    '',
+  ].join('\n');
+}
+
+/**
+ * One wrk window (one thread, CONNECTIONS keep-alive connections, a C event loop with no
+ * collector of its own) over `target`; latencies go to `hist` when given. wrk counts a status
+ * of 400 and up as an error, and a reply that is not HTTP as a read error.
+ */
+function wrkLoad(target, seconds, hist) {
+  const script = join(dir, `${target.name}.lua`);
+  writeFileSync(script, wrkScript(target));
+  const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '-s', script];
+  const url = `http://${HOST}:${target.port}${target.path}`;
+  const [command, argv] = PIN
+    ? ['taskset', ['-c', '0', 'wrk', ...args, url]]
+    : ['wrk', [...args, url]];
+  return new Promise((done, fail) => {
+    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      out += d;
+    });
+    child.on('error', fail);
+    child.on('close', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('mhl-bench '));
+      if (code !== 0 || line === undefined) return fail(new Error(`wrk exited ${code}: ${out}`));
+      const [, requests, socketErrors, statusErrors, us, seen] = line.split(' ');
+      for (const pair of seen.split(',')) {
+        const [value, count] = pair.split(':').map(Number);
+        for (let i = 0; i < count; i++) hist?.add(value / 1000);
+      }
+      const errors = Number(socketErrors) + Number(statusErrors);
+      done({
+        ok: Number(requests) - errors,
+        errors,
+        seconds: Number(us) / 1e6,
+        firstError: errors ? { socketErrors, statusErrors } : undefined,
+      });
+    });
+  });
+}
+
 // Server CPU (user + system) over the recorded window, per answered request: unlike req/s it
 // barely moves when other work shares the cores, so it tells builds apart on a busy machine.
 // Linux only (/proc); null elsewhere.
@@ -185,57 +267,116 @@ function cpuTicks(pid) {
   }
 }
 
+// Nanoseconds the main thread of `pid` has spent runnable but waiting for a CPU (the second
+// field of /proc/PID/schedstat): over a window, the share of it the server could not run
+// because other work held the cores. The figure that says whose tail a tail is. Linux only.
+function runQueueNs(pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
 const figures = {};
 const tallies = new Map();
+// The load generator's own stalls (autocannon and the node loop run in this process): a late
+// event loop here adds to every latency in flight, whichever server answers.
+const clientDelay = monitorEventLoopDelay({ resolution: 1 });
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const median = (values) =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 /** One warm-up and one recorded window of `target`, added to its tally. */
 async function measure(target) {
   target.path ??= '/mcp';
   let tally = tallies.get(target.name);
   if (tally === undefined) {
     await check(target);
-    tally = { hist: new Histogram(), rates: [], ok: 0, errors: 0, ticks: 0, firstError: undefined };
+    tally = {
+      hist: new Histogram(),
+      rates: [],
+      windows: [],
+      ok: 0,
+      errors: 0,
+      ticks: 0,
+      waitNs: 0,
+      wallNs: 0,
+      firstError: undefined,
+    };
     tallies.set(target.name, tally);
   }
-  let run;
-  let ticks = null;
-  if (CLIENT === 'node') {
-    await nodeLoad(target, CONNECTIONS, WARMUP_S * 1000);
-    ticks = cpuTicks(target.pid);
-    run = {
-      ...(await nodeLoad(target, CONNECTIONS, DURATION_S * 1000, tally.hist)),
-      seconds: DURATION_S,
-    };
-  } else {
-    await cannon(target, WARMUP_S);
-    ticks = cpuTicks(target.pid);
-    run = await cannon(target, DURATION_S, tally.hist);
-  }
+  const load =
+    CLIENT === 'node'
+      ? async (seconds, hist) => ({
+          ...(await nodeLoad(target, CONNECTIONS, seconds * 1000, hist)),
+          seconds,
+        })
+      : CLIENT === 'wrk'
+        ? (seconds, hist) => wrkLoad(target, seconds, hist)
+        : (seconds, hist) => cannon(target, seconds, hist);
+  await load(WARMUP_S);
+  const window = new Histogram();
+  const ticks = cpuTicks(target.pid);
+  const wait = runQueueNs(target.pid);
+  const wall = process.hrtime.bigint();
+  clientDelay.reset();
+  clientDelay.enable();
+  const run = await load(DURATION_S, window);
+  clientDelay.disable();
   const after = cpuTicks(target.pid);
+  const waitAfter = runQueueNs(target.pid);
+  tally.wallNs += Number(process.hrtime.bigint() - wall);
+  tally.waitNs = wait === null || waitAfter === null ? null : tally.waitNs + waitAfter - wait;
   tally.ticks =
     ticks === null || after === null || tally.ticks === null ? null : tally.ticks + after - ticks;
+  for (let i = 0; i < window.buckets.length; i++) {
+    if (window.buckets[i] === 0) continue;
+    tally.hist.buckets[i] += window.buckets[i];
+    tally.hist.count += window.buckets[i];
+  }
+  tally.windows.push({
+    p50: window.quantile(0.5),
+    p99: window.quantile(0.99),
+    clientDelayP99: CLIENT === 'wrk' ? null : clientDelay.percentile(99) / 1e6,
+  });
   tally.rates.push(run.ok / run.seconds);
   tally.ok += run.ok;
   tally.errors += run.errors;
   tally.firstError ??= run.firstError;
 }
 
-/** Prints `name`'s line: the median rate of its windows, latencies over all of them. */
+/**
+ * Prints `name`'s line. Each figure is the median over its windows, as the rate is: a burst of
+ * other work on the shared cores lands in one window, and the p99 over all windows pooled
+ * (printed beside, `p99_pooled_ms`) is that window's.
+ */
 function report(name) {
   const tally = tallies.get(name);
-  const rates = [...tally.rates].sort((a, b) => a - b);
+  const { windows } = tally;
   const line = {
     bench: 'serve-http',
     server: name,
     client: CLIENT,
+    ...(PIN ? { pinned: true } : {}),
+    ...(NODE_FLAGS.length ? { node_flags: NODE_FLAGS } : {}),
     connections: CONNECTIONS,
-    windows: rates.length,
-    req_per_s: Math.round(rates[Math.floor(rates.length / 2)]),
-    p50_ms: tally.hist.quantile(0.5),
-    p99_ms: tally.hist.quantile(0.99),
+    windows: windows.length,
+    req_per_s: Math.round(median(tally.rates)),
+    p50_ms: median(windows.map((w) => w.p50)),
+    p99_ms: median(windows.map((w) => w.p99)),
+    p99_over_p50: +median(windows.map((w) => w.p99 / w.p50)).toFixed(2),
+    p99_pooled_ms: tally.hist.quantile(0.99),
     server_cpu_us_per_req:
       tally.ticks === null || tally.ok === 0
         ? null
         : Math.round((tally.ticks / TICKS_PER_S / tally.ok) * 1e7) / 10,
+    server_runq_wait_pct:
+      tally.waitNs === null ? null : +((100 * tally.waitNs) / tally.wallNs).toFixed(1),
+    client_loop_delay_p99_ms:
+      CLIENT === 'wrk' ? null : +median(windows.map((w) => w.clientDelayP99)).toFixed(2),
     errors: tally.errors,
     ...(tally.firstError === undefined ? {} : { first_error: tally.firstError }),
   };
@@ -244,12 +385,16 @@ function report(name) {
 }
 
 const mhlArgs = (cli) => [cli, 'serve', 'mcp', flows, '--http', '--port', '0'];
+// `--node-flags=A,B`: Node/V8 flags for every server process alike (bare and SDKs too), e.g.
+// `--max-semi-space-size=8` to compare young-generation sizes.
+const NODE_FLAGS = flag('node-flags')?.split(',').filter(Boolean) ?? [];
+const node = (name, args) => startChild(name, [...NODE_FLAGS, ...args]);
 const servers = {
-  bare: startChild('bare', ['-e', BARE]),
-  v1: startChild('sdk-v1', ['--input-type=module', '-e', sdkV1Source()]),
-  v2: startChild('sdk-v2', ['--input-type=module', '-e', sdkV2Source()]),
-  mhl: startChild('mhl', mhlArgs(CLI)),
-  ...(BASELINE ? { base: startChild('base', mhlArgs(resolve(BASELINE))) } : {}),
+  bare: node('bare', ['-e', BARE]),
+  v1: node('sdk-v1', ['--input-type=module', '-e', sdkV1Source()]),
+  v2: node('sdk-v2', ['--input-type=module', '-e', sdkV2Source()]),
+  mhl: node('mhl', mhlArgs(CLI)),
+  ...(BASELINE ? { base: node('base', mhlArgs(resolve(BASELINE))) } : {}),
 };
 const V1_HEADERS = { 'content-type': JSON_TYPE, accept: ACCEPT, 'mcp-protocol-version': LEGACY };
 try {
@@ -280,6 +425,14 @@ try {
   const base = servers.base
     ? await mhlTargets('base-', await servers.base.ready, servers.base.child.pid)
     : [];
+  if (PIN) {
+    // Every thread of every server (V8's and libuv's helpers too) on CPU 1, this process (the
+    // load generator, or wrk's parent) on CPU 0.
+    for (const { child } of Object.values(servers)) {
+      spawnSync('taskset', ['-a', '-p', '-c', '1', String(child.pid)], { stdio: 'ignore' });
+    }
+    spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+  }
   // Every target once per round, ROUNDS rounds: a burst of other work on the shared cores hits
   // one window of each, and the median leaves it out. A baseline build's mode runs right after
   // the same mode of the build under test.
@@ -313,7 +466,13 @@ try {
       0.5,
       clean && f.req_per_s >= 0.5 * rate('bare'),
     );
-    goal(`${name}_p99_over_p50`, f.p99_ms / f.p50_ms, 2, clean && f.p99_ms <= 2 * f.p50_ms);
+    goal(`${name}_p99_over_p50`, f.p99_over_p50, 2, clean && f.p99_over_p50 <= 2);
+  }
+  // The peers' own tails, measured the same way in the same run: what the machine and the load
+  // generator leave of the p99/p50 goal whatever the server (bare does next to nothing per call).
+  for (const { name } of peers) {
+    const value = figures[name].p99_over_p50;
+    console.log(JSON.stringify({ bench: 'serve-http', figure: `${name}_p99_over_p50`, value }));
   }
   // The same ratio in server CPU per request: what each answer costs the server itself.
   const cpu = (name) => figures[name].server_cpu_us_per_req;

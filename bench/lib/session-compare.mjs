@@ -2,7 +2,8 @@
  * Comparing two walks' tool results modulo what differs by construction (timestamps, session
  * indexes, uuids, planning paths, trace tokens, seals): each result is normalised, texts with a
  * bundle are split at the separator and compared part by part, and every difference is reported
- * as `{tool, call, part, mhl, public}`.
+ * as `{tool, call, part, mhl, public}`. Where every part agrees, the text as sent is compared too
+ * (part `text`: what parsing hides, such as key order, YAML anchors and blank lines).
  */
 import { parse } from 'yaml';
 import { SEPARATOR } from './session-walker.mjs';
@@ -96,6 +97,27 @@ export function resultParts(name, result, indexes, folders) {
   return parts;
 }
 
+/**
+ * A result's text modulo the same run-specific values: a JSON text re-serialised in its own key
+ * order, any other with its `content_hash` values masked (the parts compare those, bar the ones
+ * taken over text that names the session index).
+ */
+function sentText(result, indexes, folders) {
+  const text = normaliseText(result.content?.[0]?.text ?? '', indexes, folders);
+  const json = tryJson(text);
+  return json === undefined
+    ? text.replace(/(content_hash: )[0-9a-f]+/g, '$1<hash>')
+    : JSON.stringify(normaliseValue(json));
+}
+
+/** Where two texts first differ, with some context on both sides. */
+function firstDifference(x, y) {
+  let k = 0;
+  while (k < x.length && x[k] === y[k]) k++;
+  const around = (t) => ({ at: k, text: t.slice(Math.max(0, k - 80), k + 80) });
+  return [around(x), around(y)];
+}
+
 const stable = (v) =>
   JSON.stringify(v, (_k, x) =>
     x && typeof x === 'object' && !Array.isArray(x)
@@ -133,6 +155,7 @@ export function compareWalks(a, b, folders, kept = () => undefined) {
     const px = resultParts(x.name, x.result, indexes, folders);
     const py = resultParts(y.name, y.result, indexes, folders);
     const why = kept(x);
+    const before = diffs.length;
     for (const part of new Set([...Object.keys(px), ...Object.keys(py)])) {
       if (stable(px[part]) !== stable(py[part]))
         diffs.push({
@@ -143,6 +166,21 @@ export function compareWalks(a, b, folders, kept = () => undefined) {
           public: py[part],
           ...(why ? { kept: why } : {}),
         });
+    }
+    if (diffs.length === before) {
+      const tx = sentText(x.result, indexes, folders);
+      const ty = sentText(y.result, indexes, folders);
+      if (tx !== ty) {
+        const [mhl, pub] = firstDifference(tx, ty);
+        diffs.push({
+          tool: x.name,
+          call: i,
+          part: 'text',
+          mhl,
+          public: pub,
+          ...(why ? { kept: why } : {}),
+        });
+      }
     }
   }
   return diffs;

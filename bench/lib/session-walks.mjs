@@ -279,13 +279,11 @@ function probesFor({ resource, section, other, variable, child }) {
 
 /**
  * Probe calls whose results differ on purpose (docs/sessions.md, "Kept on purpose"): the reason,
- * else undefined. The public server answers both with a result that has no text, which an MCP
- * client rejects as malformed.
+ * else undefined. The public server answers an unset variable with a result that has no text,
+ * which an MCP client rejects as malformed.
  */
 export function keptOnPurpose(call) {
   if (call.name !== 'inspect_session') return undefined;
-  if (call.args.child_index !== undefined && call.result.isError)
-    return 'inspect_session: no such child is a tool error';
   if (call.args.variable === 'no_such') return 'inspect_session: an unset variable is null';
   return undefined;
 }

@@ -2,7 +2,7 @@
  * Side by side with the public workflow-server: the public server is built from its git
  * snapshot by scripts/build-workflow-server.mjs (into .cache/, never into src/), both servers run
  * the same walks of the corpus, and every result is compared modulo timestamps, indexes, uuids,
- * folders, tokens and seals. Everything but technique rendering must be identical; the kept and
+ * folders, tokens and seals. Everything must be identical; the kept and
  * the remaining differences are listed in docs/sessions.md. Needs the snapshot
  * (`WORKFLOW_SERVER_GIT`, default /work/.mirror/m2ux+workflow-server/repo): without it the test
  * is skipped with the reason printed.
@@ -28,14 +28,10 @@ const REPO = resolve(import.meta.dirname, '..', '..');
 const CORPUS = join(REPO, 'test', 'fixtures', 'sessions', 'corpus');
 const SNAPSHOT = process.env['WORKFLOW_SERVER_GIT'] ?? '/work/.mirror/m2ux+workflow-server/repo';
 /**
- * What still differs in technique rendering (docs/sessions.md, "Not yet matched"), as paths
- * into a part; a difference anywhere else in that part, or in any other part, fails.
+ * What still differs (docs/sessions.md, "Not yet matched"), as paths into a part; a difference
+ * anywhere else in that part, or in any other part, fails. Nothing at the last run.
  */
-const STILL_DIFFERS: Record<string, readonly RegExp[]> = {
-  // Counts the bundle characters below, so it moves with them.
-  'get_activity:body': [/^\.batch\.delivered_chars$/],
-  'get_activity:bundle': [/^\.step_techniques\.[^.]+\.protocol(\.|$)/],
-};
+const STILL_DIFFERS: Record<string, readonly RegExp[]> = {};
 
 /** The paths (`.a.b.0`) at which two parsed values differ. */
 function differingPaths(a: unknown, b: unknown, at = ''): string[] {
@@ -60,7 +56,7 @@ function unexpected(d: { tool: string; part: string; mhl: unknown; public: unkno
 describe('sessions side by side with the public workflow-server', () => {
   const missing = existsSync(SNAPSHOT) ? undefined : `no workflow-server snapshot at ${SNAPSHOT}`;
   if (missing !== undefined) process.stdout.write(`# skipped: ${missing}\n`);
-  test('gives the same results on the same walks, but for technique rendering', {
+  test('gives the same results on the same walks', {
     skip: missing,
   }, async () => {
     const entry = execFileSync(

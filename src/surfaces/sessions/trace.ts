@@ -39,7 +39,11 @@ export class TraceStore {
       list = [];
       this.#events.set(event.traceId, list);
     }
-    if (list.length < MAX_EVENTS) list.push({ ...event, spanId: randomUUID() });
+    // Keys in the public server's order (the span id right after the trace id).
+    if (list.length < MAX_EVENTS) {
+      const { traceId, ...rest } = event;
+      list.push({ traceId, spanId: randomUUID(), ...rest });
+    }
   }
 
   /** Every event of the session. */

@@ -7,11 +7,11 @@
 
 export interface TechniqueIo {
   id: string;
-  description: string;
+  description?: string;
   default?: string;
+  components?: Record<string, string>;
   artifact?: { name: string };
   audience?: 'human' | 'agent';
-  components?: Record<string, string>;
 }
 
 export interface ProtocolBlock {
@@ -41,76 +41,167 @@ function splitFrontmatter(text: string): { version: string | undefined; body: st
   return { version, body: text.slice(m[0].length) };
 }
 
-/** Sections of one heading level: `[title, body]` in order. */
+const linesOf = (text: string): string[] => text.split(/\r?\n/);
+
+/**
+ * Sections of one heading level: `[title, body]` in order, the body trimmed; text before the
+ * first heading belongs to none. A heading is exactly `level` hashes, whitespace and a title.
+ * Code fences are not tracked: a heading line inside one still starts a section, as on the
+ * public server (no corpus technique has one).
+ */
 function sections(text: string, level: number): [string, string][] {
-  const marker = `${'#'.repeat(level)} `;
+  const heading = new RegExp(`^#{${level}}\\s+(.+)$`);
   const out: [string, string][] = [];
   let current: [string, string[]] | undefined;
-  let fenced = false;
-  for (const line of text.split('\n')) {
-    if (/^\s*```/.test(line)) fenced = !fenced;
-    if (!fenced && line.startsWith(marker)) {
-      if (current) out.push([current[0], current[1].join('\n')]);
-      current = [line.slice(marker.length).trim(), []];
+  const flush = () => {
+    if (current) out.push([current[0], current[1].join('\n').trim()]);
+  };
+  for (const line of linesOf(text)) {
+    const h = heading.exec(line);
+    if (h) {
+      flush();
+      current = [(h[1] as string).trim(), []];
     } else current?.[1].push(line);
   }
-  if (current) out.push([current[0], current[1].join('\n')]);
+  flush();
   return out;
 }
 
-/** Text before the first heading of `level`, trimmed, paragraphs kept. */
-function lead(text: string, level: number): string {
-  const idx = text.search(new RegExp(`^${'#'.repeat(level)} `, 'm'));
-  return (idx === -1 ? text : text.slice(0, idx)).trim();
+/**
+ * The paragraphs of `text`: runs of non-blank lines (a whitespace-only line is blank), each
+ * trimmed, joined by one empty line however many blank lines stood between them.
+ */
+function paragraphs(text: string): string {
+  const out: string[] = [];
+  let run: string[] = [];
+  const close = () => {
+    const p = run.join('\n').trim();
+    if (p !== '') out.push(p);
+    run = [];
+  };
+  for (const line of linesOf(text)) {
+    if (line.trim() === '') close();
+    else run.push(line);
+  }
+  close();
+  return out.join('\n\n');
 }
 
-const unquote = (s: string) => s.trim().replace(/^`(.*)`$/s, '$1');
+/** Text before the first level-4 heading. */
+function lead(text: string): string {
+  const idx = text.search(/^####\s/m);
+  return idx === -1 ? text : text.slice(0, idx);
+}
 
-function parseIo(body: string, kind: 'inputs' | 'outputs'): TechniqueIo[] | undefined {
+/** A reserved value with its surrounding backticks (any number) taken off. */
+const unquote = (s: string) => s.replace(/^`+|`+$/g, '').trim();
+
+type Reserved = 'default' | 'artifact' | 'audience';
+
+/**
+ * One `### id` entry of Inputs or Outputs: its lead paragraphs (omitted when empty), reserved
+ * `####` members (titles matched case-insensitively) and the other `####` members as components,
+ * keys in the public server's order. Undefined when an artifact name or audience is invalid.
+ */
+function parseEntry(id: string, text: string, kind: 'inputs' | 'outputs'): TechniqueIo | undefined {
+  const reserved: Reserved[] = kind === 'inputs' ? ['default'] : ['artifact', 'audience'];
+  const found: Partial<Record<Reserved, string>> = {};
+  let components: Record<string, string> | undefined;
+  for (const [name, value] of sections(text, 4)) {
+    const key = reserved.find((r) => r === name.toLowerCase());
+    if (key !== undefined) found[key] = unquote(paragraphs(value));
+    else {
+      components ??= {};
+      components[name] = paragraphs(value);
+    }
+  }
+  const io: TechniqueIo = { id };
+  const description = paragraphs(lead(text));
+  if (description !== '') io.description = description;
+  if (found.default !== undefined) io.default = found.default;
+  if (components !== undefined) io.components = components;
+  if (found.artifact !== undefined) {
+    if (!ARTIFACT_NAME.test(found.artifact)) return undefined;
+    io.artifact = { name: found.artifact };
+  }
+  if (found.audience !== undefined) {
+    if (found.audience !== 'human' && found.audience !== 'agent') return undefined;
+    io.audience = found.audience;
+  }
+  return io;
+}
+
+/** The entries of Inputs or Outputs: undefined when there are none; null when one is invalid. */
+function parseIo(body: string, kind: 'inputs' | 'outputs'): TechniqueIo[] | undefined | null {
   const items: TechniqueIo[] = [];
   for (const [id, text] of sections(body, 3)) {
-    const io: TechniqueIo = { id, description: lead(text, 4) };
-    for (const [name, value] of sections(text, 4)) {
-      const v = unquote(value);
-      if (kind === 'inputs' && name === 'default') io.default = v;
-      else if (kind === 'outputs' && name === 'artifact') {
-        if (!ARTIFACT_NAME.test(v)) return undefined;
-        io.artifact = { name: v };
-      } else if (kind === 'outputs' && name === 'audience') {
-        if (v !== 'human' && v !== 'agent') return undefined;
-        io.audience = v;
-      } else {
-        io.components ??= {};
-        io.components[name] = value.trim();
-      }
-    }
+    const io = parseEntry(id, text, kind);
+    if (io === undefined) return null;
     items.push(io);
   }
-  return items;
+  return items.length > 0 ? items : undefined;
 }
 
-function bullets(text: string): string[] {
-  const steps: string[] = [];
-  for (const line of text.split('\n')) {
-    const b = /^\s*(?:[-*]|\d+\.)\s+(.*)$/.exec(line);
-    if (b) steps.push(b[1] as string);
-    else if (line.trim() !== '' && steps.length > 0 && /^\s/.test(line)) {
-      steps[steps.length - 1] += ` ${line.trim()}`;
-    }
-  }
-  return steps;
-}
+/** A list item: `-`, `*` or `N.`, whitespace, then at least one character. */
+const ITEM = /^\s*(?:[-*]|\d+\.)\s+(.+)$/;
 
-function parseProtocol(body: string): ProtocolBlock[] {
-  const blocks = sections(body, 3);
-  const toBlock = (text: string, title?: string): ProtocolBlock => {
-    const steps = bullets(text);
-    const body = steps.length > 0 ? steps : [text.trim()].filter(Boolean);
-    // Title first: the order the public server renders.
-    return title === undefined ? { steps: body } : { title, steps: body };
+/**
+ * The steps of a protocol block, as the public server reads them: each list item (nested ones
+ * too, at any indent) is a step; a non-blank line that is not an item is joined with one space
+ * to the open item, whatever its indent; a blank line closes the item, so text after it (an
+ * indented paragraph under a step, a fenced block after a blank line) is no step's until the
+ * next item, and is dropped, as is text before the first item. Fence lines are plain lines.
+ */
+function steps(text: string): string[] {
+  const out: string[] = [];
+  let open: string | undefined;
+  const close = () => {
+    if (open !== undefined) out.push(open.trim());
+    open = undefined;
   };
-  if (blocks.length === 0) return [toBlock(body)];
-  return blocks.map(([title, text]) => toBlock(text, title.replace(/^\d+\.\s*/, '')));
+  for (const line of linesOf(text)) {
+    const item = ITEM.exec(line);
+    if (item) {
+      close();
+      open = item[1] as string;
+    } else if (line.trim() === '') close();
+    else if (open !== undefined) open += ` ${line.trim()}`;
+  }
+  close();
+  return out;
+}
+
+/**
+ * A block's steps, or its paragraphs as one step when it has no list item; undefined when it
+ * has neither (the public server leaves such a block out).
+ */
+function toBlock(text: string, title?: string): ProtocolBlock | undefined {
+  const listed = steps(text);
+  const body = listed.length > 0 ? listed : [paragraphs(text)].filter((p) => p !== '');
+  if (body.length === 0) return undefined;
+  // Title first: the order the public server renders.
+  return title === undefined ? { steps: body } : { title, steps: body };
+}
+
+/** `### N. Title` blocks (ordinal off), else the whole body as one untitled block. */
+function parseProtocol(body: string): ProtocolBlock[] | undefined {
+  const titled = sections(body, 3);
+  const blocks =
+    titled.length === 0
+      ? [toBlock(body)]
+      : titled.map(([title, text]) => toBlock(text, title.replace(/^\d+\.\s*/, '').trim()));
+  const kept = blocks.filter((b): b is ProtocolBlock => b !== undefined);
+  return kept.length > 0 ? kept : undefined;
+}
+
+/** Named rules: each `### name` with its paragraphs; empty ones are left out. */
+function parseRules(body: string): Record<string, string> | undefined {
+  const rules: Record<string, string> = {};
+  for (const [name, text] of sections(body, 3)) {
+    const p = paragraphs(text);
+    if (p !== '') rules[name] = p;
+  }
+  return Object.keys(rules).length > 0 ? rules : undefined;
 }
 
 /** Rewrites `../resources/x.md#a` → `x#a` and `../../wf/resources/x.md` → `wf/x`. */
@@ -134,28 +225,24 @@ export function parseTechnique(id: string, text: string): Technique | undefined 
   for (const [title, value] of sections(rewriteLinks(body), 2)) {
     const key = title.toLowerCase();
     if (key === 'input' || key === 'output' || key === 'output(s)') return undefined;
-    parts.set(key, value);
+    // The first section of a title counts, as on the public server.
+    if (!parts.has(key)) parts.set(key, value);
   }
-  const capability = parts.get('capability')?.trim();
+  const capability = paragraphs(parts.get('capability') ?? '');
   if (!capability) return undefined;
   const technique: Technique = { id, version, capability };
-  const inputs = parts.get('inputs');
-  if (inputs !== undefined) {
-    const parsed = parseIo(inputs, 'inputs');
-    if (parsed === undefined) return undefined;
-    technique.inputs = parsed;
-  }
-  const outputs = parts.get('outputs');
-  if (outputs !== undefined) {
-    const parsed = parseIo(outputs, 'outputs');
-    if (parsed === undefined) return undefined;
-    technique.outputs = parsed;
+  for (const kind of ['inputs', 'outputs'] as const) {
+    const section = parts.get(kind);
+    if (section === undefined) continue;
+    const parsed = parseIo(section, kind);
+    if (parsed === null) return undefined;
+    if (parsed !== undefined) technique[kind] = parsed;
   }
   const protocol = parts.get('protocol');
-  if (protocol !== undefined) technique.protocol = parseProtocol(protocol);
+  const blocks = protocol === undefined ? undefined : parseProtocol(protocol);
+  if (blocks !== undefined) technique.protocol = blocks;
   const rules = parts.get('rules');
-  if (rules !== undefined) {
-    technique.rules = Object.fromEntries(sections(rules, 3).map(([k, v]) => [k, v.trim()]));
-  }
+  const named = rules === undefined ? undefined : parseRules(rules);
+  if (named !== undefined) technique.rules = named;
   return technique;
 }

@@ -147,10 +147,11 @@ function wrapProtocol(
   own: ProtocolBlock[] | undefined,
   outer: Technique[],
 ): ProtocolBlock[] | undefined {
-  const initial = outer.flatMap((t) => (t.protocol ?? []).filter((b) => b.title === 'Initial'));
-  const final = [...outer]
-    .reverse()
-    .flatMap((t) => (t.protocol ?? []).filter((b) => b.title === 'Final'));
+  // A wrapper block's title is matched as the public server matches it: trimmed, any case.
+  const titled = (t: Technique, name: string) =>
+    (t.protocol ?? []).filter((b) => (b.title ?? '').trim().toLowerCase() === name);
+  const initial = outer.flatMap((t) => titled(t, 'initial'));
+  const final = [...outer].reverse().flatMap((t) => titled(t, 'final'));
   const blocks = [...initial, ...(own ?? []), ...final];
   return blocks.length > 0 ? blocks : undefined;
 }

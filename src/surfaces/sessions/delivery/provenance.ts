@@ -142,7 +142,7 @@ export function inputSource(
   const fallback = (text: string, kind: Kind): Source => ({ text, kind, unresolved: false });
   if (input.default !== undefined)
     return fallback('declared default on the input (no session producer)', 'default');
-  if (OPTIONAL.test(input.description.trim()))
+  if (OPTIONAL.test((input.description ?? '').trim()))
     return fallback(
       'optional input (no session producer — supply from working context if available)',
       'optional',

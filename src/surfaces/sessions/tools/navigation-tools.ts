@@ -89,8 +89,9 @@ export const getWorkflow: SessionTool<typeof GetWorkflowInput> = {
       };
       await advanceSession(ctx.store, handle, ctx.clock, (s) => record(s, scope, key, hash));
       const warnings = noteWarnings(note, [drift]);
+      // The bundle keeps its final newline before the separator, as the public server's does.
       return textResult(
-        `${head.trimEnd()}${SEPARATOR}${toYaml(summary)}`,
+        `${head}${SEPARATOR}${toYaml(summary)}`,
         sessionMeta(state.sessionIndex, warnings),
       );
     });

@@ -415,13 +415,14 @@ export const inspectSession: SessionTool<typeof InspectInput> = {
     const { state } = openSession(ctx, args.session_index, note);
     const target =
       args.child_index === undefined ? state : state.triggeredWorkflows[args.child_index]?.state;
-    // The public server answers these two with no text at all, which clients reject as a
-    // malformed result; here they are a tool error and JSON null (docs/sessions.md, kept).
+    // Worded as the public server words a path that does not resolve to a child.
     if (target === undefined)
       throw new ToolFailure(
         TOOL_CODES.CHILD_NOT_FOUND,
-        `No child session at index ${args.child_index}: the session has ${state.triggeredWorkflows.length}.`,
+        `navigatePath: cannot index into non-object at jsonPath[1] (segment 'state'). Call start_session to create or resume a planning folder; the session_index is only valid against folders the server has previously sealed.`,
       );
+    // An unset variable is JSON null: the public server answers it with no text at all, which
+    // clients reject as a malformed result (docs/sessions.md, kept).
     const picked = project(target, args.view, args.variable, args.agent_id);
     return jsonResult(picked ?? null, sessionMeta(state.sessionIndex, []));
   },

@@ -28,7 +28,18 @@ function normaliseValue(value) {
   const out = {};
   for (const [k, v] of Object.entries(value)) {
     if (k === 'trace_token') out[k] = '<token>';
-    else if (k === 'uptime_seconds' || k === 'ts' || k === 'respondedAt' || k === 'yieldedAt')
+    // get_workflow_status's last_checkpoint carries a trace event's epoch seconds.
+    else if (k === 'timestamp' && typeof v === 'number') out[k] = '<n>';
+    // `ms`, `elapsed_ms`, `wall_clock_ms`: measured durations, wall clock like a timestamp.
+    else if (
+      k === 'uptime_seconds' ||
+      k === 'ts' ||
+      k === 'ms' ||
+      k === 'elapsed_ms' ||
+      k === 'wall_clock_ms' ||
+      k === 'respondedAt' ||
+      k === 'yieldedAt'
+    )
       out[k] = '<n>';
     else out[k] = normaliseValue(v);
   }
@@ -68,6 +79,7 @@ function sealedResourceHashes(bundle) {
 export function resultParts(name, result, indexes, folders) {
   const text = normaliseText(result.content?.[0]?.text ?? '', indexes, folders);
   const parts = { isError: Boolean(result.isError) };
+  if (result.thrown !== undefined) parts.thrown = result.thrown;
   const meta = result._meta
     ? normaliseValue(tryJson(normaliseText(JSON.stringify(result._meta), indexes, folders)))
     : undefined;
@@ -77,6 +89,10 @@ export function resultParts(name, result, indexes, folders) {
   if ((name === 'get_workflow' || name === 'get_activity') && cut !== -1) {
     parts.bundle = sealedResourceHashes(tryYaml(text.slice(0, cut)));
     parts.body = tryYaml(text.slice(cut + SEPARATOR.length));
+  } else if (name === 'get_resource' && /^delivery: unchanged$/m.test(text)) {
+    // The unchanged stub's hash is over the get_resource text, which names the session index.
+    const stub = tryYaml(text.slice(text.indexOf('\n\n') + 2));
+    parts.body = { header: text.slice(0, text.indexOf('\n\n')), ...stub, content_hash: '<hash>' };
   } else parts.body = normaliseValue(tryJson(text) ?? text);
   return parts;
 }
@@ -109,10 +125,19 @@ const stable = (v) =>
       : x,
   );
 
-/** Differences between two walks of the same workflow. */
-export function compareWalks(a, b, folders) {
+/**
+ * Differences between two walks of the same workflow. `kept(call)` names why a call's results
+ * differ on purpose (docs/sessions.md, "Kept on purpose"); its differences carry that as `kept`.
+ */
+export function compareWalks(a, b, folders, kept = () => undefined) {
   const diffs = [];
-  const indexes = [a.sessionIndex, b.sessionIndex];
+  // Child sessions a probe dispatched are run-specific indexes too.
+  const childIndexes = (w) =>
+    w.calls
+      .filter((c) => c.name === 'dispatch_child' && !c.result.isError)
+      .map((c) => tryJson(c.result.content?.[0]?.text ?? '')?.session_index)
+      .filter((i) => typeof i === 'string');
+  const indexes = [a.sessionIndex, b.sessionIndex, ...childIndexes(a), ...childIndexes(b)];
   const n = Math.max(a.calls.length, b.calls.length);
   for (let i = 0; i < n; i++) {
     const x = a.calls[i];
@@ -129,17 +154,32 @@ export function compareWalks(a, b, folders) {
     }
     const px = resultParts(x.name, x.result, indexes, folders);
     const py = resultParts(y.name, y.result, indexes, folders);
+    const why = kept(x);
     const before = diffs.length;
     for (const part of new Set([...Object.keys(px), ...Object.keys(py)])) {
       if (stable(px[part]) !== stable(py[part]))
-        diffs.push({ tool: x.name, call: i, part, mhl: px[part], public: py[part] });
+        diffs.push({
+          tool: x.name,
+          call: i,
+          part,
+          mhl: px[part],
+          public: py[part],
+          ...(why ? { kept: why } : {}),
+        });
     }
     if (diffs.length === before) {
       const tx = sentText(x.result, indexes, folders);
       const ty = sentText(y.result, indexes, folders);
       if (tx !== ty) {
         const [mhl, pub] = firstDifference(tx, ty);
-        diffs.push({ tool: x.name, call: i, part: 'text', mhl, public: pub });
+        diffs.push({
+          tool: x.name,
+          call: i,
+          part: 'text',
+          mhl,
+          public: pub,
+          ...(why ? { kept: why } : {}),
+        });
       }
     }
   }

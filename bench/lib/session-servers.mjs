@@ -2,7 +2,8 @@
  * Starting the two activity-session servers the comparison and the benchmark drive, each as a
  * child process on stdio with the official MCP SDK client: mhl (`dist/bin/mhl.js serve mcp
  * --profile sessions`) and the public workflow-server built by scripts/build-workflow-server.mjs.
- * Each gets its own workspace and key directory under `dir`; neither inherits secrets.
+ * Each gets its own workspace and key directory under `dir` (the public server its own HOME too);
+ * neither inherits secrets.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,7 +53,12 @@ export function startMhl(mhlBin, root, dir, extraEnv = {}) {
 export function startPublic(entry, root, dir) {
   const ws = join(dir, 'public', 'ws');
   mkdirSync(ws, { recursive: true });
+  // Its own HOME: a promoted transient session with a repo lands under
+  // ~/.local/share/workflow-server/projects, which must not be the real one.
+  const home = join(dir, 'public', 'home');
+  mkdirSync(home, { recursive: true });
   return connect(process.execPath, [entry], {
+    HOME: home,
     WORKFLOW_DIR: root,
     WORKFLOW_WORKSPACE: ws,
     WORKFLOW_SERVER_KEY_DIR: join(dir, 'public', 'key'),

@@ -17,11 +17,34 @@ export interface WalkOptions {
   endWithTerminal?: boolean;
   /** Passed to every get_activity (`reference`: reference-mode deliveries). */
   bundle?: 'reference' | 'full';
+  /** Added to the start_session arguments (e.g. `{ context_mode: 'persistent' }`). */
+  startArgs?: Record<string, unknown>;
+  /** Extra calls at fixed points of the walk, recorded (errors included) with the rest. */
+  probes?: WalkProbes;
+}
+export interface ProbeContext {
+  index: string;
+  probe: CallTool;
+  calls: WalkedCall[];
+}
+export interface WalkProbes {
+  start?: (c: ProbeContext) => Promise<void>;
+  activity?: (c: ProbeContext & { activity: string; visit: number }) => Promise<void>;
+  checkpoint?: (
+    c: ProbeContext & {
+      activity: string;
+      step: Record<string, unknown>;
+      phase: 'before-yield' | 'yielded' | 'responded' | 'resumed';
+    },
+  ) => Promise<void>;
+  end?: (c: ProbeContext) => Promise<void>;
 }
 export interface WalkedCall {
   name: string;
   args: Record<string, unknown>;
   result: ToolCallResult;
+  /** Made by a probe hook, not by the walk itself. */
+  probe?: boolean;
 }
 export interface Walk {
   sessionIndex: string;

@@ -167,7 +167,11 @@ function textOf(result) {
  * Walks `workflowId` to its end. `call(name, args)` performs one tool call and resolves to the
  * result; `options.policy(step, activityId)` picks checkpoint options; `options.simulate(id, bag)`
  * returns variables a real agent would set in that activity; `options.bundle` is passed to every
- * get_activity (`'reference'` for reference-mode deliveries). Resolves to
+ * get_activity (`'reference'` for reference-mode deliveries); `options.startArgs` are added to
+ * start_session (e.g. `context_mode`); `options.probes` are hooks
+ * (`start` after get_workflow, `activity` after each get_activity, `checkpoint` at each phase of a checkpoint, `end` after the
+ * terminal next_activity) that make extra calls through `probe`, recorded even when they fail, so
+ * the comparison covers the tools and paths a walk itself never takes. Resolves to
  * `{sessionIndex, path, calls, status}`.
  */
 export async function walk(call, workflowId, options = {}) {
@@ -181,13 +185,28 @@ export async function walk(call, workflowId, options = {}) {
     if (result.isError) throw new Error(`${name} failed: ${textOf(result).slice(0, 300)}`);
     return result;
   };
+  // A probe call is recorded like any other but may fail: error results are compared too.
+  // A protocol-level failure (the client rejecting a malformed result) is recorded as such.
+  const probe = async (name, args) => {
+    let result;
+    try {
+      result = await call(name, args);
+    } catch (e) {
+      result = { isError: true, thrown: e?.code ?? String(e), content: [] };
+    }
+    calls.push({ name, args, result, probe: true });
+    return result;
+  };
+  const hooks = options.probes ?? {};
   const started = await invoke('start_session', {
     workflow_id: workflowId,
     agent_id: 'e2e-walker',
+    ...(options.startArgs ?? {}),
   });
   const { session_index: index } = JSON.parse(textOf(started));
   const wfText = textOf(await invoke('get_workflow', { session_index: index }));
   const summary = parse(wfText.slice(wfText.indexOf(SEPARATOR) + SEPARATOR.length));
+  await hooks.start?.({ index, probe, calls });
   const bag = {};
   for (const v of summary.variables ?? [])
     if (v.defaultValue !== undefined) bag[v.name] = structuredClone(v.defaultValue);
@@ -206,7 +225,10 @@ export async function walk(call, workflowId, options = {}) {
       activity_id: current,
       ...(manifest ? { step_manifest: manifest } : {}),
     });
-    if (current === TERMINAL) break;
+    if (current === TERMINAL) {
+      await hooks.end?.({ index, probe, calls });
+      break;
+    }
     const got = await invoke('get_activity', {
       session_index: index,
       context_tokens: contextTokens,
@@ -215,6 +237,7 @@ export async function walk(call, workflowId, options = {}) {
     const text = textOf(got);
     const activity = parse(text.slice(text.indexOf(SEPARATOR) + SEPARATOR.length));
     const bundled = new Set(got._meta?.bundled_steps ?? []);
+    await hooks.activity?.({ index, activity: current, visit: path.length, probe, calls });
     manifest = [];
     let jump;
     const run = async (steps) => {
@@ -223,7 +246,10 @@ export async function walk(call, workflowId, options = {}) {
         if (step.kind === 'loop' && step.id !== undefined)
           manifest.push({ step_id: step.id, output: 'done' });
         if (step.kind === 'checkpoint')
-          jump = (await checkpoint(invoke, index, step, current, policy, bag)) ?? jump;
+          jump =
+            (await checkpoint(invoke, index, step, current, policy, bag, (phase) =>
+              hooks.checkpoint?.({ index, activity: current, step, phase, probe, calls }),
+            )) ?? jump;
         else if (step.kind === 'loop') await run(step.steps);
         else if (step.kind === 'technique' && !bundled.has(step.id))
           await invoke('get_technique', { session_index: index, step_id: step.id });
@@ -243,20 +269,24 @@ export async function walk(call, workflowId, options = {}) {
   return { sessionIndex: index, path, calls };
 }
 
-async function checkpoint(invoke, index, step, activityId, policy, bag) {
+async function checkpoint(invoke, index, step, activityId, policy, bag, at = async () => {}) {
   const option = policy(step, activityId);
+  await at('before-yield');
   const y = JSON.parse(
     textOf(await invoke('yield_checkpoint', { session_index: index, checkpoint_id: step.id })),
   );
   let effect;
   if (y.status === 'replayed') effect = y.effect;
   else {
+    await at('yielded');
     await invoke('present_checkpoint', { session_index: index });
     const r = JSON.parse(
       textOf(await invoke('respond_checkpoint', { session_index: index, option_id: option })),
     );
     effect = r.effect;
+    await at('responded');
     await invoke('resume_checkpoint', { session_index: index });
+    await at('resumed');
   }
   Object.assign(bag, effect?.setVariable ?? {});
   return effect?.transitionTo;

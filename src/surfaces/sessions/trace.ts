@@ -39,7 +39,11 @@ export class TraceStore {
       list = [];
       this.#events.set(event.traceId, list);
     }
-    if (list.length < MAX_EVENTS) list.push({ ...event, spanId: randomUUID() });
+    // Keys in the public server's order (the span id right after the trace id).
+    if (list.length < MAX_EVENTS) {
+      const { traceId, ...rest } = event;
+      list.push({ traceId, spanId: randomUUID(), ...rest });
+    }
   }
 
   /** Every event of the session. */
@@ -74,27 +78,65 @@ export function signTrace(
   return `${encoded}.${createHmac('sha256', key).update(encoded).digest('hex')}`;
 }
 
-/** The decoded payload of a token, or the reason it is refused. */
+const RETRY_HINT =
+  'If the token is invalid, you can omit the trace_tokens parameter and use server-side tracing instead.';
+
+/** Payload fields a token must carry, with the type each must have. */
+const PAYLOAD_FIELDS: [string, string][] = [
+  ['sid', 'string'],
+  ['act', 'string'],
+  ['from', 'number'],
+  ['to', 'number'],
+  ['n', 'number'],
+  ['t0', 'number'],
+  ['t1', 'number'],
+  ['ts', 'number'],
+];
+
+/**
+ * The decoded payload of a token, or the reason it is refused, worded as the public server
+ * words it (the agent reads these in `token_errors`).
+ */
 export function verifyTrace(
   key: Buffer,
   token: string,
 ): { payload: Record<string, unknown> } | { error: string } {
   const dot = token.lastIndexOf('.');
-  if (dot <= 0) return { error: 'malformed token' };
+  if (dot === -1)
+    return {
+      error:
+        'Invalid trace token: the token is malformed (missing signature segment). ' +
+        'A valid trace token must contain a "." separator between the payload and HMAC signature. ' +
+        'This usually means the token was truncated or the value passed is not a trace token. ' +
+        'Trace tokens are returned in the _meta.trace_token field of next_activity responses. ' +
+        RETRY_HINT,
+    };
   const encoded = token.slice(0, dot);
   const expected = Buffer.from(createHmac('sha256', key).update(encoded).digest('hex'));
   const given = Buffer.from(token.slice(dot + 1));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    return { error: 'signature mismatch' };
-  }
-  try {
     return {
-      payload: JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as Record<
-        string,
-        unknown
-      >,
+      error:
+        'Invalid trace token: HMAC signature verification failed. ' +
+        'The token was either signed by a different server instance (e.g., the server was restarted and generated a new signing key), ' +
+        'or the token has been tampered with. ' +
+        RETRY_HINT,
     };
-  } catch {
-    return { error: 'malformed payload' };
   }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'));
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) };
+  }
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
+    return { error: 'Invalid trace token: payload is not an object' };
+  const p = payload as Record<string, unknown>;
+  const bad = PAYLOAD_FIELDS.filter(([k, t]) => typeof p[k] !== t).map(
+    ([k, t]) => `${k} (expected ${t})`,
+  );
+  if (!Array.isArray(p['events'])) bad.push('events (expected array)');
+  if (bad.length > 0)
+    return { error: `Invalid trace token: malformed payload fields: ${bad.join(', ')}` };
+  return { payload: p };
 }

@@ -130,3 +130,21 @@ export function startStep(
       historyEvent(clock, 'step_started', { activity, data: { stepId, agentId } }),
     );
 }
+
+/**
+ * Records a fresh `activity_dispatched` for `scope` when it has none: an out-of-band dispatch
+ * may never call get_activity, so its first content fetch under its own agent id is what
+ * announces it (without `chars`, so the batch counts nothing for it).
+ */
+export function recordFirstArrival(state: SessionFile, clock: Clock, scope: string): void {
+  const seen = state.history.some(
+    (e) => e.type === 'activity_dispatched' && e.data?.['agentId'] === scope,
+  );
+  if (seen) return;
+  state.history.push(
+    historyEvent(clock, 'activity_dispatched', {
+      ...(state.currentActivity ? { activity: state.currentActivity } : {}),
+      data: { agentId: scope, dispatch: 'fresh' },
+    }),
+  );
+}

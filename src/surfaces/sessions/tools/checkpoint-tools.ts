@@ -77,26 +77,28 @@ export const yieldCheckpoint: SessionTool<typeof YieldInput> = {
       if (cp !== undefined)
         throw new ToolFailure(
           TOOL_CODES.CHECKPOINT_ACTIVE,
-          `Checkpoint '${cp.checkpointId}' is already active on activity '${cp.activityId}'; the orchestrator must call respond_checkpoint first.`,
+          `Cannot yield checkpoint '${args.checkpoint_id}': Checkpoint '${cp.checkpointId}' is already active and awaiting orchestrator resolution.`,
         );
       const { wf, drift } = sessionWorkflow(ctx, state);
       const activity = findActivity(wf, state.currentActivity);
       const def = findCheckpoint(activity, args.checkpoint_id);
-      const adhocGiven = args.message !== undefined || args.options !== undefined;
-      if (def !== undefined && adhocGiven)
+      // Supplying a whole decision (message and options) is what admits an undeclared id, so a
+      // mistyped id without one still fails; a declared one owns its wording.
+      const adhoc = args.message !== undefined && args.options !== undefined;
+      if (def !== undefined && adhoc)
         throw new ToolFailure(
           TOOL_CODES.CHECKPOINT_INVALID,
-          `Checkpoint '${args.checkpoint_id}' is declared by the activity; do not pass message or options.`,
+          `Checkpoint '${args.checkpoint_id}' is declared by activity '${state.currentActivity}', which owns its message and options. Yield it by id alone.`,
         );
-      if (def === undefined && (args.message === undefined || args.options === undefined)) {
+      if (def === undefined && !adhoc) {
         throw new ToolFailure(
           TOOL_CODES.CHECKPOINT_INVALID,
-          `Checkpoint '${args.checkpoint_id}' is not declared in activity '${state.currentActivity}': an ad-hoc checkpoint needs both message and options.`,
+          `Checkpoint not found: ${args.checkpoint_id} in activity ${state.currentActivity}. ` +
+            "To decide something this activity does not declare, pass 'message' and at least two 'options' with this id.",
         );
       }
       const key = `${state.currentActivity}-${args.checkpoint_id}`;
       const prior = state.checkpointResponses[key];
-      const message = def?.message ?? args.message ?? '';
       const warnings = noteWarnings(note, [drift]);
       if (prior !== undefined) {
         await advanceSession(ctx.store, handle, ctx.clock, (s) => {
@@ -115,7 +117,7 @@ export const yieldCheckpoint: SessionTool<typeof YieldInput> = {
             checkpoint_id: args.checkpoint_id,
             session_index: state.sessionIndex,
             resolved_option: prior.optionId,
-            message,
+            message: `Checkpoint '${args.checkpoint_id}' already has a recorded response (option '${prior.optionId}') from a prior run. The stored response has been replayed; apply any returned effect to your local state and continue execution WITHOUT yielding to the orchestrator.`,
             ...(effect ? { effect } : {}),
           },
           sessionMeta(state.sessionIndex, warnings),
@@ -170,7 +172,7 @@ export const presentCheckpoint: SessionTool<typeof IndexOnly> = {
     if (cp === undefined)
       throw new ToolFailure(
         TOOL_CODES.NO_ACTIVE_CHECKPOINT,
-        'There is no active checkpoint (no active checkpoint to present).',
+        `present_checkpoint: no active checkpoint on session '${state.sessionIndex}'. The worker must yield a checkpoint via yield_checkpoint before the orchestrator can present it.`,
       );
     const { wf, drift } = sessionWorkflow(ctx, state);
     const warnings = noteWarnings(note, [drift]);
@@ -229,6 +231,13 @@ export const respondCheckpoint: SessionTool<typeof RespondInput> = {
   run: async (args, ctx, note) => {
     return inSession(ctx, args.session_index, note, undefined, async (handle) => {
       const { state } = handle;
+      // The gate is checked before the arguments, as the public server checks it.
+      const cp = state.activeCheckpoint;
+      if (cp === undefined)
+        throw new ToolFailure(
+          TOOL_CODES.NO_ACTIVE_CHECKPOINT,
+          `respond_checkpoint: no active checkpoint on session '${state.sessionIndex}'. The worker must yield a checkpoint via yield_checkpoint before the orchestrator can respond to it.`,
+        );
       const modes = [
         args.option_id !== undefined,
         args.auto_advance === true,
@@ -237,13 +246,7 @@ export const respondCheckpoint: SessionTool<typeof RespondInput> = {
       if (modes !== 1)
         throw new ToolFailure(
           TOOL_CODES.CHECKPOINT_INVALID,
-          'Exactly one of option_id, auto_advance or condition_not_met must be given.',
-        );
-      const cp = state.activeCheckpoint;
-      if (cp === undefined)
-        throw new ToolFailure(
-          TOOL_CODES.NO_ACTIVE_CHECKPOINT,
-          'There is no active checkpoint to respond to (no active checkpoint).',
+          'Exactly one of option_id, auto_advance, or condition_not_met must be provided.',
         );
       const { wf, drift } = sessionWorkflow(ctx, state);
       const def =
@@ -257,13 +260,13 @@ export const respondCheckpoint: SessionTool<typeof RespondInput> = {
         if (elapsed < ctx.settings.minResponseSeconds) {
           throw new ToolFailure(
             TOOL_CODES.CHECKPOINT_INVALID,
-            `Response too fast: ${elapsed}s since the checkpoint was yielded; at least ${ctx.settings.minResponseSeconds}s must pass so the user can read it.`,
+            `Checkpoint response too fast (${elapsed}s < ${ctx.settings.minResponseSeconds}s minimum). Present the checkpoint to the user before responding.`,
           );
         }
         if (!options.some((o) => o.id === args.option_id)) {
           throw new ToolFailure(
             TOOL_CODES.CHECKPOINT_INVALID,
-            `Invalid option '${args.option_id}'. Valid options: [${options.map((o) => o.id).join(', ')}]`,
+            `Invalid option '${args.option_id}' for checkpoint '${cp.checkpointId}'. Valid options: [${options.map((o) => o.id).join(', ')}]`,
           );
         }
         optionId = args.option_id;
@@ -271,21 +274,21 @@ export const respondCheckpoint: SessionTool<typeof RespondInput> = {
         if (def?.defaultOption === undefined || def.autoAdvanceMs === undefined) {
           throw new ToolFailure(
             TOOL_CODES.CHECKPOINT_INVALID,
-            `Checkpoint '${cp.checkpointId}' cannot auto-advance: missing defaultOption or autoAdvanceMs.`,
+            `Cannot auto-advance checkpoint '${cp.checkpointId}': missing defaultOption or autoAdvanceMs.`,
           );
         }
         const wait = Math.ceil(def.autoAdvanceMs / 1000);
         if (elapsed < wait)
           throw new ToolFailure(
             TOOL_CODES.CHECKPOINT_INVALID,
-            `Auto-advance too early: ${elapsed}s of ${wait}s have passed.`,
+            `Auto-advance timer not elapsed for checkpoint '${cp.checkpointId}' (${elapsed}s < ${wait}s). Wait for the full autoAdvanceMs (${def.autoAdvanceMs}ms) before auto-advancing.`,
           );
         optionId = def.defaultOption;
       } else {
         if (def?.condition === undefined)
           throw new ToolFailure(
             TOOL_CODES.CHECKPOINT_INVALID,
-            `Checkpoint '${cp.checkpointId}' has no condition field; it cannot be dismissed with condition_not_met.`,
+            `Cannot dismiss checkpoint '${cp.checkpointId}': it has no condition field. Only conditional checkpoints can be dismissed with condition_not_met.`,
           );
         optionId = '__condition_not_met__';
       }
@@ -357,7 +360,7 @@ export const resumeCheckpoint: SessionTool<typeof IndexOnly> = {
       if (cp !== undefined) {
         throw new ToolFailure(
           TOOL_CODES.CHECKPOINT_ACTIVE,
-          `Checkpoint '${cp.checkpointId}' is still active on activity '${cp.activityId}'; wait for the orchestrator to call respond_checkpoint.`,
+          `Cannot resume: Checkpoint '${cp.checkpointId}' is still active and has not been resolved by the orchestrator.`,
         );
       }
       await advanceSession(ctx.store, handle, ctx.clock, () => {});

@@ -34,6 +34,7 @@ export const TOOL_CODES = {
   INVALID_PATH: 'INVALID_PATH',
   REPO_CONFLICT: 'REPO_CONFLICT',
   BATCH_FULL: 'BATCH_FULL',
+  CHILD_NOT_FOUND: 'CHILD_NOT_FOUND',
 } as const;
 
 /** Refuses while a checkpoint is active (every gated tool, spec §3.7). */

@@ -14,12 +14,12 @@ import { resolveTechnique, techniqueObject } from '../definition/techniques.js';
 import { contentHash, delivered, record, referenceMode } from '../delivery/ledger.js';
 import { decoratedTechnique } from '../delivery/provenance.js';
 import { resourceText } from '../delivery/resource-links.js';
+import { responseLedger } from '../delivery/response-ledger.js';
 import { stepTechnique } from '../delivery/steps.js';
-import { advanceSession, historyEvent, startStep } from '../store/advance.js';
+import { advanceSession, historyEvent, recordFirstArrival, startStep } from '../store/advance.js';
 import {
   AgentIdParam,
   inGatedSession,
-  jsonResult,
   noteWarnings,
   SessionIndexParam,
   scopeOf,
@@ -63,10 +63,17 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
       if (args.activity_id !== undefined && args.activity_id !== current) {
         throw new ToolFailure(
           TOOL_CODES.ACTIVITY_NOT_FOUND,
-          `activity_id '${args.activity_id}' is not the session's current activity; the current activity is '${current || 'none'}'.`,
+          `get_technique: this session's current activity is '${current}', not the '${args.activity_id}' you were dispatched for. ` +
+            "A step id resolves against the current activity, so fetching now would return another activity's technique. " +
+            'Report the mismatch to your orchestrator rather than retrying without activity_id.',
         );
       }
       const activity = current ? findActivity(wf, current) : undefined;
+      if (current && activity === undefined)
+        throw new ToolFailure(
+          TOOL_CODES.ACTIVITY_NOT_FOUND,
+          `Activity '${current}' not found in workflow '${wf.id}'.`,
+        );
       const warnings: (string | null)[] = [drift];
       let object: Record<string, unknown>;
       let techniqueId: string;
@@ -74,7 +81,7 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
         if (activity === undefined)
           throw new ToolFailure(
             TOOL_CODES.ACTIVITY_NOT_FOUND,
-            'No current activity in session state. Call next_activity first.',
+            'Cannot provide step_id when no activity is active. Call next_activity first.',
           );
         const steps = flattenSteps(activity.steps);
         const step = steps.find((s) => s.id === args.step_id);
@@ -87,7 +94,7 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
         if (step.kind !== 'technique')
           throw new ToolFailure(
             TOOL_CODES.TECHNIQUE_NOT_FOUND,
-            `Step '${args.step_id}' has no technique binding.`,
+            `Step '${args.step_id}' in activity '${activity.id}' has no associated technique.`,
           );
         const c = stepTechnique(ctx.root, activity, step);
         if (c === undefined)
@@ -107,15 +114,16 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
         techniqueId = c.resolvedId;
       } else {
         const ref = activity !== undefined ? activity.techniques?.[0] : wf.techniques.workflow[0];
-        const c =
-          ref === undefined
-            ? undefined
-            : resolveTechnique(ctx.root, ref, activity?.sourceWorkflow ?? wf.id, activity?.id);
-        if (c === undefined)
+        if (ref === undefined)
           throw new ToolFailure(
             TOOL_CODES.TECHNIQUE_NOT_FOUND,
-            `Technique not found: ${ref ?? '(none declared)'}`,
+            activity !== undefined
+              ? `Activity '${activity.id}' does not declare any activity-level techniques.`
+              : `Workflow '${wf.id}' does not declare any workflow-level techniques.`,
           );
+        const c = resolveTechnique(ctx.root, ref, activity?.sourceWorkflow ?? wf.id, activity?.id);
+        if (c === undefined)
+          throw new ToolFailure(TOOL_CODES.TECHNIQUE_NOT_FOUND, `Technique not found: ${ref}`);
         object = techniqueObject(c);
         techniqueId = c.resolvedId;
       }
@@ -123,16 +131,23 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
       const text = toYaml(object);
       const hash = contentHash(text);
       const key = `technique:${techniqueId}`;
-      const unchanged =
-        referenceMode(state, args.bundle, args.full) && delivered(state, scope, key, hash);
+      const reference = referenceMode(state, args.bundle, args.full);
+      const unchanged = reference && delivered(state, scope, key, hash);
+      // Under reference delivery a full answer still collapses the shared blocks (contract,
+      // rules, provenance preamble) this agent already holds, and records theirs; the whole
+      // technique's hash stays over the uncollapsed text, so an identical refetch collapses.
+      let body = text;
       await advanceSession(ctx.store, handle, ctx.clock, (s) => {
+        if (reference && !unchanged) body = toYaml(responseLedger(s, scope, true).blocks(object));
         record(s, scope, key, hash);
         s.currentTechnique = techniqueId;
+        recordFirstArrival(s, ctx.clock, scope);
+        // `chars` is the composed size on both paths, so the ledger sums what fetches cost to build.
         const data = {
           techniqueId,
           ...(args.step_id ? { stepId: args.step_id } : {}),
           agentId: scope,
-          chars: unchanged ? 0 : text.length,
+          chars: text.length,
           delivery: unchanged ? 'unchanged' : 'full',
         };
         s.history.push(historyEvent(ctx.clock, 'technique_fetched', { activity: current, data }));
@@ -140,18 +155,19 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
       });
       const list = noteWarnings(note, warnings);
       if (unchanged) {
-        return jsonResult(
-          {
-            id: techniqueId,
-            delivery: 'unchanged',
-            content_hash: hash,
-            note: 'This technique is unchanged since it was last delivered to this agent.',
-          },
+        const stub = toYaml({
+          id: techniqueId,
+          delivery: 'unchanged',
+          content_hash: hash,
+          note: 'Byte-identical to the composed technique already delivered to this agent context — reuse it from your context. Pass full: true to re-fetch the full content.',
+        });
+        return textResult(
+          `session_index: ${state.sessionIndex}\n\n${stub}`,
           sessionMeta(state.sessionIndex, list, { delivery: 'unchanged' }),
         );
       }
       return textResult(
-        `session_index: ${state.sessionIndex}\n\n${text}`,
+        `session_index: ${state.sessionIndex}\n\n${body}`,
         sessionMeta(state.sessionIndex, list),
       );
     });
@@ -192,7 +208,7 @@ export const getResource: SessionTool<typeof ResourceInput> = {
       if (resource === undefined)
         throw new ToolFailure(
           TOOL_CODES.RESOURCE_NOT_FOUND,
-          `Resource not found: ${args.resource_id}`,
+          `Resource not found: ${ref.id} in workflow ${ref.wf}`,
         );
       let body = resource.body;
       if (ref.section !== undefined) {
@@ -215,13 +231,14 @@ export const getResource: SessionTool<typeof ResourceInput> = {
         referenceMode(state, args.bundle, args.full) && delivered(state, scope, key, hash);
       await advanceSession(ctx.store, handle, ctx.clock, (s) => {
         record(s, scope, key, hash);
+        recordFirstArrival(s, ctx.clock, scope);
         s.history.push(
           historyEvent(ctx.clock, 'resource_fetched', {
             activity: s.currentActivity || undefined,
             data: {
               resourceId: args.resource_id,
               agentId: scope,
-              chars: unchanged ? 0 : text.length,
+              chars: text.length,
               delivery: unchanged ? 'unchanged' : 'full',
             },
           }),
@@ -229,8 +246,14 @@ export const getResource: SessionTool<typeof ResourceInput> = {
       });
       const list = noteWarnings(note, [drift]);
       if (unchanged) {
-        return jsonResult(
-          { id: resource.id, delivery: 'unchanged', content_hash: hash },
+        const stub = toYaml({
+          resource_id: args.resource_id,
+          delivery: 'unchanged',
+          content_hash: hash,
+          note: 'Byte-identical to the resource already delivered to this agent context — reuse it from your context. Pass full: true to re-fetch the full content.',
+        });
+        return textResult(
+          `session_index: ${state.sessionIndex}\n\n${stub}`,
           sessionMeta(state.sessionIndex, list, { delivery: 'unchanged' }),
         );
       }

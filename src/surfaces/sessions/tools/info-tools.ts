@@ -38,13 +38,14 @@ export const discover: SessionTool<typeof NoInput> = {
   traced: false,
   readOnly: true,
   run: (_args, ctx) => {
-    const protocol = readText(join(ctx.root, 'meta', 'resources', 'bootstrap-protocol.md')) ?? '';
-    const head = [
+    const protocol = readText(join(ctx.root, 'meta', 'resources', 'bootstrap-protocol.md'));
+    const lines = [
       `server: ${ctx.settings.serverName}`,
       `version: ${ctx.settings.serverVersion}`,
-      'repo_binding: required_on_start_session',
-    ].join('\n');
-    return textResult(`${head}\n\n${protocol}`);
+      'repo_binding: required — pass repo: "owner/repo" on start_session, derived from git via version-control::resolve-host-repo (the origin remote of the outermost superproject that claims the workspace checkout). The user or workspace AGENTS.md is a fallback only where that derivation yields nothing: a workspace that is not a git repo, or a host with no origin remote.',
+    ];
+    if (protocol !== undefined) lines.push('', protocol);
+    return textResult(lines.join('\n'));
   },
 };
 

@@ -85,7 +85,7 @@ export const getWorkflow: SessionTool<typeof GetWorkflowInput> = {
         })),
         ...(wf.activityLoadErrors.length ? { activity_load_errors: wf.activityLoadErrors } : {}),
         session_index: state.sessionIndex,
-        planning_folder_path: state.planningFolderPath,
+        planning_folder_path: state.planningFolderPath ?? handle.folder,
       };
       await advanceSession(ctx.store, handle, ctx.clock, (s) => record(s, scope, key, hash));
       const warnings = noteWarnings(note, [drift]);
@@ -258,7 +258,8 @@ export const nextActivity: SessionTool<typeof NextInput> = {
             data: { published: args.progress_published },
           });
         if (terminal || args.activity_id === 'complete') {
-          ev('workflow_completed', { activity: args.activity_id });
+          // No activity: completion belongs to the run, not to the sentinel it ended on.
+          ev('workflow_completed');
           s.status = 'completed';
         }
       });

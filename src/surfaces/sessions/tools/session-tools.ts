@@ -179,9 +179,11 @@ async function create(
   note: CallNote,
 ) {
   const index = ctx.store.indexFor(folder);
+  // A transient folder is not a planning folder: the file records none (get_workflow still
+  // reports where the session lives), as the public server records none.
   const state = newSessionFile(wf, index, args.agent_id, ctx.clock, {
     userRequest: args.user_request,
-    folder,
+    ...(transient ? {} : { folder }),
     repo,
     contextMode: args.context_mode,
   });
@@ -276,7 +278,8 @@ export const dispatchChild: SessionTool<typeof DispatchInput> = {
   input: DispatchInput,
   traced: true,
   run: async (args, ctx, note) => {
-    return inSession(ctx, args.session_index, note, undefined, async (handle) => {
+    // Traced under the child's agent, as the public server traces it.
+    return inSession(ctx, args.session_index, note, args.agent_id, async (handle) => {
       const parent = handle.state;
       const wf = loadWorkflow(ctx.root, args.workflow_id);
       const repo = checkRepo(args.repo);
@@ -294,9 +297,9 @@ export const dispatchChild: SessionTool<typeof DispatchInput> = {
       const path = [...handle.path, 'triggeredWorkflows', n, 'state'].join('.');
       const childIndex = ctx.store.indexFor(target, path);
       const userRequest = parent.variables['user_request'];
+      // The child lives in the parent's file, so it records no planning folder of its own.
       const child = newSessionFile(wf, childIndex, args.agent_id, ctx.clock, {
         userRequest: typeof userRequest === 'string' ? userRequest : undefined,
-        folder: target,
         repo: parent.repo,
         contextMode: args.context_mode,
       });
@@ -316,6 +319,7 @@ export const dispatchChild: SessionTool<typeof DispatchInput> = {
           });
           s.history.push(
             historyEvent(ctx.clock, 'workflow_triggered', {
+              ...(s.currentActivity ? { activity: s.currentActivity } : {}),
               data: { workflowId: wf.id, sessionIndex: childIndex },
             }),
           );

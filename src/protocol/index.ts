@@ -8,7 +8,6 @@ export { cancelTarget } from './builtins.js';
 export type {
   ClientRequester,
   Connection,
-  EagerMethodHandler,
   ErrorSite,
   MethodHandler,
   ProgressReporter,

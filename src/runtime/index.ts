@@ -11,7 +11,6 @@ export {
   type ExecuteOptions,
   type Execution,
   executeWorkflow,
-  startWorkflow,
   type WorkflowState,
 } from './execute.js';
 export type { VaultLookup } from './interpreter/builtins.js';

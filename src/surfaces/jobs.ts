@@ -159,8 +159,7 @@ function startJob(
     tool,
     owner: ownerOf(ctx),
     timeoutMs: call.timeoutMs,
-    // A job always runs in the background: an answer without a promise is made one here.
-    run: async (signal) => call.run(signal),
+    run: (signal) => call.run(signal),
   });
   if (started === 'jobs_full') {
     return toolError(

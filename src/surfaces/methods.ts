@@ -3,21 +3,18 @@
  * only in some eras, those eras. A server registers them with its dispatcher in one place, so a
  * surface never needs the dispatcher itself.
  */
-import type { Dispatcher, EagerMethodHandler, Era, MethodHandler } from '../protocol/index.js';
+import type { Dispatcher, Era, MethodHandler } from '../protocol/index.js';
 
-/** One method a surface answers; its handler may be eager (`tools/call`'s is). */
-export interface MethodEntry<H extends EagerMethodHandler = MethodHandler> {
+/** One method a surface answers. */
+export interface MethodEntry {
   readonly method: string;
-  readonly handler: H;
+  readonly handler: MethodHandler;
   /** The eras the method exists in; all of them when absent. */
   readonly eras?: readonly Era[];
 }
 
 /** Registers every entry with `dispatcher` (a name taken twice throws, as `register` does). */
-export function registerMethods(
-  dispatcher: Dispatcher,
-  entries: readonly MethodEntry<EagerMethodHandler>[],
-): void {
+export function registerMethods(dispatcher: Dispatcher, entries: readonly MethodEntry[]): void {
   for (const { method, handler, eras } of entries) {
     dispatcher.register(method, handler, eras === undefined ? {} : { eras });
   }

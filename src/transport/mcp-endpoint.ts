@@ -160,8 +160,7 @@ export class McpEndpoint {
       });
     }
     const started = performance.now();
-    // `on`, not `once` (which wraps the listener): a response finishes once.
-    res.on('finish', () =>
+    res.once('finish', () =>
       this.#options.metrics.observeRequest((performance.now() - started) / 1000),
     );
     if (req.method === 'DELETE') return this.#delete(req, res);

@@ -126,7 +126,7 @@ describe('replicas on one PostgreSQL store', () => {
     await call(c, 'run/cancel', { runId }, alice);
     const canceled = await until(
       async () => ((await status(b, runId))['state'] === 'canceled' ? Date.now() : undefined),
-      { what: 'the cancel to reach the executing replica', timeoutMs: 10_000 },
+      { what: 'the cancel to reach the executing replica', timeoutMs: 20_000 },
     );
     // Within a second (seed 000), the status poll's own back-off included.
     t.diagnostic(`cancel reached the executing replica in ${canceled - asked} ms`);
@@ -327,7 +327,9 @@ describe('replicas on one PostgreSQL store', () => {
     server(a).child.kill('SIGSTOP');
     await until(async () => ((await status(b, runId))['state'] === 'failed' ? true : undefined), {
       what: 'the stopped replica’s lease to lapse',
-      timeoutMs: 10_000,
+      // Waits on the event, not a time bound: a 2 s lease on a loaded 2-core machine (three
+      // replicas, PostgreSQL and the runner) has lapsed in the store long before this.
+      timeoutMs: 30_000,
     });
     await call(b, 'run/resume', { runId }, alice);
     await server(b).logged(/"output":"holding/);
@@ -359,7 +361,9 @@ describe('replicas on one PostgreSQL store', () => {
     server(a).child.kill('SIGSTOP');
     await until(async () => ((await status(b, runId))['state'] === 'failed' ? true : undefined), {
       what: 'the stopped replica’s lease to lapse',
-      timeoutMs: 10_000,
+      // Waits on the event, not a time bound: a 2 s lease on a loaded 2-core machine (three
+      // replicas, PostgreSQL and the runner) has lapsed in the store long before this.
+      timeoutMs: 30_000,
     });
     await call(b, 'run/resume', { runId }, alice);
     await server(b).logged(/"output":"holding/);
@@ -367,7 +371,7 @@ describe('replicas on one PostgreSQL store', () => {
     server(a).child.kill('SIGCONT');
     await until(async () => ((await status(b, runId))['state'] === 'canceled' ? true : undefined), {
       what: 'the successor to cancel its run',
-      timeoutMs: 5000,
+      timeoutMs: 15_000,
     });
     await server(b).logged('run cancelled from another replica');
     assert.ok(!server(a).stderr.includes('run cancelled from another replica'));
@@ -488,7 +492,7 @@ describe('housekeeping on a shared store', () => {
             runId,
           ])) as unknown[]
         ).length === 1,
-      { what: 'the dead replica’s lease to lapse', timeoutMs: 10_000 },
+      { what: 'the dead replica’s lease to lapse', timeoutMs: 30_000 },
     );
     const later = new HttpServer(
       FIXTURES,

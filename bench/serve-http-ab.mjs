@@ -138,7 +138,11 @@ async function load(port, { headers, body }, seconds) {
     if (status >= 200 && status < 300) ok++;
   });
   const result = await instance;
-  return { ok, errors: result.non2xx + result.errors + result.timeouts };
+  return {
+    ok,
+    errors: result.non2xx + result.errors + result.timeouts,
+    tail: result.latency.p99 / result.latency.p50,
+  };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -162,13 +166,14 @@ try {
   }
   for (const mode of MODES) {
     for (const t of targets) await load(t.port, t.modes[mode], 1);
-    const tallies = new Map(targets.map((t) => [t, { cpu: [], kb: [], errors: 0 }]));
+    const tallies = new Map(targets.map((t) => [t, { cpu: [], kb: [], tail: [], errors: 0 }]));
     for (let w = 0; w < WINDOWS; w++) {
       for (const t of w % 2 ? [...targets].reverse() : targets) {
         const tally = tallies.get(t);
         if (HEAP) process.kill(t.pid, 'SIGUSR2');
         const before = cpuTicks(t.pid);
-        const { ok, errors } = await load(t.port, t.modes[mode], SECONDS);
+        const { ok, errors, tail } = await load(t.port, t.modes[mode], SECONDS);
+        tally.tail.push(tail);
         tally.cpu.push(((cpuTicks(t.pid) - before) / TICKS_PER_S / ok) * 1e6);
         tally.errors += errors;
         if (!HEAP) continue;
@@ -179,7 +184,7 @@ try {
       }
     }
     for (const t of targets) {
-      const { cpu, kb, errors } = tallies.get(t);
+      const { cpu, kb, tail, errors } = tallies.get(t);
       const line = {
         bench: 'serve-http-ab',
         build: t.name,
@@ -187,6 +192,7 @@ try {
         windows: WINDOWS,
         server_cpu_us_per_req: Math.round(median(cpu) * 10) / 10,
         ...(HEAP ? { kb_per_req: Math.round(median(kb) * 10) / 10 } : {}),
+        p99_over_p50: Math.round(median(tail) * 100) / 100,
         errors,
       };
       console.log(JSON.stringify(line));

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
 import { cacheKey, cacheRoot, readCacheEntry, writeCacheEntry } from '../store/index.js';
 import { BUILD_ID } from './build-id.js';
@@ -13,6 +14,15 @@ import { BUILD_ID } from './build-id.js';
 /** A long-running command (a server) writes its entry this long after start, once it is serving. */
 const WRITE_DELAY_MS = 2000;
 const COMMANDS = new Set(['lint', 'run', 'test', 'serve', 'pack', 'lsp', 'service']);
+/**
+ * The commands that serve calls until stopped. V8's allocation-site pretenuring tenured the run
+ * object of every call (createRun's literal) once the first calls outlived a scavenge; each
+ * later call's run, born old, then kept everything it points to alive through every scavenge
+ * until the next mark-compact (about 5 KB a call), and those objects' own sites looked as if
+ * they survived and were tenured too. A server's calls die young, so it allocates young; see
+ * docs/benchmarks.md, "Third round".
+ */
+const SERVERS = new Set<string | undefined>(['serve', 'service']);
 
 const bundleUrl = new URL('./mhl-main.cjs', import.meta.url);
 const dynamicImports = (vm.constants as typeof vm.constants | undefined)
@@ -31,6 +41,8 @@ function run(source: Buffer): void {
   const name = `${key}-${command}.bin`;
   const cachedData = dir === undefined ? undefined : readCacheEntry(dir, name);
   const filename = fileURLToPath(bundleUrl);
+  // Before anything is compiled, so the code cache of this command is made under the same flags.
+  if (SERVERS.has(command)) setFlagsFromString('--no-allocation-site-pretenuring');
   // scripts/bundle.mjs writes the bundle in ASCII: latin1 reads it without a UTF-8 decode.
   const script = new vm.Script(source.toString('latin1'), {
     filename,

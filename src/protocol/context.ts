@@ -83,6 +83,16 @@ export type MethodHandler = (
   ctx: RequestContext,
 ) => Promise<Record<string, unknown>>;
 
+/**
+ * A method handler that may answer without a promise when it has nothing to wait for (and may
+ * then throw synchronously): the dispatcher takes either kind, and answers such a request with
+ * no microtask of its own.
+ */
+export type EagerMethodHandler = (
+  params: Record<string, unknown>,
+  ctx: RequestContext,
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
 /** What a transport passes with each message. */
 export interface Connection {
   /** The stdio connection's or HTTP session's state (a fresh one per stateless HTTP request). */
@@ -132,19 +142,35 @@ export function createProgressReporter(binding: ProgressBinding): ProgressReport
   return (progress, total, message) => {
     if (live.settled || signal.aborted || !Number.isFinite(progress) || progress <= last) return;
     last = progress;
+    // Built by assignment, not conditional spreads (an object made and copied for each).
+    const params: Record<string, unknown> = { progressToken, progress };
+    if (total !== undefined) params['total'] = total;
+    if (message !== undefined) params['message'] = message;
     const notification: JsonRpcNotification = {
       jsonrpc: '2.0',
       method: 'notifications/progress',
-      params: {
-        progressToken,
-        progress,
-        ...(total === undefined ? {} : { total }),
-        ...(message === undefined ? {} : { message }),
-      },
+      params,
     };
-    const site = { method: request.method, id: request.id };
-    Promise.resolve()
-      .then(() => conn.send(notification))
-      .catch((error: unknown) => report(error, site));
+    // Sent now, not from a microtask: a handler that answers without waiting (see
+    // `EagerMethodHandler`) would have answered first, and the event would be lost.
+    sendReported(conn, notification, request, report);
   };
+}
+
+/** Sends `notification` on `conn`; a failure, thrown or rejected, goes to `report`. */
+export function sendReported(
+  conn: Connection,
+  notification: JsonRpcNotification,
+  request: JsonRpcRequest,
+  report: (error: unknown, site: ErrorSite) => void,
+): void {
+  // The site is made only for a failure: a send that works allocates nothing here.
+  try {
+    const sent = conn.send(notification);
+    if (sent instanceof Promise) {
+      sent.catch((error: unknown) => report(error, { method: request.method, id: request.id }));
+    }
+  } catch (error) {
+    report(error, { method: request.method, id: request.id });
+  }
 }

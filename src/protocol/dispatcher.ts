@@ -1,3 +1,4 @@
+// Over 500 lines: the dispatcher is one class whose private state (in-flight requests, cancellations, channels, handlers) every stage of a message reads, from its classification to its answer.
 /**
  * The JSON-RPC core shared by every transport: validates each inbound message, decides its era,
  * answers the built-ins (`initialize`, `notifications/initialized`, `ping`, `server/discover`,
@@ -25,8 +26,8 @@ import { type ChannelSend, SessionChannels } from './channels.js';
 import {
   type Connection,
   createProgressReporter,
+  type EagerMethodHandler,
   type ErrorSite,
-  type MethodHandler,
   type RequestContext,
 } from './context.js';
 import {
@@ -98,13 +99,24 @@ function methodNotFound(method: string): RpcError {
   });
 }
 
+/** One request whose handler is running, as `#invoke` hands it to `#settle`. */
+interface Invocation {
+  readonly request: JsonRpcRequest;
+  readonly decision: Exclude<EraDecision, { era: 'none' }>;
+  readonly conn: Connection;
+  readonly requests: Map<RequestId, AbortController>;
+  readonly controller: AbortController;
+  readonly timer: RequestTimer;
+  readonly live: { settled: boolean };
+}
+
 /** The JSON-RPC dispatcher; one per server, shared by its transports. */
 export class Dispatcher {
   readonly #server: ServerDescription;
   readonly #onError: ((error: unknown, site: ErrorSite) => void) | undefined;
   readonly #now: () => number;
   readonly #maxDepth: number;
-  readonly #handlers = new Map<string, MethodHandler>();
+  readonly #handlers = new Map<string, EagerMethodHandler>();
   /** Methods that exist only in some eras; a request of another era gets -32601. */
   readonly #eras = new Map<string, ReadonlySet<Era>>();
   /** Where each session's notifications outside requests go (stdio, an HTTP GET stream). */
@@ -120,7 +132,8 @@ export class Dispatcher {
 
   constructor(options: DispatcherOptions) {
     this.#server = {
-      serverInfo: { ...options.serverInfo },
+      // Frozen: every 2026-07-28 answer carries it as is, with no copy (decorateModernResult).
+      serverInfo: Object.freeze({ ...options.serverInfo }),
       capabilities: options.capabilities,
       legacyCapabilities: options.legacyCapabilities,
       instructions: options.instructions,
@@ -153,7 +166,7 @@ export class Dispatcher {
    * Throws a plain `Error` (a programming fault) for a built-in, a `notifications/` name or a
    * method registered twice.
    */
-  register(method: string, handler: MethodHandler, options: RegisterOptions = {}): this {
+  register(method: string, handler: EagerMethodHandler, options: RegisterOptions = {}): this {
     if (BUILT_IN.has(method) || method.startsWith('notifications/') || this.#handlers.has(method)) {
       throw new Error(`cannot register method ${JSON.stringify(method)}`);
     }
@@ -198,15 +211,28 @@ export class Dispatcher {
    * notifications, peer responses and cancelled requests. Never rejects.
    */
   async handle(message: unknown, conn: Connection): Promise<DispatchResult> {
+    // Awaited, not returned: an async function resolving to a returned promise takes two more
+    // microtask turns than one awaiting it.
+    return await this.handleNow(message, conn);
+  }
+
+  /**
+   * `handle` for a transport that awaits only a promise: a message answered without waiting
+   * (a built-in, a refusal, or an eager handler's answer, such as a one-step workflow's) is
+   * answered at once, with no promise and no microtask. Never throws.
+   */
+  handleNow(message: unknown, conn: Connection): DispatchResult | Promise<DispatchResult> {
     conn.session.touch(this.#now());
     if (exceedsDepth(message, this.#maxDepth)) {
       const error = invalidRequest('message nested too deeply', { maxDepth: this.#maxDepth });
       // A request's own id, when its top level has one, so the client can match the refusal.
       return errorResponse(echoId(message), error);
     }
-    // Awaited, not returned: an async function resolving to a returned promise takes two more
-    // microtask turns than one awaiting it.
-    if (!Array.isArray(message)) return await this.#single(message, conn, false);
+    if (!Array.isArray(message)) return this.#single(message, conn, false);
+    return this.#batch(message, conn);
+  }
+
+  async #batch(message: unknown[], conn: Connection): Promise<DispatchResult> {
     if (!conn.session.allowsBatch) {
       const error = invalidRequest('batch requests are only allowed on 2025-03-26 sessions', {
         protocolVersion: conn.session.protocolVersion ?? null,
@@ -298,11 +324,11 @@ export class Dispatcher {
   }
 
   // Not async: what is refused here is answered at once, and `#invoke` answers its own errors,
-  // so a call has one async frame (a promise and its microtasks) less.
+  // so a call has one async frame (a promise and its microtasks) less, or none at all.
   #request(
     request: JsonRpcRequest,
     conn: Connection,
-  ): Promise<JsonRpcResponse | undefined> | JsonRpcResponse {
+  ): Promise<JsonRpcResponse | undefined> | JsonRpcResponse | undefined {
     try {
       const { method } = request;
       if (Array.isArray(request.params)) {
@@ -331,15 +357,19 @@ export class Dispatcher {
     }
   }
 
-  /** Runs a request's handler. Never rejects: an error is its error response. */
-  async #invoke(
+  /**
+   * Runs a request's handler. Never rejects: an error is its error response. Not async: a
+   * handler that answers without a promise (an eager one with nothing to wait for) is answered
+   * at once, with no microtask; a promise is awaited by `#await`.
+   */
+  #invoke(
     request: JsonRpcRequest,
     params: Record<string, unknown>,
     decision: Exclude<EraDecision, { era: 'none' }>,
-    handler: MethodHandler,
+    handler: EagerMethodHandler,
     conn: Connection,
-  ): Promise<JsonRpcResponse | undefined> {
-    const { id, method } = request;
+  ): Promise<JsonRpcResponse | undefined> | JsonRpcResponse | undefined {
+    const { id } = request;
     let requests = this.#inflight.get(conn.session);
     if (requests?.has(id)) {
       return errorResponse(id, invalidRequest('request id already in flight', { id }));
@@ -353,31 +383,62 @@ export class Dispatcher {
     const live = { settled: false };
     // Aborted by the handler's own time limit (`ctx.limit`) rather than cancelled: answered.
     const timer = new RequestTimer(controller);
-    // A cancel always aborts (or finds the signal aborted already), so `aborted` comes first.
-    const { signal } = controller;
-    const dropped = () => signal.aborted && (!timer.expired || this.#cancelled.has(controller));
+    const run: Invocation = { request, decision, conn, requests, controller, timer, live };
+    let result: Record<string, unknown> | Promise<Record<string, unknown>>;
     try {
-      const ctx = this.#context(request, params, decision, conn, signal, live);
+      const ctx = this.#context(request, params, decision, conn, controller.signal, live);
       ctx.limit = timer.limit;
-      // Called at once, not from a later microtask: a throw is caught below all the same.
-      const result = await handler(params, ctx);
-      if (dropped()) return undefined;
-      if (!isRecord(result)) throw new Error(`handler for ${method} returned a non-object`);
-      const body = decision.era === 'modern' ? this.#decorate(method, result) : result;
+      // Called at once, not from a later microtask: a throw is caught here all the same.
+      result = handler(params, ctx);
+    } catch (error) {
+      return this.#settle(run, false, error);
+    }
+    if (!(result instanceof Promise)) return this.#settle(run, true, result);
+    timer.waiting();
+    return this.#await(run, result);
+  }
+
+  async #await(
+    run: Invocation,
+    pending: Promise<Record<string, unknown>>,
+  ): Promise<JsonRpcResponse | undefined> {
+    let result: Record<string, unknown>;
+    try {
+      result = await pending;
+    } catch (error) {
+      return this.#settle(run, false, error);
+    }
+    return this.#settle(run, true, result);
+  }
+
+  /** The answer to a handler's result (`ok`) or throw, once it has one; the request is done. */
+  #settle(run: Invocation, ok: boolean, value: unknown): JsonRpcResponse | undefined {
+    const { request, controller, timer, requests, conn } = run;
+    const { id, method } = request;
+    try {
+      if (!ok) throw value;
+      if (this.#dropped(controller, timer)) return undefined;
+      if (!isRecord(value)) throw new Error(`handler for ${method} returned a non-object`);
+      const body = run.decision.era === 'modern' ? this.#decorate(method, value) : value;
       return resultResponse(id, body);
     } catch (error) {
       // A cancelled request gets no response, whatever its handler did after the abort.
-      if (dropped()) return undefined;
-      // Answered here rather than by `#request`, which is not async (see there).
+      if (this.#dropped(controller, timer)) return undefined;
+      // Answered here rather than by `#request`, which does not wait (see there).
       return errorResponse(id, this.#toRpcError(error, request));
     } finally {
       timer.stop();
-      live.settled = true;
+      run.live.settled = true;
       if (requests.get(id) === controller) requests.delete(id);
       if (requests.size === 0 && this.#inflight.get(conn.session) === requests) {
         this.#inflight.delete(conn.session);
       }
     }
+  }
+
+  /** A cancel always aborts (or finds the signal aborted already), so `aborted` comes first. */
+  #dropped(controller: AbortController, timer: RequestTimer): boolean {
+    return controller.signal.aborted && (!timer.expired || this.#cancelled.has(controller));
   }
 
   #context(

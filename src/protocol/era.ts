@@ -170,7 +170,9 @@ export function decorateModernResult(
   const out: Record<string, unknown> = { ...result };
   if (!Object.hasOwn(out, 'resultType')) out['resultType'] = 'complete';
   const meta = isRecord(result['_meta']) ? result['_meta'] : {};
-  out['_meta'] = { ...meta, [META_KEYS.SERVER_INFO]: { ...serverInfo } };
+  // A frozen one (the dispatcher's) is shared by every answer: nothing can change it.
+  const info = Object.isFrozen(serverInfo) ? serverInfo : { ...serverInfo };
+  out['_meta'] = { ...meta, [META_KEYS.SERVER_INFO]: info };
   if (CACHEABLE_METHODS.has(method)) {
     if (!Object.hasOwn(out, 'ttlMs')) out['ttlMs'] = DEFAULT_TTL_MS;
     if (!Object.hasOwn(out, 'cacheScope')) out['cacheScope'] = 'public';

@@ -8,6 +8,7 @@ export { cancelTarget } from './builtins.js';
 export type {
   ClientRequester,
   Connection,
+  EagerMethodHandler,
   ErrorSite,
   MethodHandler,
   ProgressReporter,

@@ -8,7 +8,7 @@
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
  */
-import type { Connection, ErrorSite } from './context.js';
+import { type Connection, type ErrorSite, sendReported } from './context.js';
 import type { JsonRpcNotification, JsonRpcRequest } from './jsonrpc.js';
 
 /** The levels, least severe first. */
@@ -65,9 +65,7 @@ export function createLogReporter(binding: LogBinding): LogReporter {
       method: 'notifications/message',
       params: { level, ...(logger === undefined ? {} : { logger }), data },
     };
-    const site = { method: request.method, id: request.id };
-    Promise.resolve()
-      .then(() => conn.send(notification))
-      .catch((error: unknown) => report(error, site));
+    // Sent now, not from a microtask, as progress is (see `createProgressReporter`).
+    sendReported(conn, notification, request, report);
   };
 }

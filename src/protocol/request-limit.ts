@@ -10,6 +10,10 @@ export class RequestTimer {
   readonly #controller: AbortController;
   #timer: NodeJS.Timeout | undefined;
   #expired = false;
+  /** True until the handler has returned (a value, a promise or a throw). */
+  #eager = true;
+  /** A limit asked for before that, armed by `waiting` if the handler goes on to wait. */
+  #asked: { readonly ms: number; readonly what: string; readonly at: number } | undefined;
 
   constructor(controller: AbortController) {
     this.#controller = controller;
@@ -20,20 +24,43 @@ export class RequestTimer {
     return this.#expired;
   }
 
-  /** `RequestContext.limit`: (re)arms the limit at `ms`; `what` names it in the abort reason. */
+  /**
+   * `RequestContext.limit`: (re)arms the limit at `ms`; `what` names it in the abort reason.
+   * Asked for while the handler is still running synchronously, the timer is armed only once
+   * the handler returns a promise (`waiting`), for what is left of `ms` then: no timer can fire
+   * during synchronous code anyway, so a call answered without waiting never sets one.
+   */
   readonly limit = (ms: number, what: string): RequestLimit => {
-    clearTimeout(this.#timer);
+    this.stop();
+    if (this.#eager) this.#asked = { ms, what, at: performance.now() };
+    else this.#arm(ms, what, ms);
+    const controller = this.#controller;
+    return { signal: controller.signal, expired: () => this.#expired, dispose: () => this.stop() };
+  };
+
+  /** The handler returned a promise: a limit it asked for until then starts counting down. */
+  waiting(): void {
+    this.#eager = false;
+    const asked = this.#asked;
+    if (asked === undefined) return;
+    this.#asked = undefined;
+    this.#arm(asked.ms, asked.what, Math.max(0, asked.ms - (performance.now() - asked.at)));
+  }
+
+  #arm(ms: number, what: string, left: number): void {
     const controller = this.#controller;
     this.#timer = setTimeout(() => {
       if (controller.signal.aborted) return;
       this.#expired = true;
       controller.abort(new DOMException(`${what} timed out after ${ms} ms`, 'TimeoutError'));
-    }, ms);
-    return { signal: controller.signal, expired: () => this.#expired, dispose: () => this.stop() };
-  };
+    }, left);
+  }
 
   /** Stops the timer (the request was answered, or the handler disposed of its limit). */
   stop(): void {
+    this.#asked = undefined;
+    if (this.#timer === undefined) return;
     clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 }

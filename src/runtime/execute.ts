@@ -13,12 +13,17 @@ import {
 } from '../lang/index.js';
 import { MemoryStore, type Store } from '../store/index.js';
 import type { AgentLimiters } from './agents/agent-rate-limit.js';
-import { type AgentCache, runAgents } from './agents/run-agents.js';
+import { type AgentCache, type RunAgents, runAgents } from './agents/run-agents.js';
 import { CheckpointStore } from './checkpoints/checkpoints.js';
 import type { VaultLookup } from './interpreter/builtins.js';
 import type { Value } from './interpreter/values.js';
-import { type RunEvent, type RunOptions, type RunOutcome, runPipeline } from './pipeline/runner.js';
-import { deadline } from './services/deadline.js';
+import {
+  type RunEvent,
+  type RunOptions,
+  type RunOutcome,
+  startPipeline,
+} from './pipeline/runner.js';
+import { type Deadline, deadline } from './services/deadline.js';
 import { Redactor } from './services/redact.js';
 
 /**
@@ -92,6 +97,14 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** Runs one pipeline or workflow to its outcome. Never throws for program errors. */
 export async function executeWorkflow(options: ExecuteOptions): Promise<Execution> {
+  return await startWorkflow(options);
+}
+
+/**
+ * `executeWorkflow` for callers that await only a promise: a run with nothing to wait for
+ * (see `startPipeline`) answers its execution at once. A throw may be synchronous.
+ */
+export function startWorkflow(options: ExecuteOptions): Execution | Promise<Execution> {
   const definition = options.definition ?? pipelineDefinition(options.program, options.pipeline);
   const redactor = options.redactor ?? new Redactor();
   const ephemeral = options.state === 'ephemeral' || options.state.ephemeral === true;
@@ -101,6 +114,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
   const agents = runAgents(options.agentCache, definition.usesAgents, options.agentLimiters);
   const limit = deadline(options.signal, options.timeout?.ms, options.timeout?.what);
   const { output } = options;
+  let started: RunOutcome | Promise<RunOutcome>;
   try {
     // Built by assignment, not conditional spreads: each spread is an object made and copied,
     // and this runs for every synchronous call.
@@ -134,12 +148,36 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     if (options.principal !== undefined) run.principal = options.principal;
     if (ephemeral) run.ephemeral = true;
     if (options.onEvent !== undefined) run.onEvent = options.onEvent;
-    const outcome = await runPipeline(options.program, options.pipeline, run);
+    started = startPipeline(options.program, options.pipeline, run);
+  } catch (error) {
+    const removing = release(limit, agents);
+    if (removing === undefined) throw error;
+    return removing.then(() => Promise.reject(error));
+  }
+  if (started instanceof Promise) return settle(started, limit, agents, redactor);
+  const execution: Execution = { outcome: started, timedOut: limit.expired(), redactor };
+  const removing = release(limit, agents);
+  return removing === undefined ? execution : removing.then(() => execution);
+}
+
+/** The end of a run that had to wait: its execution once it settles, then `release`. */
+async function settle(
+  started: Promise<RunOutcome>,
+  limit: Deadline,
+  agents: RunAgents,
+  redactor: Redactor,
+): Promise<Execution> {
+  try {
+    const outcome = await started;
     return { outcome, timedOut: limit.expired(), redactor };
   } finally {
-    limit.dispose();
-    // Awaited only when there is a folder to remove (each await is a tick).
-    const removing = agents.dispose();
+    const removing = release(limit, agents);
     if (removing !== undefined) await removing;
   }
+}
+
+/** Stops the run's deadline and removes its agent folder; a promise only when there is one. */
+function release(limit: Deadline, agents: RunAgents): Promise<void> | undefined {
+  limit.dispose();
+  return agents.dispose();
 }

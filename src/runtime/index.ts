@@ -11,6 +11,7 @@ export {
   type ExecuteOptions,
   type Execution,
   executeWorkflow,
+  startWorkflow,
   type WorkflowState,
 } from './execute.js';
 export type { VaultLookup } from './interpreter/builtins.js';

@@ -159,7 +159,8 @@ function startJob(
     tool,
     owner: ownerOf(ctx),
     timeoutMs: call.timeoutMs,
-    run: (signal) => call.run(signal),
+    // A job always runs in the background: an answer without a promise is made one here.
+    run: async (signal) => call.run(signal),
   });
   if (started === 'jobs_full') {
     return toolError(

@@ -16,10 +16,10 @@ import {
   type Deadline,
   deadline,
   type ExecuteOptions,
-  executeWorkflow,
   fromJson,
   isObject,
   type RunOutcome,
+  startWorkflow,
   toPlain,
 } from '../runtime/index.js';
 import { MemoryStore } from '../store/index.js';
@@ -48,17 +48,70 @@ import { type ToolResult, toolError } from './tools.js';
 
 /**
  * Runs a synchronous call to its answer, bounded by the call's time limit; a client's answer to
- * a pause resumes the run at the pausing step.
+ * a pause resumes the run at the pausing step. Not async: a first run that finishes without
+ * waiting (see `startWorkflow`) and does not pause is answered at once; anything else goes on
+ * in `runRounds`.
  * @throws RpcError -32602 for a 2026-07-28 retry whose `requestState` or `inputResponses` is
  * unusable (see `openRequestState`, `checkInputResponses`, `answerFor`).
  */
-export async function runCall(
+export function runCall(
   workflow: Workflow,
   inputs: Readonly<Record<string, unknown>>,
   call: CallContext,
   ctx: RequestContext,
   signal: AbortSignal,
   options: PipelineSurfaceOptions,
+): ToolResult | Promise<ToolResult> {
+  // A retry carries state to check and answers to apply, before anything runs.
+  if (ctx.requestState !== undefined || ctx.inputResponses !== undefined) {
+    return runRounds(workflow, inputs, call, ctx, signal, options);
+  }
+  const limit = limitOf(workflow, call, ctx, signal);
+  let first: OnceResult | Promise<OnceResult>;
+  try {
+    first = runOnce(workflow, inputs, call, ctx, limit.signal, options, undefined);
+  } catch (error) {
+    limit.dispose();
+    throw error;
+  }
+  if (first instanceof Promise || first.checkpoint !== undefined) {
+    return runRounds(workflow, inputs, call, ctx, signal, options, { limit, first });
+  }
+  try {
+    const { outcome } = first;
+    if (limit.expired() && outcome.status === 'canceled') return timeoutResult(call);
+    return toResult(outcome);
+  } finally {
+    limit.dispose();
+  }
+}
+
+/** The call's time limit: on the request's own signal when the run has no other. */
+function limitOf(
+  workflow: Workflow,
+  call: CallContext,
+  ctx: RequestContext,
+  signal: AbortSignal,
+): Deadline {
+  const what = `tools/call ${workflow.name}`;
+  // One AbortSignal per call, not two.
+  return ctx.limit !== undefined && signal === ctx.signal
+    ? ctx.limit(call.timeoutMs, what)
+    : deadline(signal, call.timeoutMs, what);
+}
+
+/**
+ * `runCall`'s rounds: the first run (and its time limit) when `runCall` started it already,
+ * then one more run per answered pause.
+ */
+async function runRounds(
+  workflow: Workflow,
+  inputs: Readonly<Record<string, unknown>>,
+  call: CallContext,
+  ctx: RequestContext,
+  signal: AbortSignal,
+  options: PipelineSurfaceOptions,
+  begun?: { limit: Deadline; first: OnceResult | Promise<OnceResult> },
 ): Promise<ToolResult> {
   let current = inputs;
   let resume: PauseCheckpoint | undefined;
@@ -94,15 +147,13 @@ export async function runCall(
     current = applied.inputs;
     resume = checkpoint;
   }
-  const what = `tools/call ${workflow.name}`;
-  // On the request's own signal when the run has no other: one AbortSignal per call, not two.
-  const limit =
-    ctx.limit !== undefined && signal === ctx.signal
-      ? ctx.limit(call.timeoutMs, what)
-      : deadline(signal, call.timeoutMs, what);
+  const limit = begun?.limit ?? limitOf(workflow, call, ctx, signal);
   try {
     for (let round = 1; ; round += 1) {
-      const run = await runOnce(workflow, current, call, ctx, limit.signal, options, resume);
+      const run =
+        round === 1 && begun !== undefined
+          ? await begun.first
+          : await runOnce(workflow, current, call, ctx, limit.signal, options, resume);
       const { outcome, checkpoint } = run;
       if (limit.expired() && outcome.status === 'canceled') return timeoutResult(call);
       if (outcome.status !== 'paused' || checkpoint === undefined) return toResult(outcome);
@@ -198,7 +249,7 @@ function timeoutResult(call: CallContext): ToolResult {
  * Runs a workflow once with throwaway state (nothing persisted), from the start or, given a
  * pause checkpoint, from the pausing step. A pause hands back its checkpoint.
  */
-async function runOnce(
+function runOnce(
   workflow: Workflow,
   inputs: Readonly<Record<string, unknown>>,
   call: CallContext,
@@ -206,17 +257,77 @@ async function runOnce(
   signal: AbortSignal,
   options: PipelineSurfaceOptions,
   resume: PauseCheckpoint | undefined,
-): Promise<{ outcome: RunOutcome; checkpoint?: PauseCheckpoint }> {
+): OnceResult | Promise<OnceResult> {
+  if (resume !== undefined) return runResumed(workflow, inputs, call, ctx, signal, options, resume);
+  const store = new MemoryStore();
+  const step: { name?: string } = {};
+  const execution = startWorkflow(
+    runOptions(workflow, inputs, call, ctx, signal, options, store, step),
+  );
+  return execution instanceof Promise
+    ? execution.then(({ outcome }) => afterRun(outcome, store, step.name))
+    : afterRun(execution.outcome, store, step.name);
+}
+
+/** `runOnce` from a pause checkpoint, restored into the call's store first. */
+async function runResumed(
+  workflow: Workflow,
+  inputs: Readonly<Record<string, unknown>>,
+  call: CallContext,
+  ctx: RequestContext,
+  signal: AbortSignal,
+  options: PipelineSurfaceOptions,
+  resume: PauseCheckpoint,
+): Promise<OnceResult> {
+  const store = new MemoryStore();
+  const step: { name?: string } = {};
+  await restoreCheckpoint(store, resume);
+  const execute = runOptions(workflow, inputs, call, ctx, signal, options, store, step);
+  execute.resume = true;
+  execute.session = resume.session;
+  const { outcome } = await startWorkflow(execute);
+  return afterRun(outcome, store, step.name);
+}
+
+/** What one run of a call answers: its outcome, and a pause's checkpoint. */
+interface OnceResult {
+  readonly outcome: RunOutcome;
+  readonly checkpoint?: PauseCheckpoint;
+}
+
+/** A run's outcome, with the checkpoint of a pause (taken at `step`, the last one started). */
+function afterRun(
+  outcome: RunOutcome,
+  store: MemoryStore,
+  step: string | undefined,
+): OnceResult | Promise<OnceResult> {
+  if (outcome.status !== 'paused') return { outcome };
+  const reason = pauseReasonText(outcome.pauseReason);
+  const key = inputKey(step);
+  return takeCheckpoint(store, outcome.session, reason, key).then((checkpoint) => ({
+    outcome,
+    checkpoint,
+  }));
+}
+
+/** The options of one run of a call; `step.name` follows the step that started last. */
+function runOptions(
+  workflow: Workflow,
+  inputs: Readonly<Record<string, unknown>>,
+  call: CallContext,
+  ctx: RequestContext,
+  signal: AbortSignal,
+  options: PipelineSurfaceOptions,
+  store: MemoryStore,
+  step: { name?: string },
+): { -readonly [K in keyof ExecuteOptions]: ExecuteOptions[K] } {
   const { logger } = options;
   const name = workflow.name;
   // Debug, not info: a synchronous write per call costs a quarter of the throughput of a
   // trivial workflow over HTTP; /metrics counts calls, MHL_LOG_LEVEL=debug shows each one.
   logger.debug({ workflow: name, cwd: call.cwd, timeout_ms: call.timeoutMs }, 'call started');
   // Ephemeral: no step checkpoints, only a pause's, into a store that is gone with the call.
-  const store = new MemoryStore();
   // The step that pauses is the last one started (steps and parallel groups run one at a time).
-  let step: string | undefined;
-  if (resume !== undefined) await restoreCheckpoint(store, resume);
   const values = fromJson(inputs);
   // Built by assignment, not conditional spreads: this runs for every synchronous call.
   const execute: { -readonly [K in keyof ExecuteOptions]: ExecuteOptions[K] } = {
@@ -237,21 +348,13 @@ async function runOnce(
     agentCache: { root: options.cacheRoot },
     onEvent: (event) => {
       if (event.type !== 'step_start') return;
-      step = event.step;
+      step.name = event.step;
       ctx.progress?.(event.index + 1, event.total, `step ${event.step}`);
     },
   };
-  if (resume !== undefined) {
-    execute.resume = true;
-    execute.session = resume.session;
-  }
   if (ctx.principal !== undefined) execute.principal = ctx.principal;
   if (options.agentLimiters !== undefined) execute.agentLimiters = options.agentLimiters;
-  const { outcome } = await executeWorkflow(execute);
-  if (outcome.status !== 'paused') return { outcome };
-  const reason = pauseReasonText(outcome.pauseReason);
-  const key = inputKey(step);
-  return { outcome, checkpoint: await takeCheckpoint(store, outcome.session, reason, key) };
+  return execute;
 }
 
 const RETRYABLE = new Set(['TIMEOUT', 'CANCELLED']);

@@ -8,6 +8,7 @@
  * model can correct itself (MCP 2025-11-25); only an unknown tool name is a protocol error.
  */
 import {
+  type EagerMethodHandler,
   isRecord,
   type MethodHandler,
   type RequestContext,
@@ -23,8 +24,11 @@ export type ToolResult = Record<string, unknown>;
 
 /** A validated call, ready to run once admitted. */
 export interface PreparedCall {
-  /** Runs the call; `signal` aborts on cancellation. Resolves (never rejects) for tool failures. */
-  run(signal: AbortSignal): Promise<ToolResult>;
+  /**
+   * Runs the call; `signal` aborts on cancellation. Resolves (never rejects) for tool failures;
+   * a call with nothing to wait for may answer at once, without a promise.
+   */
+  run(signal: AbortSignal): ToolResult | Promise<ToolResult>;
   /**
    * The time limit `run` applies itself, when it has one; the job layer reads it so a job can
    * report `timed_out` the moment it expires, before an uncooperative handler has exited.
@@ -183,7 +187,10 @@ export interface ToolPolicy {
 }
 
 /** `tools/list` and `tools/call` over the table. */
-export function toolMethods(table: ToolTable, options: ToolMethodsOptions): MethodEntry[] {
+export function toolMethods(
+  table: ToolTable,
+  options: ToolMethodsOptions,
+): MethodEntry<EagerMethodHandler>[] {
   const unknownToolCode = options.policy?.unknownToolCode ?? RPC_ERROR_CODES.INVALID_PARAMS;
   const privateList = options.policy?.privateList === true;
   const list: MethodHandler = async (params, ctx) => {
@@ -193,28 +200,8 @@ export function toolMethods(table: ToolTable, options: ToolMethodsOptions): Meth
     }
     return { tools: table.entries() };
   };
-  const call: MethodHandler = async (params, ctx) => {
-    let result: ToolResult;
-    try {
-      const tool = findTool(table, params['name'], unknownToolCode);
-      const args = callArguments(params['arguments']);
-      try {
-        // The call is run here, not in a helper: one async frame (a promise, a microtask) less.
-        // A workflow prepares synchronously; only a promise is awaited (each await is a tick).
-        const prepared = tool.prepare(args, ctx);
-        const ready = prepared instanceof Promise ? await prepared : prepared;
-        result = tool.execution
-          ? await runAdmitted(ready, options.admission, ctx.signal)
-          : await ready.run(ctx.signal);
-      } catch (error) {
-        // Refused arguments are the `INVALID_ARGUMENT` result, not a protocol error.
-        if (!(error instanceof ArgumentError)) throw error;
-        result = invalidArgumentResult(error);
-      }
-    } catch (e) {
-      options.onCall?.('invalid');
-      throw e;
-    }
+  /** Counts a call's outcome and answers its result. */
+  const answered = (result: ToolResult): ToolResult => {
     const outcome = refusedArguments(result)
       ? 'invalid'
       : result['resultType'] === 'input_required'
@@ -224,6 +211,36 @@ export function toolMethods(table: ToolTable, options: ToolMethodsOptions): Meth
           : 'success';
     options.onCall?.(outcome);
     return result;
+  };
+  /** Refused arguments are the `INVALID_ARGUMENT` result, not a protocol error. */
+  const refused = (error: unknown): ToolResult => {
+    if (error instanceof ArgumentError) return invalidArgumentResult(error);
+    options.onCall?.('invalid');
+    throw error;
+  };
+  const execute = (tool: ToolDefinition, ready: PreparedCall, ctx: RequestContext) =>
+    tool.execution ? runAdmitted(ready, options.admission, ctx.signal) : ready.run(ctx.signal);
+  // Not async, and the call is run here, not in a helper: a workflow prepares synchronously,
+  // and a run with nothing to wait for answers at once, so such a call has no promise at all
+  // (each async frame is a promise and its microtasks; each await a tick).
+  const call: EagerMethodHandler = (params, ctx) => {
+    let result: ToolResult | Promise<ToolResult>;
+    try {
+      // A protocol error (unknown tool, malformed arguments) is no ArgumentError: `refused`
+      // counts it and throws it on.
+      const tool = findTool(table, params['name'], unknownToolCode);
+      const args = callArguments(params['arguments']);
+      const prepared = tool.prepare(args, ctx);
+      result =
+        prepared instanceof Promise
+          ? prepared.then((ready) => execute(tool, ready, ctx))
+          : execute(tool, prepared, ctx);
+    } catch (error) {
+      return answered(refused(error));
+    }
+    return result instanceof Promise
+      ? result.then(answered, (e) => answered(refused(e)))
+      : answered(result);
   };
   return [
     { method: 'tools/list', handler: list },
@@ -243,12 +260,19 @@ function runAdmitted(
   const slot = admission.tryAcquire();
   if (typeof slot === 'string') return refusedResult(slot);
   const started = performance.now();
-  let running: Promise<ToolResult>;
+  let running: ToolResult | Promise<ToolResult>;
   try {
     running = call.run(signal);
   } catch (error) {
     slot.release();
     throw error;
+  }
+  if (!(running instanceof Promise)) {
+    try {
+      return withExecution(running, performance.now() - started, call.timeoutMs);
+    } finally {
+      slot.release();
+    }
   }
   return running.then(
     (result) => {

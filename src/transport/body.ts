@@ -265,6 +265,8 @@ export function mediaTypeOf(value: string | undefined): string | undefined {
 
 /** True when the `Content-Type` media type is `application/json` (parameters such as charset ok). */
 export function isJsonContentType(value: string | undefined): boolean {
+  // Nearly every POST says exactly this: no split, trim, lower-casing or pattern for it.
+  if (value === 'application/json') return true;
   return mediaTypeOf(value) === 'application/json';
 }
 

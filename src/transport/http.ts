@@ -89,16 +89,29 @@ export class HttpTransport {
       keepAliveTimeout: KEEP_ALIVE_MS,
       maxHeaderSize: MAX_HEADER_BYTES,
     };
+    const open = this.#open;
+    // One listener for every response (`this` is the response), not a closure per request.
+    const closed = (res: ServerResponse) => {
+      open.delete(res);
+      // A stream sent its headers (keep-alive) before shutdown began: once it ends during
+      // shutdown its connection is idle and must be closed, or close() would wait for it.
+      if (this.#closing) setImmediate(() => this.#server.closeIdleConnections());
+    };
+    function onClose(this: ServerResponse): void {
+      closed(this);
+    }
     this.#server = createServer(serverOptions, (req, res) => {
-      this.#open.add(res);
-      res.once('close', () => {
-        this.#open.delete(res);
-        // A stream sent its headers (keep-alive) before shutdown began: once it ends during
-        // shutdown its connection is idle and must be closed, or close() would wait for it.
-        if (this.#closing) setImmediate(() => this.#server.closeIdleConnections());
-      });
+      open.add(res);
+      // `on`, not `once` (which wraps the listener): a response closes once.
+      res.on('close', onClose);
       this.#unused.delete(req.socket);
-      this.#route(req, res).catch((error: unknown) => this.#fail(error, res));
+      let routed: void | Promise<void>;
+      try {
+        routed = this.#route(req, res);
+      } catch (error) {
+        return this.#fail(error, res);
+      }
+      routed?.catch((error: unknown) => this.#fail(error, res));
     });
     this.#server.maxConnections = limits.maxConnections;
     this.#server.on('drop', () => this.#refusedTotal++);
@@ -156,7 +169,8 @@ export class HttpTransport {
     this.#server.closeAllConnections();
   }
 
-  async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // Not async: a row answered without waiting leaves no promise (the caller catches a throw).
+  #route(req: IncomingMessage, res: ServerResponse): void | Promise<void> {
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
@@ -179,7 +193,7 @@ export class HttpTransport {
       if (route.auth === 'bearer') res.setHeader('www-authenticate', 'Bearer');
       return refuseIn(route, res, route.auth === 'bearer' ? 401 : 403, 'unauthorized');
     }
-    await route.handle(req, res, path);
+    return route.handle(req, res, path);
   }
 
   #authorised(route: Route, req: IncomingMessage): boolean {

@@ -160,7 +160,8 @@ export class McpEndpoint {
       });
     }
     const started = performance.now();
-    res.once('finish', () =>
+    // `on`, not `once` (which wraps the listener): a response finishes once.
+    res.on('finish', () =>
       this.#options.metrics.observeRequest((performance.now() - started) / 1000),
     );
     if (req.method === 'DELETE') return this.#delete(req, res);

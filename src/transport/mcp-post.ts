@@ -23,22 +23,15 @@ import {
   MODERN_VERSION,
   metaOf,
   parseJson,
-  type RequestId,
   RPC_ERROR_CODES,
   RpcError,
   type RpcErrorCode,
   type Session,
   type SessionOptions,
-  tooLargeResponse,
 } from '../protocol/index.js';
-import {
-  type BodyLimits,
-  discardRest,
-  isJsonContentType,
-  MAX_BODY_BYTES,
-  readBody,
-} from './body.js';
+import { type BodyLimits, isJsonContentType, MAX_BODY_BYTES, readBody } from './body.js';
 import { socketClientKey } from './client-key.js';
+import { refuseBody, refuseSession, statusOf } from './mcp-answers.js';
 import { sendJson } from './respond.js';
 import type { SessionDirectory } from './session-directory.js';
 import type { SessionRefusal, SessionTable } from './sessions.js';
@@ -48,6 +41,8 @@ import { withOwed } from './unanswered.js';
 /** The dispatcher calls the HTTP transport needs (`Dispatcher` satisfies it). */
 export interface McpDispatcher {
   handle(message: unknown, conn: Connection): Promise<DispatchResult>;
+  /** `handle`, answering without a promise what needs no waiting (see `Dispatcher.handleNow`). */
+  handleNow(message: unknown, conn: Connection): DispatchResult | Promise<DispatchResult>;
   newSession(options?: SessionOptions): Session;
   closeSession(session: Session, reason?: string): void;
   closeAll(reason?: string): void;
@@ -111,13 +106,17 @@ function modernVersion(message: unknown): unknown {
     : undefined;
 }
 
-/** Handles one POST to the MCP endpoint; `methodPath` is the `<method>` of `/mcp/<method>`. */
-export async function handleMcpPost(
+/**
+ * Handles one POST to the MCP endpoint; `methodPath` is the `<method>` of `/mcp/<method>`. Not
+ * async: the body is the one thing every POST waits for, and what follows it runs in that
+ * promise's callback, which waits again only for what has to (see `dispatch`).
+ */
+export function handleMcpPost(
   req: IncomingMessage,
   res: ServerResponse,
   methodPath: string | undefined,
   ctx: McpPostContext,
-): Promise<void> {
+): void | Promise<void> {
   if (ctx.shuttingDown()) {
     const error = new RpcError(RPC_ERROR_CODES.SERVER_UNAVAILABLE, 'server is shutting down');
     return sendJson(res, 503, errorResponse(null, error));
@@ -126,9 +125,22 @@ export async function handleMcpPost(
     const error = new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, 'Content-Type must be JSON');
     return sendJson(res, 415, errorResponse(null, error));
   }
-  const body = await readBody(req, MAX_BODY_BYTES, ctx.body);
-  if (!body.ok) return refuseBody(req, res, body.reason, ctx.body);
-  const parsed = parseJson(body.text);
+  return readBody(req, MAX_BODY_BYTES, ctx.body).then((body) =>
+    body.ok
+      ? handleBody(req, res, body.text, methodPath, ctx)
+      : refuseBody(req, res, body.reason, ctx.body),
+  );
+}
+
+/** A POST whose body was read whole: parse, check, resolve its session, dispatch. */
+function handleBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  text: string,
+  methodPath: string | undefined,
+  ctx: McpPostContext,
+): void | Promise<void> {
+  const parsed = parseJson(text);
   if (!parsed.ok) return sendJson(res, 400, parsed.response);
   const message = parsed.value;
   try {
@@ -139,73 +151,55 @@ export async function handleMcpPost(
     const client = ctx.sessions.sharedKey(socketClientKey(principal, req.socket));
     const caller: Caller = { principal, client };
     const found = resolveSession(req, message, caller, ctx);
-    const { session, created } =
-      'missing' in found ? await adopt(found.missing, caller, ctx) : found;
-    if (created === undefined && ctx.directory !== undefined) refresh(session, principal, ctx);
-    // Room for the session is reserved before the `initialize` runs: a refusal costs nothing.
-    const admitting = created === 'initialize' && idOf(message) !== null;
-    const full = admitting ? ctx.sessions.admit(ctx.now(), caller.client) : undefined;
-    if (full !== undefined) {
-      ctx.onRefused?.(full.cap);
-      return refuseSession(res, idOf(message), full);
+    if ('missing' in found) {
+      return adopt(found.missing, caller, ctx).then(
+        ({ session }) => withSession(req, res, message, session, undefined, caller, ctx),
+        (error: unknown) => refused(res, message, error),
+      );
     }
-    try {
-      await dispatch(req, res, message, session, created, caller, ctx);
-    } finally {
-      if (admitting && !ctx.sessions.holds(session)) ctx.sessions.release(caller.client);
-    }
+    return withSession(req, res, message, found.session, found.created, caller, ctx);
   } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    sendJson(res, error.status, errorResponse(idOf(message), error.error));
+    return refused(res, message, error);
   }
 }
 
-/** Answers a body that was not read whole. */
-function refuseBody(
+/** Answers a `Refusal` thrown before dispatch; anything else is thrown on. */
+function refused(res: ServerResponse, message: unknown, error: unknown): void {
+  if (!(error instanceof Refusal)) throw error;
+  sendJson(res, error.status, errorResponse(idOf(message), error.error));
+}
+
+/** The exchange once its session is known: the session caps, then dispatch. */
+function withSession(
   req: IncomingMessage,
   res: ServerResponse,
-  reason: 'too-large' | 'aborted' | 'timeout' | 'stalled' | 'busy',
-  limits: BodyLimits,
-): void {
-  switch (reason) {
-    case 'aborted':
-      return void res.destroy();
-    case 'too-large':
-      discardRest(req);
-      return sendJson(res, 413, tooLargeResponse(MAX_BODY_BYTES));
-    case 'busy': {
-      // Other requests' bodies fill the budget: the client may retry once they are read. The
-      // rest is not read (reading only to throw it away is what a flood of bodies costs), so
-      // the connection closes after the answer; a small body has usually arrived whole with its
-      // headers, so closing does not reset its client before it reads the 503.
-      res.setHeader('connection', 'close');
-      const error = new RpcError(RPC_ERROR_CODES.SERVER_UNAVAILABLE, 'server busy reading bodies', {
-        code: 'BODY_BUFFER_FULL',
-        retryable: true,
-      });
-      return sendJson(res, 503, errorResponse(null, error));
-    }
-    case 'timeout':
-    case 'stalled': {
-      // The client stopped sending (past the deadline, or long enough that another body needed
-      // its room, see body.ts): nothing more is read, and the connection closes once the
-      // answer is out, which frees its slot under the connection caps.
-      const error =
-        reason === 'timeout'
-          ? new RpcError(
-              RPC_ERROR_CODES.INVALID_REQUEST,
-              `request body not received within ${limits.timeoutMs} ms`,
-              { code: 'BODY_TIMEOUT', timeoutMs: limits.timeoutMs },
-            )
-          : new RpcError(
-              RPC_ERROR_CODES.INVALID_REQUEST,
-              'request body stalled while other bodies needed its room; send it again',
-              { code: 'BODY_STALLED', retryable: true },
-            );
-      res.setHeader('connection', 'close');
-      return sendJson(res, 408, errorResponse(null, error));
-    }
+  message: unknown,
+  session: Session,
+  created: 'initialize' | 'ephemeral' | undefined,
+  caller: Caller,
+  ctx: McpPostContext,
+): void | Promise<void> {
+  if (created === undefined && ctx.directory !== undefined) refresh(session, caller.principal, ctx);
+  // Room for the session is reserved before the `initialize` runs: a refusal costs nothing.
+  const admitting = created === 'initialize' && idOf(message) !== null;
+  const full = admitting ? ctx.sessions.admit(ctx.now(), caller.client) : undefined;
+  if (full !== undefined) {
+    ctx.onRefused?.(full.cap);
+    return refuseSession(res, idOf(message), full);
   }
+  if (!admitting) return dispatch(req, res, message, session, created, caller, ctx);
+  const release = () => {
+    if (!ctx.sessions.holds(session)) ctx.sessions.release(caller.client);
+  };
+  let dispatched: void | Promise<void>;
+  try {
+    dispatched = dispatch(req, res, message, session, created, caller, ctx);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  if (dispatched === undefined) return release();
+  return dispatched.finally(release);
 }
 
 function checkHeaders(req: IncomingMessage, message: unknown, methodPath: string | undefined) {
@@ -336,7 +330,11 @@ async function adopt(
   return { session, created: undefined };
 }
 
-async function dispatch(
+/**
+ * Dispatches the message and sends its answer. Not async: an answer the dispatcher gives
+ * without a promise is sent at once (a one-step workflow's, progress events and all).
+ */
+function dispatch(
   req: IncomingMessage,
   res: ServerResponse,
   message: unknown,
@@ -344,7 +342,7 @@ async function dispatch(
   created: 'initialize' | 'ephemeral' | undefined,
   { principal, client }: Caller,
   ctx: McpPostContext,
-): Promise<void> {
+): void | Promise<void> {
   // The first notification for this request (progress) turns the answer into an event stream
   // when the client accepts one; without that, notifications have nowhere to go and are dropped.
   // Decided then, not now: most requests never notify, and pay nothing for the choice.
@@ -364,13 +362,42 @@ async function dispatch(
     if (created === 'ephemeral') ctx.dispatcher.closeSession(session, 'client disconnected');
     else cancelOne(message, conn, ctx.dispatcher);
   };
-  res.once('close', onClose);
-  let answer: DispatchResult;
+  // `on`, not `once`: it is taken off as soon as the answer is in, and `once` wraps it.
+  res.on('close', onClose);
+  let answer: DispatchResult | Promise<DispatchResult>;
   try {
-    answer = await ctx.dispatcher.handle(message, conn);
-  } finally {
+    answer = ctx.dispatcher.handleNow(message, conn);
+  } catch (error) {
     res.off('close', onClose);
+    throw error;
   }
+  if (answer instanceof Promise) {
+    return answer.then(
+      (settled) => {
+        res.off('close', onClose);
+        return respond(res, message, settled, stream, session, created, principal, ctx);
+      },
+      (error: unknown) => {
+        res.off('close', onClose);
+        throw error;
+      },
+    );
+  }
+  res.off('close', onClose);
+  return respond(res, message, answer, stream, session, created, principal, ctx);
+}
+
+/** Sends the dispatcher's answer: as the last events of a started stream, else as JSON. */
+function respond(
+  res: ServerResponse,
+  message: unknown,
+  answer: DispatchResult,
+  stream: EventStream | null | undefined,
+  session: Session,
+  created: 'initialize' | 'ephemeral' | undefined,
+  principal: string | undefined,
+  ctx: McpPostContext,
+): void | Promise<void> {
   if (res.destroyed) return;
   // The end of a request is activity too: a long call does not leave its session looking idle.
   if (created === undefined) session.touch(ctx.now());
@@ -391,32 +418,12 @@ async function dispatch(
     ctx.sessions.add(session);
     // Published before the client learns the id, so its next request resolves on any replica;
     // a directory that failed leaves the session usable here, as a single replica's is.
-    await publish(session, principal, ctx);
-    res.setHeader('mcp-session-id', session.id);
+    return publish(session, principal, ctx).then(() => {
+      res.setHeader('mcp-session-id', session.id);
+      sendJson(res, statusOf(final, false), final);
+    });
   }
   sendJson(res, statusOf(final, created === 'ephemeral'), final);
-}
-
-/**
- * Refuses an `initialize` at a session cap: `-32000` (no capacity, as every capacity refusal
- * is) with `data.code`, 429 for the client's own cap and 503 for the server's, and Retry-After
- * (seconds) for when an idle session may have made room.
- */
-function refuseSession(res: ServerResponse, id: RequestId | null, refusal: SessionRefusal): void {
-  const own = refusal.cap === 'client';
-  const error = new RpcError(
-    RPC_ERROR_CODES.SERVER_UNAVAILABLE,
-    own
-      ? `this client already holds ${refusal.limit} sessions (--max-sessions-per-client): end unused ones with DELETE /mcp, or retry later`
-      : `the server holds ${refusal.limit} sessions (--max-sessions), none idle long enough to end: retry later`,
-    {
-      code: own ? 'CLIENT_SESSION_LIMIT' : 'SESSION_CAPACITY_FULL',
-      retryable: true,
-      limit: refusal.limit,
-    },
-  );
-  res.setHeader('retry-after', String(Math.max(1, Math.ceil(refusal.retryAfterMs / 1000))));
-  sendJson(res, own ? 429 : 503, errorResponse(id, error));
 }
 
 function cancelOne(message: unknown, conn: Connection, dispatcher: McpDispatcher): void {
@@ -435,19 +442,4 @@ export function principalOf(req: IncomingMessage, name: string | undefined): str
   if (name === undefined) return undefined;
   const value = header(req, name.toLowerCase())?.trim();
   return value === undefined || value === '' ? undefined : value;
-}
-
-/**
- * The HTTP status of an answer. Malformed requests are 400 in both eras; modern (stateless)
- * errors follow the 2026-07-28 table (-32601 → 404, params/header/version → 400, -32000 → 503);
- * legacy JSON-RPC errors ride on 200, as 2025 clients expect.
- */
-function statusOf(answer: Exclude<DispatchResult, undefined>, modern: boolean): number {
-  if (Array.isArray(answer) || !('error' in answer)) return 200;
-  const code = answer.error.code;
-  if (code === RPC_ERROR_CODES.PARSE_ERROR || code === RPC_ERROR_CODES.INVALID_REQUEST) return 400;
-  if (!modern) return 200;
-  if (code === RPC_ERROR_CODES.METHOD_NOT_FOUND) return 404;
-  if (code === RPC_ERROR_CODES.SERVER_UNAVAILABLE) return 503;
-  return code === RPC_ERROR_CODES.INTERNAL_ERROR ? 500 : 400;
 }

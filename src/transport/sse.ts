@@ -56,32 +56,56 @@ export function messageEvent(message: unknown): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
-/** The event stream of one POST; opened by the first `send`, closed by `end`. */
+/**
+ * The event stream of one POST; opened by the first `send`, closed by `end`. What one turn of
+ * the event loop sends is written together, a microtask later: a call that reports progress
+ * and answers in the same turn (a run with nothing to wait for) is one body with its length,
+ * written once, instead of a status line and chunks; a longer one gets each event as it comes.
+ */
 export class EventStream {
   readonly #res: ServerResponse;
   #open = false;
   #ended = false;
+  /** Events sent and not yet written. */
+  #pending = '';
+  /** A write of `#pending` is queued. */
+  #queued = false;
+  /** The status and headers are written (the body is chunked from then on). */
+  #headed = false;
 
   constructor(res: ServerResponse) {
     this.#res = res;
   }
 
-  /** True once the stream has been opened (status 200 and its headers are on the wire). */
+  /** True once the stream has been opened (its answer is an event stream with status 200). */
   get started(): boolean {
     return this.#open;
   }
 
   /**
-   * Writes one server message (a notification or request) as an event, opening the stream first if need
+   * Sends one server message (a notification or request) as an event, opening the stream first if need
    * be. Dropped once the stream ended or the client went away.
    */
   send(message: unknown): void {
     if (this.#ended || this.#res.destroyed || this.#res.writableEnded) return;
-    if (!this.#open) {
-      this.#open = true;
-      this.#res.writeHead(200, STREAM_HEADERS);
+    this.#open = true;
+    this.#pending += messageEvent(message);
+    if (this.#queued) return;
+    this.#queued = true;
+    queueMicrotask(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#queued = false;
+    const res = this.#res;
+    if (this.#ended || this.#pending === '' || res.destroyed || res.writableEnded) return;
+    if (!this.#headed) {
+      this.#headed = true;
+      res.writeHead(200, STREAM_HEADERS);
     }
-    this.#res.write(messageEvent(message));
+    const text = this.#pending;
+    this.#pending = '';
+    res.write(text);
   }
 
   /**
@@ -91,7 +115,16 @@ export class EventStream {
   end(messages: readonly unknown[]): void {
     if (this.#ended) return;
     this.#ended = true;
-    if (this.#res.destroyed || this.#res.writableEnded) return;
-    this.#res.end(messages.map(messageEvent).join(''));
+    const res = this.#res;
+    if (res.destroyed || res.writableEnded) return;
+    let text = this.#pending;
+    this.#pending = '';
+    for (const message of messages) text += messageEvent(message);
+    if (!this.#headed) {
+      // Nothing written yet, and all of it known: one body, with its length.
+      this.#headed = true;
+      res.writeHead(200, { ...STREAM_HEADERS, 'content-length': Buffer.byteLength(text) });
+    }
+    res.end(text);
   }
 }

@@ -38,6 +38,27 @@ describe('the code cache', () => {
     assert.ok(codeEntries(cache).some((e) => e.endsWith('-lint.bin')));
   });
 
+  it("keeps a server command's entry, made under the V8 flag that command sets", async () => {
+    // `serve` turns allocation-site pretenuring off (launch-run.ts). V8 refuses an entry made
+    // under other flags, so were the flag set after compiling, each start would refuse the last
+    // one's entry and write it again.
+    const cache = join(tempDir('mhl-code-cache-'), 'cache');
+    const flows = tempDir('mhl-code-cache-flows-');
+    writeFileSync(join(flows, 'echo.mh'), 'pipeline Echo {\n  input text: string\n}\n');
+    const serve = async () => {
+      // On stdio: the closed stdin ends the server, and the entry is written as it exits.
+      const result = await runCli(['serve', 'mcp', flows], { env: { MHL_CACHE_DIR: cache } });
+      assert.equal(result.code, 0, result.stderr);
+    };
+    await serve();
+    const entry = codeEntries(cache).find((e) => e.endsWith('-serve.bin'));
+    assert.ok(entry !== undefined, String(codeEntries(cache)));
+    const path = join(cache, 'code', entry);
+    const written = statSync(path).mtimeMs;
+    await serve();
+    assert.equal(statSync(path).mtimeMs, written, 'the entry was read, not refused and rewritten');
+  });
+
   it('ignores a corrupt or untrusted entry and replaces it', async () => {
     const cache = join(tempDir('mhl-code-cache-'), 'cache');
     await help({ MHL_CACHE_DIR: cache });

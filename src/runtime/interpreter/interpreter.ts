@@ -67,16 +67,55 @@ export class Interpreter {
     return this.execIn(block, env.child(), signal);
   }
 
-  /** Runs a block's statements directly in `env` (a step's own scope). */
-  async execIn(
+  /**
+   * Runs a block's statements directly in `env` (a step's own scope). Not async: statements
+   * with nothing to wait for run here, and only from the first other one on is there a promise
+   * (a block of plain copies, such as a one-step `out = text`, finishes with no microtask).
+   * A throw before that is a synchronous throw; callers await the result either way.
+   */
+  execIn(
     block: Block,
     env: Environment,
     signal: AbortSignal,
-  ): Promise<Completion | undefined> {
-    for (const stmt of block.body) {
+  ): Completion | undefined | Promise<Completion | undefined> {
+    const body = block.body;
+    for (let i = 0; i < body.length; i++) {
+      const stmt = body[i] as Stmt;
       signal.throwIfAborted();
       // `name = other` has nothing to wait for: done here, without exec's and #assign's async
       // frames and evaluate's (what they would do, in the same order: look up, then assign).
+      if (isPlainCopy(stmt)) {
+        env.assign(stmt.target.name, identValue(stmt.value, env), stmt.target.span);
+        continue;
+      }
+      return this.#execFrom(body, i, env, signal);
+    }
+    return undefined;
+  }
+
+  /**
+   * `execIn` for a block of plain copies only (`onlyPlainCopies`), which it runs to the end
+   * synchronously; any other statement is a programming fault.
+   */
+  execCopies(block: Block, env: Environment, signal: AbortSignal): void {
+    for (const stmt of block.body) {
+      signal.throwIfAborted();
+      if (!isPlainCopy(stmt)) throw new Error('execCopies: not a plain copy');
+      env.assign(stmt.target.name, identValue(stmt.value, env), stmt.target.span);
+    }
+  }
+
+  /** The rest of `execIn` from statement `start`, the first that may wait. */
+  async #execFrom(
+    body: readonly Stmt[],
+    start: number,
+    env: Environment,
+    signal: AbortSignal,
+  ): Promise<Completion | undefined> {
+    for (let i = start; i < body.length; i++) {
+      const stmt = body[i] as Stmt;
+      // Checked already for the first one, by execIn, just before handing over.
+      if (i > start) signal.throwIfAborted();
       if (isPlainCopy(stmt)) {
         env.assign(stmt.target.name, identValue(stmt.value, env), stmt.target.span);
         continue;
@@ -641,6 +680,12 @@ type PlainCopy = StmtOf<'Assign'> & {
 };
 
 /** `a = b`: a plain assignment of one variable to another. */
+/** Whether every statement of `block` is a plain copy: `execIn` then runs it synchronously. */
+export function onlyPlainCopies(block: Block): boolean {
+  for (const stmt of block.body) if (!isPlainCopy(stmt)) return false;
+  return true;
+}
+
 function isPlainCopy(stmt: Stmt): stmt is PlainCopy {
   return (
     stmt.kind === 'Assign' &&

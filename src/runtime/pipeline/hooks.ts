@@ -78,14 +78,20 @@ function declaredHooks(decl: PipelineDecl): ReadonlyMap<HookName, Property> {
 
 export class PipelineHooks {
   readonly #props: ReadonlyMap<HookName, Property>;
-  readonly #rt: HookRuntime;
-  /** The end of the queue of hook calls: they never overlap (see `call`). */
-  #queue: Promise<unknown> = Promise.resolve();
+  /** The runtime, or what makes it: built on the first hook call (most pipelines have none). */
+  #runtime: HookRuntime | (() => HookRuntime);
+  /** The end of the queue of hook calls, once there was one: they never overlap (see `call`). */
+  #queue: Promise<unknown> | undefined;
   #sessionEnded = false;
 
-  constructor(decl: PipelineDecl, rt: HookRuntime) {
+  constructor(decl: PipelineDecl, rt: HookRuntime | (() => HookRuntime)) {
     this.#props = declaredHooks(decl);
-    this.#rt = rt;
+    this.#runtime = rt;
+  }
+
+  get #rt(): HookRuntime {
+    if (typeof this.#runtime === 'function') this.#runtime = this.#runtime();
+    return this.#runtime;
   }
 
   has(name: HookName): boolean {
@@ -139,15 +145,26 @@ export class PipelineHooks {
     return this.call('stop_failure', info);
   }
 
-  /** `session_end`, at most once per run; complete() in it changes nothing (the run is ending). */
-  async sessionEnd(
+  /**
+   * `session_end`, at most once per run; complete() in it changes nothing (the run is ending).
+   * Undefined (nothing to wait for) when it already ran or the pipeline declares none.
+   */
+  sessionEnd(
+    error: string | undefined,
+    broke: boolean,
+    executed: readonly string[],
+  ): Promise<void> | undefined {
+    if (this.#sessionEnded) return undefined;
+    this.#sessionEnded = true;
+    if (!this.#props.has('session_end')) return undefined;
+    return this.#sessionEnd(error, broke, executed);
+  }
+
+  async #sessionEnd(
     error: string | undefined,
     broke: boolean,
     executed: readonly string[],
   ): Promise<void> {
-    if (this.#sessionEnded) return;
-    this.#sessionEnded = true;
-    if (!this.#props.has('session_end')) return;
     const info = this.#info([
       ['status', error === undefined ? 'completed' : 'failed'],
       ['error', error ?? null],
@@ -183,7 +200,9 @@ export class PipelineHooks {
     const prop = this.#props.get(name);
     if (!prop) return Promise.resolve('returned');
     const signal = this.#rt.signal;
-    const run = this.#queue.then(() => this.#call(name, prop, info, signal, step));
+    const run = (this.#queue ?? Promise.resolve()).then(() =>
+      this.#call(name, prop, info, signal, step),
+    );
     this.#queue = run.catch(() => undefined);
     return run;
   }

@@ -76,7 +76,8 @@ export function createRun(
   );
   scope.memReset = (name, signal) =>
     run.vars && run.mem.reset(name, run.vars, run.scope.interpreter, signal);
-  const hooks = new PipelineHooks(decl, {
+  // Made on the first hook call: a pipeline without hooks never needs these closures.
+  const hooks = new PipelineHooks(decl, () => ({
     interpreter: scope.interpreter,
     env: () => env(run),
     initMem: (node) => initMemFor(run, node),
@@ -88,7 +89,7 @@ export function createRun(
       resumed: run.resumed,
     }),
     signal: options.signal,
-  });
+  }));
   const entry = Math.max(
     0,
     decl.steps.findIndex((s) => s.kind === 'Step' && s.entry),
@@ -161,9 +162,12 @@ export function ended(run: RunState): void {
   if (run.decl.loop) run.terminalReason = 'break';
 }
 
-/** `session_end` (once), when the run's scope exists. */
-export async function sessionEnd(run: RunState, error: string | undefined): Promise<void> {
-  if (run.vars) await run.hooks.sessionEnd(error, run.broke, run.executed);
+/**
+ * `session_end` (once), when the run's scope exists. Undefined when there is nothing to wait
+ * for (no such hook): callers await only a promise.
+ */
+export function sessionEnd(run: RunState, error: string | undefined): Promise<void> | undefined {
+  return run.vars ? run.hooks.sessionEnd(error, run.broke, run.executed) : undefined;
 }
 
 export function emit(run: RunState, type: RunEvent['type'], step: string, index: number): void {

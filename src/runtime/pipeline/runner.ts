@@ -19,35 +19,96 @@ export type { FailureKind, RunEvent, RunOptions, RunOutcome, RunStatus } from '.
 export { MAX_STEP_VISITS } from './step-loop.js';
 
 /** Runs `pipeline` (declared in `program.root`). Never throws for program errors: see `status`. */
-// Not async (one promise and one microtask less per run); a throw still arrives as a rejection.
 export function runPipeline(
   program: LoadedProgram,
   pipeline: PipelineDecl,
   options: RunOptions,
 ): Promise<RunOutcome> {
-  let run: RunState;
   try {
-    run = createRun(program, pipeline, options);
+    const outcome = startPipeline(program, pipeline, options);
+    return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
   } catch (error) {
     return Promise.reject(error);
   }
-  return runState(run);
 }
 
-/** The run from its start (run-start.ts) through its steps (step-loop.ts) to its finish. */
-async function runState(run: RunState): Promise<RunOutcome> {
+/**
+ * `runPipeline` for callers that await only a promise: a run with nothing to wait for (an
+ * ephemeral run of steps that only copy variables, no hooks, no `output:`) answers its outcome
+ * at once, with no promise and no microtask. May throw what `runPipeline` would reject with.
+ */
+export function startPipeline(
+  program: LoadedProgram,
+  pipeline: PipelineDecl,
+  options: RunOptions,
+): RunOutcome | Promise<RunOutcome> {
+  return runState(createRun(program, pipeline, options));
+}
+
+/**
+ * The run from its start (run-start.ts) through its steps (step-loop.ts) to its finish. Not
+ * async: each phase that answers synchronously is not awaited, and the first one that answers
+ * a promise hands the rest over to `runStateFrom`.
+ */
+function runState(run: RunState): RunOutcome | Promise<RunOutcome> {
   try {
-    // Awaited only when it is a promise: a fresh run of literal variables, with no
-    // `session_start` hook, begins synchronously.
+    // A fresh run of literal variables, with no `session_start` hook, begins synchronously.
     const begun = begin(run);
-    const start = typeof begun === 'number' ? begun : await begun;
+    if (typeof begun !== 'number') return runStateFrom(run, begun, 'begin');
     // `session_start` may have called complete(): then no step runs.
     if (!run.broke) {
-      if (run.decl.loop) await runLoop(run, start);
-      else if ((await runSteps(run, start)) === 'break') run.broke = true;
+      if (run.decl.loop) return runStateFrom(run, runLoop(run, begun), 'steps');
+      const ran = runSteps(run, begun);
+      if (typeof ran !== 'string') return runStateFrom(run, ran, 'steps');
+      if (ran === 'break') run.broke = true;
     }
-    await sessionEnd(run, undefined);
-    // An ephemeral run without `output:` or a declared return type finishes synchronously.
+    return ending(run);
+  } catch (e) {
+    return failure(run, e);
+  }
+}
+
+/** `session_end`, then the outcome: synchronously when there is nothing to wait for. */
+function ending(run: RunState): RunOutcome | Promise<RunOutcome> {
+  const ended = sessionEnd(run, undefined);
+  if (ended !== undefined) return runStateFrom(run, ended, 'end');
+  // An ephemeral run without `output:` or a declared return type finishes synchronously.
+  if (run.options.ephemeral && !hasOutput(run) && !run.decl.signature?.returns) {
+    return outcome(run, 'completed', publicVars(run));
+  }
+  return finishing(run);
+}
+
+/** `finish`, whose failure is the run's failure as any phase's is. */
+async function finishing(run: RunState): Promise<RunOutcome> {
+  try {
+    return await finish(run);
+  } catch (e) {
+    return failure(run, e);
+  }
+}
+
+/** What `runState` had under way when a phase answered a promise. */
+type Phase = 'begin' | 'steps' | 'end';
+
+/** The rest of `runState` once `pending` (the promise of phase `phase`) settles. */
+async function runStateFrom(
+  run: RunState,
+  pending: Promise<unknown>,
+  phase: Phase,
+): Promise<RunOutcome> {
+  try {
+    const settled = await pending;
+    if (phase === 'begin') {
+      const start = settled as number;
+      if (!run.broke) {
+        if (run.decl.loop) await runLoop(run, start);
+        else if ((await runSteps(run, start)) === 'break') run.broke = true;
+      }
+    } else if (phase === 'steps') {
+      if (settled === 'break') run.broke = true;
+    }
+    if (phase !== 'end') await sessionEnd(run, undefined);
     if (run.options.ephemeral && !hasOutput(run) && !run.decl.signature?.returns) {
       return outcome(run, 'completed', publicVars(run));
     }

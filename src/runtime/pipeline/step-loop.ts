@@ -7,6 +7,7 @@
 import type { ParallelGroup, Step } from '../../lang/index.js';
 import { LangError } from '../../lang/index.js';
 import { RUN_ERROR_CODES } from '../interpreter/error-hints.js';
+import { onlyPlainCopies } from '../interpreter/interpreter.js';
 import { CompleteSignal, PauseSignal } from '../interpreter/signals.js';
 import type { Value } from '../interpreter/values.js';
 import { formatDuration } from '../natives/args.js';
@@ -75,9 +76,68 @@ function currentInputs(run: RunState): Record<string, Value> {
   return out;
 }
 
-/** Runs steps from `start` until the end or a `break`. */
-export async function runSteps(run: RunState, start: number): Promise<'end' | 'break'> {
+/**
+ * Runs steps from `start` until the end or a `break`. Not async: the steps of an ephemeral run
+ * that have nothing to wait for (see `waitsFor`) run here, one after the other, and the first
+ * one that may wait hands the rest over to `stepsFrom`; a run made only of such steps (a
+ * one-step `out = text`) ends with no promise and no microtask.
+ */
+export function runSteps(run: RunState, start: number): 'end' | 'break' | Promise<'end' | 'break'> {
+  const steps = run.steps;
+  let i = start;
+  // What the checks of the full loop would see: no step hooks, no checkpoint to write.
+  const plain = run.options.ephemeral === true && !run.hooks.has('step_start');
+  while (plain && i < steps.length) {
+    const step = steps[i] as Step | ParallelGroup;
+    if (step.kind !== 'Step' || waitsFor(run, step)) break;
+    run.options.signal.throwIfAborted();
+    emit(run, 'step_start', step.name, i);
+    try {
+      // Cannot wait, goto, break or complete(): its statements are plain copies.
+      run.scope.interpreter.execCopies(step.body, env(run).child(), run.options.signal);
+    } catch (e) {
+      // What stepBody and runStep make of a raise, for a step that pauses, spawns and
+      // completes nothing and has no `timeout:` and no `step_end` hook.
+      run.failedStep = step.name;
+      if (run.options.signal.aborted) throw e;
+      throw stepFailure(step.name, step.nameSpan, e);
+    }
+    run.executed.push(step.name);
+    run.completed.push(step.name);
+    emit(run, 'step_end', step.name, i);
+    i = indexAfter(run, step);
+  }
+  if (i >= steps.length) return 'end';
+  // Each step run above was entered once (no goto among them): the visits so far.
   const visits = new Map<string, number>();
+  for (let k = start; k < i; k++) {
+    const name = (steps[k] as Step | ParallelGroup).name;
+    visits.set(name, (visits.get(name) ?? 0) + 1);
+  }
+  return stepsFrom(run, i, visits);
+}
+
+/**
+ * Whether a step (not a parallel group) may have to wait or do more than copy variables: all
+ * but a step without `timeout:` or a `step_end` hook, of plain copies, with every `mem` variable
+ * ready and no task pending.
+ */
+function waitsFor(run: RunState, step: Step): boolean {
+  return (
+    step.timeoutMs !== undefined ||
+    run.hooks.has('step_end') ||
+    run.mem.uninitialised ||
+    run.scope.pending.length > 0 ||
+    !onlyPlainCopies(step.body)
+  );
+}
+
+/** The step loop from step `i`, with each step's visits so far. */
+async function stepsFrom(
+  run: RunState,
+  start: number,
+  visits: Map<string, number>,
+): Promise<'end' | 'break'> {
   let i = start;
   while (i < run.steps.length) {
     run.options.signal.throwIfAborted();

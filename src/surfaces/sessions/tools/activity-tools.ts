@@ -32,6 +32,7 @@ import { batchReading } from './batch.js';
 import {
   AgentIdParam,
   assertNoCheckpoint,
+  BundleParam,
   inSession,
   noteWarnings,
   SessionIndexParam,
@@ -51,12 +52,7 @@ const Input = z.object({
     .positive()
     .describe("The worker's context window in tokens; bounds eager bundling."),
   agent_id: AgentIdParam,
-  bundle: z
-    .enum(['reference', 'full'])
-    .optional()
-    .describe(
-      'reference: repeated content comes back as unchanged markers; full: always the whole text.',
-    ),
+  bundle: BundleParam,
 });
 
 /** Said beside `resources` (reference mode, some bodies bundled). */

@@ -22,6 +22,19 @@ export const AgentIdParam = safeKeySchema('agent_id')
   .optional()
   .describe('The calling agent (worker context) id.');
 
+/** How content tools deliver what the agent already holds (get_activity, get_technique, get_resource). */
+export const BundleParam = z
+  .enum(['reference', 'full'])
+  .optional()
+  .describe(
+    'reference: repeated content comes back as unchanged markers; full: always the whole text.',
+  );
+
+export const FullParam = z
+  .boolean()
+  .optional()
+  .describe('true sends the whole text even if this agent already holds it.');
+
 /** Codes of tool failures that are not session-store or definition errors. */
 export const TOOL_CODES = {
   CHECKPOINT_ACTIVE: 'CHECKPOINT_ACTIVE',

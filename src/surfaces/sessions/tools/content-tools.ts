@@ -19,6 +19,8 @@ import { stepTechnique } from '../delivery/steps.js';
 import { advanceSession, historyEvent, recordFirstArrival, startStep } from '../store/advance.js';
 import {
   AgentIdParam,
+  BundleParam,
+  FullParam,
   inGatedSession,
   noteWarnings,
   SessionIndexParam,
@@ -38,16 +40,8 @@ const TechniqueInput = z.object({
     .min(1)
     .optional()
     .describe("The activity's own technique (default: the current activity)."),
-  bundle: z
-    .enum(['reference', 'full'])
-    .optional()
-    .describe(
-      'reference: repeated content comes back as unchanged markers; full: always the whole text.',
-    ),
-  full: z
-    .boolean()
-    .optional()
-    .describe('true sends the whole text even if this agent already holds it.'),
+  bundle: BundleParam,
+  full: FullParam,
 });
 
 export const getTechnique: SessionTool<typeof TechniqueInput> = {
@@ -182,16 +176,8 @@ const ResourceInput = z.object({
     .min(1)
     .max(400)
     .describe('Resource id, or workflow/id for another workflow, optionally with #section.'),
-  bundle: z
-    .enum(['reference', 'full'])
-    .optional()
-    .describe(
-      'reference: repeated content comes back as unchanged markers; full: always the whole text.',
-    ),
-  full: z
-    .boolean()
-    .optional()
-    .describe('true sends the whole text even if this agent already holds it.'),
+  bundle: BundleParam,
+  full: FullParam,
 });
 
 export const getResource: SessionTool<typeof ResourceInput> = {

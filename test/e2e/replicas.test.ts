@@ -99,6 +99,28 @@ function holding(port: number, runId: string) {
   );
 }
 
+/**
+ * Starts a Blocker on `a`, stops `a` (SIGSTOP) while it holds, waits for `b` to read the run
+ * failed once the lease lapses, resumes it on `b` and waits for `b`'s leg to hold in turn.
+ */
+async function stallAndResume(a: number, b: number): Promise<{ dir: string; runId: string }> {
+  const dir = folder();
+  const runId = (await call(a, 'run/start', { name: 'Blocker', arguments: { dir } }, alice))[
+    'runId'
+  ] as string;
+  await holding(b, runId);
+  server(a).child.kill('SIGSTOP');
+  await until(async () => ((await status(b, runId))['state'] === 'failed' ? true : undefined), {
+    what: 'the stopped replica’s lease to lapse',
+    // Waits on the event, not a time bound: a 2 s lease on a loaded 2-core machine (three
+    // replicas, PostgreSQL and the runner) has lapsed in the store long before this.
+    timeoutMs: 30_000,
+  });
+  await call(b, 'run/resume', { runId }, alice);
+  await server(b).logged(/"output":"holding/);
+  return { dir, runId };
+}
+
 async function pg(t: TestContext): Promise<boolean> {
   return needPg(t);
 }
@@ -319,20 +341,7 @@ describe('replicas on one PostgreSQL store', () => {
   it('refuses the writes of a replica stopped past its TTL once another resumed its run', async (t) => {
     if (!(await pg(t))) return;
     const [a, b] = (await replicas(2, { MHL_SERVE_RUN_LOCK_TTL: '2s' })) as [number, number];
-    const dir = folder();
-    const runId = (await call(a, 'run/start', { name: 'Blocker', arguments: { dir } }, alice))[
-      'runId'
-    ] as string;
-    await holding(b, runId);
-    server(a).child.kill('SIGSTOP');
-    await until(async () => ((await status(b, runId))['state'] === 'failed' ? true : undefined), {
-      what: 'the stopped replica’s lease to lapse',
-      // Waits on the event, not a time bound: a 2 s lease on a loaded 2-core machine (three
-      // replicas, PostgreSQL and the runner) has lapsed in the store long before this.
-      timeoutMs: 30_000,
-    });
-    await call(b, 'run/resume', { runId }, alice);
-    await server(b).logged(/"output":"holding/);
+    const { dir, runId } = await stallAndResume(a, b);
     server(a).child.kill('SIGCONT');
     await server(a).logged('run execution lease lost');
     writeFileSync(join(dir, 'go'), '');
@@ -353,20 +362,7 @@ describe('replicas on one PostgreSQL store', () => {
       number,
       number,
     ];
-    const dir = folder();
-    const runId = (await call(a, 'run/start', { name: 'Blocker', arguments: { dir } }, alice))[
-      'runId'
-    ] as string;
-    await holding(b, runId);
-    server(a).child.kill('SIGSTOP');
-    await until(async () => ((await status(b, runId))['state'] === 'failed' ? true : undefined), {
-      what: 'the stopped replica’s lease to lapse',
-      // Waits on the event, not a time bound: a 2 s lease on a loaded 2-core machine (three
-      // replicas, PostgreSQL and the runner) has lapsed in the store long before this.
-      timeoutMs: 30_000,
-    });
-    await call(b, 'run/resume', { runId }, alice);
-    await server(b).logged(/"output":"holding/);
+    const { dir, runId } = await stallAndResume(a, b);
     await call(c, 'run/cancel', { runId }, alice);
     server(a).child.kill('SIGCONT');
     await until(async () => ((await status(b, runId))['state'] === 'canceled' ? true : undefined), {

@@ -8,12 +8,12 @@
 //
 //   npm run build && node bench/serve-http-ab.mjs --baseline=<other build>/dist/bin/mhl.js \
 //     [--heap] [--windows=6] [--seconds=2] [--modes=modern_json,modern_sse]
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { echoWorkspace } from './lib/echo-workspace.mjs';
 import { HOST, startChild } from './lib/http-peers.mjs';
 
 const flag = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -34,13 +34,7 @@ const META = {
 const ACCEPT = 'application/json, text/event-stream';
 const TICKS_PER_S = 100;
 
-const dir = mkdtempSync(join(tmpdir(), 'mhl-bench-ab-'));
-mkdirSync(join(dir, 'flows'));
-mkdirSync(join(dir, 'cwd'));
-writeFileSync(
-  join(dir, 'flows', 'echo.mh'),
-  'pipeline Echo {\n  input text: string\n  var out = ""\n  step S { out = text }\n}\n',
-);
+const { dir, flows, cwd } = echoWorkspace('mhl-bench-ab-');
 // The preload: SIGUSR2 starts sampling, the next one writes the profile to HEAP_DIR.
 const preload = join(dir, 'heap-sampler.cjs');
 writeFileSync(
@@ -76,7 +70,7 @@ const call = (meta) =>
     method: 'tools/call',
     params: {
       name: 'Echo',
-      arguments: { text: 'hi', context: { cwd: join(dir, 'cwd') } },
+      arguments: { text: 'hi', context: { cwd } },
       ...(meta === undefined ? {} : { _meta: meta }),
     },
   });
@@ -150,7 +144,7 @@ const env = HEAP
   ? { ...process.env, NODE_OPTIONS: `--require ${preload}`, HEAP_DIR: dir }
   : process.env;
 const servers = BUILDS.map((b) =>
-  startChild(b.name, [b.cli, 'serve', 'mcp', join(dir, 'flows'), '--http', '--port', '0'], env),
+  startChild(b.name, [b.cli, 'serve', 'mcp', flows, '--http', '--port', '0'], env),
 );
 try {
   const targets = [];

@@ -14,12 +14,12 @@
 //     [--node-flags=A,B]   (Node/V8 flags for both servers)
 // See docs/benchmarks.md, serve-http, "Whose tail".
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { echoWorkspace } from './lib/echo-workspace.mjs';
 import { BARE, HOST, startChild } from './lib/http-peers.mjs';
 
 const flag = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -34,15 +34,7 @@ const META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-const dir = mkdtempSync(join(tmpdir(), 'mhl-bench-tail-'));
-const flows = join(dir, 'flows');
-const cwd = join(dir, 'cwd');
-mkdirSync(flows);
-mkdirSync(cwd);
-writeFileSync(
-  join(flows, 'echo.mh'),
-  'pipeline Echo {\n  input text: string\n  var out = ""\n  step S { out = text }\n}\n',
-);
+const { dir, flows, cwd } = echoWorkspace('mhl-bench-tail-');
 
 // CLOCK_MONOTONIC in ms, the clock perf sched is told to use, so both sides' intervals line up.
 const mono = () => Number(process.hrtime.bigint()) / 1e6;

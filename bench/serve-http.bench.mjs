@@ -26,12 +26,12 @@
 // second mhl build (figures only, named `base-…`) in the same run, to compare builds. Build
 // first: this runs dist/. Whose tail it is, stall by stall: serve-http-tail.mjs.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { echoWorkspace } from './lib/echo-workspace.mjs';
 import { checkReply, Histogram, nodeLoad } from './lib/http-loop.mjs';
 import { BARE, HOST, sdkV1Source, sdkV2Source, startChild } from './lib/http-peers.mjs';
 
@@ -56,15 +56,7 @@ const PIN = process.argv.includes('--pin');
 const CLI = resolve(flag('mhl') ?? fileURLToPath(new URL('../dist/bin/mhl.js', import.meta.url)));
 const BASELINE = flag('baseline');
 
-const dir = mkdtempSync(join(tmpdir(), 'mhl-bench-http-'));
-const flows = join(dir, 'flows');
-const cwd = join(dir, 'cwd');
-mkdirSync(flows);
-mkdirSync(cwd);
-writeFileSync(
-  join(flows, 'echo.mh'),
-  'pipeline Echo {\n  input text: string\n  var out = ""\n  step S { out = text }\n}\n',
-);
+const { dir, flows, cwd } = echoWorkspace('mhl-bench-http-');
 
 const ACCEPT = 'application/json, text/event-stream';
 const JSON_TYPE = 'application/json';

@@ -27,11 +27,22 @@ export type ClientRequester = (
 export type ProgressReporter = (progress: number, total?: number, message?: string) => void;
 
 /**
+ * A request's cancellation, read without making its `AbortSignal` (see `RequestAbort`): checks
+ * read `aborted` and `throwIfAborted`; `signal` makes the `AbortSignal` on its first read.
+ */
+export interface RequestCancellation {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  throwIfAborted(): void;
+  readonly signal: AbortSignal;
+}
+
+/**
  * A time limit on the request being served (`RequestContext.limit`): `signal` is the request's
- * own signal, aborted with a `TimeoutError` when the time is up (or by a cancel, as ever).
+ * own cancellation, aborted with a `TimeoutError` when the time is up (or by a cancel, as ever).
  */
 export interface RequestLimit {
-  readonly signal: AbortSignal;
+  readonly signal: RequestCancellation;
   /** Whether it was the time limit (not a cancel or a close) that aborted `signal`. */
   readonly expired: () => boolean;
   /** Stops the timer; call it in a `finally`. */
@@ -49,8 +60,13 @@ export interface RequestContext {
   /** Modern `_meta` client capabilities, or those the legacy client declared (else `{}`). */
   readonly clientCapabilities: Record<string, unknown>;
   readonly requestId: RequestId;
-  /** Aborted by `notifications/cancelled`, `closeSession` or `closeAll`. Pass it down. */
+  /**
+   * Aborted by `notifications/cancelled`, `closeSession` or `closeAll`. Pass it down. Reading it
+   * makes the request's `AbortSignal`: code that can take `cancellation` should take that.
+   */
   readonly signal: AbortSignal;
+  /** The same cancellation, whose `AbortSignal` is made only when asked for (`RequestAbort`). */
+  readonly cancellation: RequestCancellation;
   /**
    * Bounds the request to `ms` on its own signal: when the time is up `signal` aborts with a
    * `TimeoutError` naming `what`, and the handler's answer (a timeout result, say) is still
@@ -123,7 +139,7 @@ export interface ProgressBinding {
   progressToken: string | number;
   request: JsonRpcRequest;
   conn: Connection;
-  signal: AbortSignal;
+  cancellation: RequestCancellation;
   /** Set to true by the dispatcher once the request is answered. */
   live: { settled: boolean };
   /** Receives a failed `send`. */
@@ -137,10 +153,11 @@ export interface ProgressBinding {
  * a failed send goes to `report`.
  */
 export function createProgressReporter(binding: ProgressBinding): ProgressReporter {
-  const { progressToken, request, conn, signal, live, report } = binding;
+  const { progressToken, request, conn, cancellation, live, report } = binding;
   let last = Number.NEGATIVE_INFINITY;
   return (progress, total, message) => {
-    if (live.settled || signal.aborted || !Number.isFinite(progress) || progress <= last) return;
+    if (live.settled || cancellation.aborted || !Number.isFinite(progress) || progress <= last)
+      return;
     last = progress;
     // Built by assignment, not conditional spreads (an object made and copied for each).
     const params: Record<string, unknown> = { progressToken, progress };

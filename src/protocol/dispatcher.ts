@@ -57,6 +57,7 @@ import {
 } from './jsonrpc.js';
 import { createLogReporter, isLogLevel, type LogLevel, type LogReporter } from './logging.js';
 import { OutboundRequests } from './outbound.js';
+import { RequestAbort } from './request-abort.js';
 import { RequestTimer } from './request-limit.js';
 import { retryMaterial } from './retry.js';
 import { Session, type SessionOptions } from './session.js';
@@ -104,8 +105,8 @@ interface Invocation {
   readonly request: JsonRpcRequest;
   readonly decision: Exclude<EraDecision, { era: 'none' }>;
   readonly conn: Connection;
-  readonly requests: Map<RequestId, AbortController>;
-  readonly controller: AbortController;
+  readonly requests: Map<RequestId, RequestAbort>;
+  readonly abort: RequestAbort;
   readonly timer: RequestTimer;
   readonly live: { settled: boolean };
 }
@@ -122,12 +123,12 @@ export class Dispatcher {
   /** Where each session's notifications outside requests go (stdio, an HTTP GET stream). */
   readonly #channels = new SessionChannels((error, method) => this.#report(error, { method }));
   readonly #closeListeners = new Set<(session: Session) => void>();
-  readonly #inflight = new Map<Session, Map<RequestId, AbortController>>();
+  readonly #inflight = new Map<Session, Map<RequestId, RequestAbort>>();
   /**
    * Requests cancelled or closed (never answered), as opposed to aborted by their own time limit
    * (answered): a cancel that comes after the time limit fired must still drop the answer.
    */
-  readonly #cancelled = new WeakSet<AbortController>();
+  readonly #cancelled = new WeakSet<RequestAbort>();
   readonly #outbound = new OutboundRequests();
 
   constructor(options: DispatcherOptions) {
@@ -264,9 +265,9 @@ export class Dispatcher {
    * `onSessionClose` listeners.
    */
   closeSession(session: Session, reason = 'session closed'): void {
-    for (const controller of this.#inflight.get(session)?.values() ?? []) {
-      this.#cancelled.add(controller);
-      controller.abort(new DOMException(reason, 'AbortError'));
+    for (const abort of this.#inflight.get(session)?.values() ?? []) {
+      this.#cancelled.add(abort);
+      abort.abort(new DOMException(reason, 'AbortError'));
     }
     this.#outbound.closeSession(session, reason);
     this.#channels.drop(session);
@@ -316,9 +317,9 @@ export class Dispatcher {
     } else if (notification.method === 'notifications/cancelled') {
       // Unknown, late or malformed cancels are ignored, as the specification asks.
       const target = cancelTarget(notification.params);
-      const controller = target && this.#inflight.get(session)?.get(target.requestId);
-      if (controller) this.#cancelled.add(controller);
-      controller?.abort(new DOMException(target?.reason ?? 'request cancelled', 'AbortError'));
+      const abort = target && this.#inflight.get(session)?.get(target.requestId);
+      if (abort) this.#cancelled.add(abort);
+      abort?.abort(new DOMException(target?.reason ?? 'request cancelled', 'AbortError'));
     }
     // Other notifications have no handler here and are ignored.
   }
@@ -378,15 +379,15 @@ export class Dispatcher {
       requests = new Map();
       this.#inflight.set(conn.session, requests);
     }
-    const controller = new AbortController();
-    requests.set(id, controller);
+    const abort = new RequestAbort();
+    requests.set(id, abort);
     const live = { settled: false };
     // Aborted by the handler's own time limit (`ctx.limit`) rather than cancelled: answered.
-    const timer = new RequestTimer(controller);
-    const run: Invocation = { request, decision, conn, requests, controller, timer, live };
+    const timer = new RequestTimer(abort);
+    const run: Invocation = { request, decision, conn, requests, abort, timer, live };
     let result: Record<string, unknown> | Promise<Record<string, unknown>>;
     try {
-      const ctx = this.#context(request, params, decision, conn, controller.signal, live);
+      const ctx = this.#context(request, params, decision, conn, abort, live);
       ctx.limit = timer.limit;
       // Called at once, not from a later microtask: a throw is caught here all the same.
       result = handler(params, ctx);
@@ -413,23 +414,23 @@ export class Dispatcher {
 
   /** The answer to a handler's result (`ok`) or throw, once it has one; the request is done. */
   #settle(run: Invocation, ok: boolean, value: unknown): JsonRpcResponse | undefined {
-    const { request, controller, timer, requests, conn } = run;
+    const { request, abort, timer, requests, conn } = run;
     const { id, method } = request;
     try {
       if (!ok) throw value;
-      if (this.#dropped(controller, timer)) return undefined;
+      if (this.#dropped(abort, timer)) return undefined;
       if (!isRecord(value)) throw new Error(`handler for ${method} returned a non-object`);
       const body = run.decision.era === 'modern' ? this.#decorate(method, value) : value;
       return resultResponse(id, body);
     } catch (error) {
       // A cancelled request gets no response, whatever its handler did after the abort.
-      if (this.#dropped(controller, timer)) return undefined;
+      if (this.#dropped(abort, timer)) return undefined;
       // Answered here rather than by `#request`, which does not wait (see there).
       return errorResponse(id, this.#toRpcError(error, request));
     } finally {
       timer.stop();
       run.live.settled = true;
-      if (requests.get(id) === controller) requests.delete(id);
+      if (requests.get(id) === abort) requests.delete(id);
       if (requests.size === 0 && this.#inflight.get(conn.session) === requests) {
         this.#inflight.delete(conn.session);
       }
@@ -437,8 +438,8 @@ export class Dispatcher {
   }
 
   /** A cancel always aborts (or finds the signal aborted already), so `aborted` comes first. */
-  #dropped(controller: AbortController, timer: RequestTimer): boolean {
-    return controller.signal.aborted && (!timer.expired || this.#cancelled.has(controller));
+  #dropped(abort: RequestAbort, timer: RequestTimer): boolean {
+    return abort.aborted && (!timer.expired || this.#cancelled.has(abort));
   }
 
   #context(
@@ -446,7 +447,7 @@ export class Dispatcher {
     params: Record<string, unknown>,
     decision: Exclude<EraDecision, { era: 'none' }>,
     conn: Connection,
-    signal: AbortSignal,
+    abort: RequestAbort,
     live: { settled: boolean },
   ): Mutable<RequestContext> {
     const modern = decision.era === 'modern';
@@ -461,19 +462,23 @@ export class Dispatcher {
         ? decision.meta.clientCapabilities
         : (conn.session.clientCapabilities ?? {}),
       requestId: request.id,
-      signal,
+      // A getter: the AbortSignal is made only for a handler that reads it (see RequestAbort).
+      get signal() {
+        return abort.signal;
+      },
+      cancellation: abort,
     };
     if (hasToken) {
       ctx.progress = createProgressReporter({
         progressToken: token,
         request,
         conn,
-        signal,
+        cancellation: abort,
         live,
         report: (error, site) => this.#report(error, site),
       });
     }
-    const log = this.#logReporter(request, params, decision, conn, signal, live);
+    const log = this.#logReporter(request, params, decision, conn, abort, live);
     if (log !== undefined) ctx.log = log;
     if (conn.principal !== undefined) ctx.principal = conn.principal;
     if (conn.client !== undefined) ctx.client = conn.client;
@@ -482,20 +487,20 @@ export class Dispatcher {
       if (retry.inputResponses !== undefined) ctx.inputResponses = retry.inputResponses;
       if (retry.requestState !== undefined) ctx.requestState = retry.requestState;
     } else {
-      ctx.request = this.#requester(conn, signal, live);
+      ctx.request = this.#requester(conn, abort, live);
     }
     return ctx;
   }
 
-  /** Sends requests to the client of `conn` while the request behind `signal` is unanswered. */
+  /** Sends requests to the client of `conn` while the request behind `abort` is unanswered. */
   #requester(
     conn: Connection,
-    signal: AbortSignal,
+    abort: RequestAbort,
     live: { settled: boolean },
   ): NonNullable<RequestContext['request']> {
     return async (method, params, own) => {
       if (live.settled) throw new Error('the request that would ask the client was answered');
-      const bound = own === undefined ? signal : AbortSignal.any([signal, own]);
+      const bound = own === undefined ? abort.signal : AbortSignal.any([abort.signal, own]);
       return this.#outbound.request(conn, method, params, bound);
     };
   }
@@ -510,7 +515,7 @@ export class Dispatcher {
     params: Record<string, unknown>,
     decision: Exclude<EraDecision, { era: 'none' }>,
     conn: Connection,
-    signal: AbortSignal,
+    cancellation: RequestAbort,
     live: { settled: boolean },
   ): LogReporter | undefined {
     let threshold: () => LogLevel | undefined;
@@ -523,7 +528,7 @@ export class Dispatcher {
       threshold = () => session.logLevel;
     }
     const report = (error: unknown, site: ErrorSite) => this.#report(error, site);
-    return createLogReporter({ threshold, request, conn, signal, live, report });
+    return createLogReporter({ threshold, request, conn, cancellation, live, report });
   }
 
   #decorate(method: string, result: Record<string, unknown>): Record<string, unknown> {

@@ -12,6 +12,7 @@ export type {
   ErrorSite,
   MethodHandler,
   ProgressReporter,
+  RequestCancellation,
   RequestContext,
   RequestLimit,
 } from './context.js';

@@ -8,7 +8,12 @@
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
  */
-import { type Connection, type ErrorSite, sendReported } from './context.js';
+import {
+  type Connection,
+  type ErrorSite,
+  type RequestCancellation,
+  sendReported,
+} from './context.js';
 import type { JsonRpcNotification, JsonRpcRequest } from './jsonrpc.js';
 
 /** The levels, least severe first. */
@@ -43,7 +48,7 @@ export interface LogBinding {
   readonly threshold: () => LogLevel | undefined;
   readonly request: JsonRpcRequest;
   readonly conn: Connection;
-  readonly signal: AbortSignal;
+  readonly cancellation: RequestCancellation;
   /** Set to true by the dispatcher once the request is answered. */
   readonly live: { settled: boolean };
   /** Receives a failed `send`. */
@@ -55,9 +60,9 @@ export interface LogBinding {
  * the threshold, until the request is answered or aborted. Never throws.
  */
 export function createLogReporter(binding: LogBinding): LogReporter {
-  const { request, conn, signal, live, report, threshold } = binding;
+  const { request, conn, cancellation, live, report, threshold } = binding;
   return (level, data, logger) => {
-    if (live.settled || signal.aborted) return;
+    if (live.settled || cancellation.aborted) return;
     const floor = threshold();
     if (floor === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(floor)) return;
     const notification: JsonRpcNotification = {

@@ -1,13 +1,14 @@
 /**
  * The time limit a handler may put on the request it serves (`RequestContext.limit`), run on the
- * request's own AbortController: when the time is up the request's signal aborts with a
- * `TimeoutError`, and the dispatcher, seeing `expired`, still sends the handler's answer (a
- * cancelled request gets none). One signal per request instead of a second one linked to it.
+ * request's own cancellation: when the time is up it aborts with a `TimeoutError`, and the
+ * dispatcher, seeing `expired`, still sends the handler's answer (a cancelled request gets none).
+ * No second signal linked to the request's.
  */
 import type { RequestLimit } from './context.js';
+import type { RequestAbort } from './request-abort.js';
 
 export class RequestTimer {
-  readonly #controller: AbortController;
+  readonly #abort: RequestAbort;
   #timer: NodeJS.Timeout | undefined;
   #expired = false;
   /** True until the handler has returned (a value, a promise or a throw). */
@@ -15,8 +16,8 @@ export class RequestTimer {
   /** A limit asked for before that, armed by `waiting` if the handler goes on to wait. */
   #asked: { readonly ms: number; readonly what: string; readonly at: number } | undefined;
 
-  constructor(controller: AbortController) {
-    this.#controller = controller;
+  constructor(abort: RequestAbort) {
+    this.#abort = abort;
   }
 
   /** Whether the time limit (not a cancel or a close) aborted the request. */
@@ -34,8 +35,7 @@ export class RequestTimer {
     this.stop();
     if (this.#eager) this.#asked = { ms, what, at: performance.now() };
     else this.#arm(ms, what, ms);
-    const controller = this.#controller;
-    return { signal: controller.signal, expired: () => this.#expired, dispose: () => this.stop() };
+    return { signal: this.#abort, expired: () => this.#expired, dispose: () => this.stop() };
   };
 
   /** The handler returned a promise: a limit it asked for until then starts counting down. */
@@ -48,11 +48,11 @@ export class RequestTimer {
   }
 
   #arm(ms: number, what: string, left: number): void {
-    const controller = this.#controller;
+    const abort = this.#abort;
     this.#timer = setTimeout(() => {
-      if (controller.signal.aborted) return;
+      if (abort.aborted) return;
       this.#expired = true;
-      controller.abort(new DOMException(`${what} timed out after ${ms} ms`, 'TimeoutError'));
+      abort.abort(new DOMException(`${what} timed out after ${ms} ms`, 'TimeoutError'));
     }, left);
   }
 

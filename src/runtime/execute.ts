@@ -23,6 +23,7 @@ import {
   type RunOutcome,
   startPipeline,
 } from './pipeline/runner.js';
+import { type Cancellation, signalOf } from './services/cancellation.js';
 import { type Deadline, deadline } from './services/deadline.js';
 import { Redactor } from './services/redact.js';
 
@@ -56,7 +57,7 @@ export interface ExecuteOptions {
   readonly force?: boolean;
   /** The verified caller (`context.principal`). */
   readonly principal?: string;
-  readonly signal: AbortSignal;
+  readonly signal: Cancellation;
   /** Bounds the whole run; `what` names it in the abort reason. */
   readonly timeout?: { readonly ms: number; readonly what: string };
   readonly onEvent?: (event: RunEvent) => void;
@@ -112,7 +113,13 @@ export function startWorkflow(options: ExecuteOptions): Execution | Promise<Exec
   const store = options.state === 'ephemeral' ? new MemoryStore() : options.state.store;
   // The response cache is the run's own, like its disk cache folder under a root.
   const agents = runAgents(options.agentCache, definition.usesAgents, options.agentLimiters);
-  const limit = deadline(options.signal, options.timeout?.ms, options.timeout?.what);
+  // Without a time limit the run takes the caller's cancellation as it is: a deferred one (a
+  // server request's) makes no AbortSignal unless the run needs one.
+  const { timeout } = options;
+  const limit =
+    timeout === undefined
+      ? undefined
+      : deadline(signalOf(options.signal), timeout.ms, timeout.what);
   const { output } = options;
   let started: RunOutcome | Promise<RunOutcome>;
   try {
@@ -121,7 +128,7 @@ export function startWorkflow(options: ExecuteOptions): Execution | Promise<Exec
     const run: Mutable<RunOptions> = {
       inputs: options.inputs,
       definition,
-      signal: limit.signal,
+      signal: limit?.signal ?? options.signal,
       state: new CheckpointStore(
         store,
         redactor,
@@ -155,7 +162,7 @@ export function startWorkflow(options: ExecuteOptions): Execution | Promise<Exec
     return removing.then(() => Promise.reject(error));
   }
   if (started instanceof Promise) return settle(started, limit, agents, redactor);
-  const execution: Execution = { outcome: started, timedOut: limit.expired(), redactor };
+  const execution: Execution = { outcome: started, timedOut: limit?.expired() ?? false, redactor };
   const removing = release(limit, agents);
   return removing === undefined ? execution : removing.then(() => execution);
 }
@@ -163,13 +170,13 @@ export function startWorkflow(options: ExecuteOptions): Execution | Promise<Exec
 /** The end of a run that had to wait: its execution once it settles, then `release`. */
 async function settle(
   started: Promise<RunOutcome>,
-  limit: Deadline,
+  limit: Deadline | undefined,
   agents: RunAgents,
   redactor: Redactor,
 ): Promise<Execution> {
   try {
     const outcome = await started;
-    return { outcome, timedOut: limit.expired(), redactor };
+    return { outcome, timedOut: limit?.expired() ?? false, redactor };
   } finally {
     const removing = release(limit, agents);
     if (removing !== undefined) await removing;
@@ -177,7 +184,7 @@ async function settle(
 }
 
 /** Stops the run's deadline and removes its agent folder; a promise only when there is one. */
-function release(limit: Deadline, agents: RunAgents): Promise<void> | undefined {
-  limit.dispose();
+function release(limit: Deadline | undefined, agents: RunAgents): Promise<void> | undefined {
+  limit?.dispose();
   return agents.dispose();
 }

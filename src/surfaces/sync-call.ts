@@ -10,15 +10,17 @@
  * streams.
  */
 import type { Workflow } from '../catalog/index.js';
-import type { RequestContext } from '../protocol/index.js';
+import type { RequestContext, RequestLimit } from '../protocol/index.js';
 import type { CallContext } from '../runs/index.js';
 import {
+  type Cancellation,
   type Deadline,
   deadline,
   type ExecuteOptions,
   fromJson,
   isObject,
   type RunOutcome,
+  signalOf,
   startWorkflow,
   toPlain,
 } from '../runtime/index.js';
@@ -59,7 +61,7 @@ export function runCall(
   inputs: Readonly<Record<string, unknown>>,
   call: CallContext,
   ctx: RequestContext,
-  signal: AbortSignal,
+  signal: Cancellation,
   options: PipelineSurfaceOptions,
 ): ToolResult | Promise<ToolResult> {
   // A retry carries state to check and answers to apply, before anything runs.
@@ -86,18 +88,23 @@ export function runCall(
   }
 }
 
-/** The call's time limit: on the request's own signal when the run has no other. */
+/** A call's time limit: a deadline of its own, or the request's (`RequestContext.limit`). */
+type CallLimit = Deadline | RequestLimit;
+
+/**
+ * The call's time limit: on the request's own cancellation when the run has no other, which
+ * makes no AbortSignal at all for a call answered without waiting (see `RequestAbort`).
+ */
 function limitOf(
   workflow: Workflow,
   call: CallContext,
   ctx: RequestContext,
-  signal: AbortSignal,
-): Deadline {
+  signal: Cancellation,
+): CallLimit {
   const what = `tools/call ${workflow.name}`;
-  // One AbortSignal per call, not two.
-  return ctx.limit !== undefined && signal === ctx.signal
+  return ctx.limit !== undefined && signal === ctx.cancellation
     ? ctx.limit(call.timeoutMs, what)
-    : deadline(signal, call.timeoutMs, what);
+    : deadline(signalOf(signal), call.timeoutMs, what);
 }
 
 /**
@@ -109,9 +116,9 @@ async function runRounds(
   inputs: Readonly<Record<string, unknown>>,
   call: CallContext,
   ctx: RequestContext,
-  signal: AbortSignal,
+  signal: Cancellation,
   options: PipelineSurfaceOptions,
-  begun?: { limit: Deadline; first: OnceResult | Promise<OnceResult> },
+  begun?: { limit: CallLimit; first: OnceResult | Promise<OnceResult> },
 ): Promise<ToolResult> {
   let current = inputs;
   let resume: PauseCheckpoint | undefined;
@@ -211,14 +218,15 @@ async function askClient(
   reason: string,
   call: CallContext,
   ctx: RequestContext,
-  limit: Deadline,
+  limit: CallLimit,
   options: PipelineSurfaceOptions,
 ): Promise<{ inputs: Readonly<Record<string, unknown>> } | { result: ToolResult }> {
   const params = elicitationParams(workflow, current, reason, ctx.protocolVersion);
   let answer: PauseAnswer | undefined;
   try {
     if (ctx.request === undefined) return { result: pausedResult(workflow.name, reason) };
-    answer = readAnswer(await ctx.request('elicitation/create', params, limit.signal));
+    const asked = ctx.request('elicitation/create', params, signalOf(limit.signal));
+    answer = readAnswer(await asked);
   } catch (error) {
     if (limit.expired()) return { result: timeoutResult(call) };
     if (limit.signal.aborted) {
@@ -254,7 +262,7 @@ function runOnce(
   inputs: Readonly<Record<string, unknown>>,
   call: CallContext,
   ctx: RequestContext,
-  signal: AbortSignal,
+  signal: Cancellation,
   options: PipelineSurfaceOptions,
   resume: PauseCheckpoint | undefined,
 ): OnceResult | Promise<OnceResult> {
@@ -275,7 +283,7 @@ async function runResumed(
   inputs: Readonly<Record<string, unknown>>,
   call: CallContext,
   ctx: RequestContext,
-  signal: AbortSignal,
+  signal: Cancellation,
   options: PipelineSurfaceOptions,
   resume: PauseCheckpoint,
 ): Promise<OnceResult> {
@@ -316,7 +324,7 @@ function runOptions(
   inputs: Readonly<Record<string, unknown>>,
   call: CallContext,
   ctx: RequestContext,
-  signal: AbortSignal,
+  signal: Cancellation,
   options: PipelineSurfaceOptions,
   store: MemoryStore,
   step: { name?: string },

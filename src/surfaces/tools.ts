@@ -17,6 +17,7 @@ import {
   type RpcErrorCode,
 } from '../protocol/index.js';
 import { type Admission, ArgumentError, type Refusal, shortKey } from '../runs/index.js';
+import type { Cancellation } from '../runtime/index.js';
 import type { MethodEntry } from './methods.js';
 
 /** A `CallToolResult` as surfaces build it. */
@@ -25,10 +26,11 @@ export type ToolResult = Record<string, unknown>;
 /** A validated call, ready to run once admitted. */
 export interface PreparedCall {
   /**
-   * Runs the call; `signal` aborts on cancellation. Resolves (never rejects) for tool failures;
-   * a call with nothing to wait for may answer at once, without a promise.
+   * Runs the call; `signal` aborts on cancellation (a request's deferred one, or a job's
+   * AbortSignal). Resolves (never rejects) for tool failures; a call with nothing to wait for
+   * may answer at once, without a promise.
    */
-  run(signal: AbortSignal): ToolResult | Promise<ToolResult>;
+  run(signal: Cancellation): ToolResult | Promise<ToolResult>;
   /**
    * The time limit `run` applies itself, when it has one; the job layer reads it so a job can
    * report `timed_out` the moment it expires, before an uncooperative handler has exited.
@@ -219,7 +221,9 @@ export function toolMethods(
     throw error;
   };
   const execute = (tool: ToolDefinition, ready: PreparedCall, ctx: RequestContext) =>
-    tool.execution ? runAdmitted(ready, options.admission, ctx.signal) : ready.run(ctx.signal);
+    tool.execution
+      ? runAdmitted(ready, options.admission, ctx.cancellation)
+      : ready.run(ctx.cancellation);
   // Not async, and the call is run here, not in a helper: a workflow prepares synchronously,
   // and a run with nothing to wait for answers at once, so such a call has no promise at all
   // (each async frame is a promise and its microtasks; each await a tick).
@@ -255,7 +259,7 @@ export function toolMethods(
 function runAdmitted(
   call: PreparedCall,
   admission: Admission,
-  signal: AbortSignal,
+  signal: Cancellation,
 ): Promise<ToolResult> | ToolResult {
   const slot = admission.tryAcquire();
   if (typeof slot === 'string') return refusedResult(slot);

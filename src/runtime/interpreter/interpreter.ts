@@ -8,6 +8,7 @@
  */
 import type { Block, Expr, ExprOf, Stmt, StmtOf } from '../../lang/index.js';
 import { LangError, type Span } from '../../lang/index.js';
+import type { Cancellation } from '../services/cancellation.js';
 import type { Environment } from './environment.js';
 import type { Completion } from './signals.js';
 import { callValueMethod, copyObject } from './value-methods.js';
@@ -97,7 +98,7 @@ export class Interpreter {
    * `execIn` for a block of plain copies only (`onlyPlainCopies`), which it runs to the end
    * synchronously; any other statement is a programming fault.
    */
-  execCopies(block: Block, env: Environment, signal: AbortSignal): void {
+  execCopies(block: Block, env: Environment, signal: Cancellation): void {
     for (const stmt of block.body) {
       signal.throwIfAborted();
       if (!isPlainCopy(stmt)) throw new Error('execCopies: not a plain copy');

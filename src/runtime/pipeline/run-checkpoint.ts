@@ -14,6 +14,7 @@ import {
   newObject,
   type Value,
 } from '../interpreter/values.js';
+import { signalOf } from '../services/cancellation.js';
 import { RunFailure } from './run-failure.js';
 import { env, type RunState, setting } from './run-state.js';
 import { persisted } from './settings.js';
@@ -68,7 +69,7 @@ export async function checkpoint(
     digest: run.definition.digest,
     ...(paused !== undefined ? { paused: { reason: formatValue(paused) } } : {}),
   };
-  const options = { signal: run.options.signal };
+  const options = { signal: signalOf(run.options.signal) };
   await run.options.state.save(run.session, run.decl.name, draft, options);
   if (!run.latestSet) {
     // The pointer names the session, which does not change during a run: write it once.

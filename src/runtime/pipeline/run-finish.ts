@@ -18,6 +18,7 @@ import {
   toPlain,
   type Value,
 } from '../interpreter/values.js';
+import { signalOf } from '../services/cancellation.js';
 import { HookFailure } from './hooks.js';
 import { InvalidInputsError, matchesType, typeText } from './inputs.js';
 import { checkpoint } from './run-checkpoint.js';
@@ -71,7 +72,7 @@ async function result(run: RunState): Promise<MhlObject> {
   const output = run.decl.props.find((p) => p.name === 'output')?.value;
   if (output) {
     await initMemFor(run, output);
-    const v = await run.scope.interpreter.evaluate(output, env(run), run.options.signal);
+    const v = await run.scope.interpreter.evaluate(output, env(run), signalOf(run.options.signal));
     if (!isObject(v)) throw new LangError('TYPE', 'output: must be an object', output.span);
     return run.options.services.redactor.redactValue(fromJson(toPlain(v))) as MhlObject;
   }

@@ -9,6 +9,7 @@ import type { Checkpoint } from '../checkpoints/checkpoints.js';
 import { Environment } from '../interpreter/environment.js';
 import { RUN_ERROR_CODES } from '../interpreter/error-hints.js';
 import { isObject, type MhlObject, newObject, toPlain, type Value } from '../interpreter/values.js';
+import { signalOf } from '../services/cancellation.js';
 import { REDACTED } from '../services/redact.js';
 import { checkInputs } from './inputs.js';
 import { RunFailure } from './run-failure.js';
@@ -162,14 +163,14 @@ async function initVarsFrom(
   fromInput: number,
   fromVar: number,
 ): Promise<void> {
-  const signal = run.options.signal;
+  const { signal } = run.options;
   for (const input of run.decl.inputs.slice(fromInput)) {
     const value =
       input.name in inputs
         ? (inputs[input.name] as Value)
         : input.default
           ? (scalarLiteral(input.default) ??
-            (await run.scope.interpreter.evaluate(input.default, env, signal)))
+            (await run.scope.interpreter.evaluate(input.default, env, signalOf(signal))))
           : null;
     env.declare(input.name, value);
   }
@@ -178,7 +179,8 @@ async function initVarsFrom(
     if (v.storage === 'mem') continue;
     // A scalar literal (`var out = ""`) needs no evaluation: no await, so no microtask.
     const value =
-      scalarLiteral(v.value) ?? (await run.scope.interpreter.evaluate(v.value, env, signal));
+      scalarLiteral(v.value) ??
+      (await run.scope.interpreter.evaluate(v.value, env, signalOf(signal)));
     env.declare(v.name, value, v.storage === 'const');
   }
   run.vars = run.mem.declareIn(env);

@@ -10,6 +10,7 @@ import type { Environment } from '../interpreter/environment.js';
 import { RUN_ERROR_CODES } from '../interpreter/error-hints.js';
 import { SpawnLimiter } from '../interpreter/tasks.js';
 import { isObject, type MhlObject, newObject, type Value } from '../interpreter/values.js';
+import { signalOf } from '../services/cancellation.js';
 import { clientPathsFor } from '../services/client-paths.js';
 import { PipelineHooks } from './hooks.js';
 import { MemVariables } from './mem.js';
@@ -88,7 +89,7 @@ export function createRun(
       iteration: run.current,
       resumed: run.resumed,
     }),
-    signal: options.signal,
+    signal: signalOf(options.signal),
   }));
   const entry = Math.max(
     0,
@@ -153,7 +154,7 @@ export function env(run: RunState): Environment {
 
 /** Runs the initializer of each `mem` variable `node` mentions that holds no value yet. */
 export function initMemFor(run: RunState, node: object): Promise<void> {
-  return run.mem.initFor(node, env(run), run.scope.interpreter, run.options.signal);
+  return run.mem.initFor(node, env(run), run.scope.interpreter, signalOf(run.options.signal));
 }
 
 /** `complete()` from a hook: the run ends as a `break` would end it. */

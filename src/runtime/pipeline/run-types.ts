@@ -3,6 +3,7 @@ import type { PipelineDefinition } from '../../lang/index.js';
 import type { CheckpointStore } from '../checkpoints/checkpoints.js';
 import type { RunServices } from '../interpreter/declarations.js';
 import type { MhlObject, Value } from '../interpreter/values.js';
+import type { Cancellation } from '../services/cancellation.js';
 import type { FailureKind } from './run-failure.js';
 
 export type RunStatus = 'completed' | 'paused' | 'failed' | 'canceled';
@@ -24,7 +25,8 @@ export interface RunOptions {
   /** The session to start or resume; a fresh run without one gets a random id. */
   readonly session?: string;
   readonly principal?: string;
-  readonly signal: AbortSignal;
+  /** The run's cancellation: checks read it as is, `signalOf` gives its AbortSignal. */
+  readonly signal: Cancellation;
   readonly services: RunServices;
   readonly state: CheckpointStore;
   /**

@@ -11,6 +11,7 @@ import { onlyPlainCopies } from '../interpreter/interpreter.js';
 import { CompleteSignal, PauseSignal } from '../interpreter/signals.js';
 import type { Value } from '../interpreter/values.js';
 import { formatDuration } from '../natives/args.js';
+import { signalOf } from '../services/cancellation.js';
 import { deadline } from '../services/deadline.js';
 import { HookFailure, type StepStatus } from './hooks.js';
 import { runGroup } from './parallel.js';
@@ -51,7 +52,11 @@ export async function runLoop(run: RunState, start: number): Promise<void> {
     run.iteration++;
     if (stopWhen) {
       await initMemFor(run, stopWhen);
-      const stop = await run.scope.interpreter.evaluate(stopWhen, env(run), run.options.signal);
+      const stop = await run.scope.interpreter.evaluate(
+        stopWhen,
+        env(run),
+        signalOf(run.options.signal),
+      );
       if (stop === true) {
         run.terminalReason = 'stop_when';
         return;
@@ -199,7 +204,7 @@ async function runStep(run: RunState, step: Step | ParallelGroup): Promise<StepR
 }
 
 async function stepBody(run: RunState, step: Step | ParallelGroup): Promise<StepResult> {
-  const runSignal = run.options.signal;
+  const runSignal = signalOf(run.options.signal);
   // A step without `timeout:` runs on the run's signal: no deadline, not even its name text.
   const limit =
     step.timeoutMs === undefined

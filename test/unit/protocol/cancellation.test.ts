@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RequestContext } from '../../../src/protocol/index.js';
+import type { RequestCancellation, RequestContext } from '../../../src/protocol/index.js';
 import {
   connection,
   deferred,
@@ -225,10 +225,12 @@ describe('Dispatcher: a request time limit (ctx.limit)', () => {
       assert.ok(ctx.limit !== undefined);
       const limit = ctx.limit(1, 'tools/call t');
       try {
-        assert.equal(limit.signal, ctx.signal, 'the limit runs on the request signal itself');
+        assert.equal(limit.signal, ctx.cancellation, 'the limit runs on the request itself');
+        // The AbortSignal, made now (after the limit was set), still aborts with it.
         if (!limit.signal.aborted) {
-          await new Promise((done) => limit.signal.addEventListener('abort', done, { once: true }));
+          await new Promise((done) => ctx.signal.addEventListener('abort', done, { once: true }));
         }
+        assert.equal(ctx.signal.reason, limit.signal.reason);
         seen.expired = limit.expired();
         seen.reason = limit.signal.reason;
         await afterAbort.promise;
@@ -267,7 +269,7 @@ describe('Dispatcher: a request time limit (ctx.limit)', () => {
 
   it('leaves the signal alone when the handler answers in time', async () => {
     const { dispatcher, conn } = setup();
-    let signal: AbortSignal | undefined;
+    let signal: RequestCancellation | undefined;
     dispatcher.register('tools/call', async (_params, ctx) => {
       const limit = ctx.limit?.(60_000, 'tools/call t');
       signal = limit?.signal;

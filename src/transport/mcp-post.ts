@@ -357,21 +357,17 @@ function dispatch(
     stream?.send(outbound);
   };
   const conn: Connection = { session, send, principal, client };
-  const onClose = () => {
-    if (res.writableEnded) return;
-    if (created === 'ephemeral') ctx.dispatcher.closeSession(session, 'client disconnected');
-    else cancelOne(message, conn, ctx.dispatcher);
-  };
-  // `on`, not `once`: it is taken off as soon as the answer is in, and `once` wraps it.
-  res.on('close', onClose);
-  let answer: DispatchResult | Promise<DispatchResult>;
-  try {
-    answer = ctx.dispatcher.handleNow(message, conn);
-  } catch (error) {
-    res.off('close', onClose);
-    throw error;
-  }
+  const answer = ctx.dispatcher.handleNow(message, conn);
   if (answer instanceof Promise) {
+    // Listened for only now: a close is an event, so none can come while the dispatcher runs
+    // synchronously, and an answer that needs no promise pays for no listener.
+    const onClose = () => {
+      if (res.writableEnded) return;
+      if (created === 'ephemeral') ctx.dispatcher.closeSession(session, 'client disconnected');
+      else cancelOne(message, conn, ctx.dispatcher);
+    };
+    // `on`, not `once`: it is taken off as soon as the answer is in, and `once` wraps it.
+    res.on('close', onClose);
     return answer.then(
       (settled) => {
         res.off('close', onClose);
@@ -383,7 +379,6 @@ function dispatch(
       },
     );
   }
-  res.off('close', onClose);
   return respond(res, message, answer, stream, session, created, principal, ctx);
 }
 

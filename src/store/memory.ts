@@ -62,8 +62,8 @@ export class MemoryStore implements Store {
   #cas: CasCapability | undefined;
   #lease: LeaseCapability | undefined;
   #fence: FenceCapability | undefined;
-  /** Held leases by run id (released ones are removed). */
-  readonly #leases = new Map<string, Lease>();
+  /** Held leases by run id (released ones are removed); made on first use, as `lease` is. */
+  #leaseTable: Map<string, Lease> | undefined;
   readonly #now: () => number;
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -75,7 +75,7 @@ export class MemoryStore implements Store {
     this.#lease ??= {
       acquire: async (runId, holder, ttlMs, options) => {
         this.#open(runId, options);
-        const held = this.#leases.get(runId);
+        const held = this.#leases().get(runId);
         if (held !== undefined && held.expiresAt > this.#now()) return undefined;
         const lease: Lease = {
           runId,
@@ -83,7 +83,7 @@ export class MemoryStore implements Store {
           token: randomBytes(16).toString('hex'),
           expiresAt: this.#now() + ttlMs,
         };
-        this.#leases.set(runId, lease);
+        this.#leases().set(runId, lease);
         return lease;
       },
       renew: async (fence, ttlMs, options) => {
@@ -91,19 +91,19 @@ export class MemoryStore implements Store {
         const held = this.#held(fence);
         if (held === undefined) return undefined;
         const lease = { ...held, expiresAt: this.#now() + ttlMs };
-        this.#leases.set(fence.runId, lease);
+        this.#leases().set(fence.runId, lease);
         return lease;
       },
       release: async (fence, options) => {
         this.#open(fence.runId, options);
-        const held = this.#leases.get(fence.runId);
+        const held = this.#leases().get(fence.runId);
         if (held?.token !== fence.token) return false;
-        this.#leases.delete(fence.runId);
+        this.#leases().delete(fence.runId);
         return true;
       },
       read: async (runId, options) => {
         this.#open(runId, options);
-        const held = this.#leases.get(runId);
+        const held = this.#leases().get(runId);
         if (held === undefined) return undefined;
         return {
           holder: held.holder,
@@ -124,16 +124,21 @@ export class MemoryStore implements Store {
         this.#writeFenced([{ key, value: undefined }], fence, options),
       writeFenced: async (writes, fence, options) => {
         const done = this.#writeFenced(writes, fence, options);
-        if (done && options?.release) this.#leases.delete(fence.runId);
+        if (done && options?.release) this.#leases().delete(fence.runId);
         return done;
       },
     };
     return this.#fence;
   }
 
+  #leases(): Map<string, Lease> {
+    this.#leaseTable ??= new Map();
+    return this.#leaseTable;
+  }
+
   /** The lease `fence` names, when that token still holds it live. */
   #held(fence: Fence): Lease | undefined {
-    const held = this.#leases.get(fence.runId);
+    const held = this.#leases().get(fence.runId);
     return held?.token === fence.token && held.expiresAt > this.#now() ? held : undefined;
   }
 

@@ -38,25 +38,27 @@ interface Entry {
 
 /** The in-process store: insertion-ordered, expired entries dropped on read, oldest evicted. */
 export class MemoryCache {
-  readonly #entries = new Map<string, Entry>();
+  /** Made on the first `set`: every run has a cache, and most runs call no agent. */
+  #entries: Map<string, Entry> | undefined;
 
   get(key: string, now: number): string | undefined {
-    const entry = this.#entries.get(key);
+    const entry = this.#entries?.get(key);
     if (entry === undefined) return undefined;
     if (entry.expiresAt <= now) {
-      this.#entries.delete(key);
+      this.#entries?.delete(key);
       return undefined;
     }
     return entry.value;
   }
 
   set(key: string, value: string, expiresAt: number): void {
-    this.#entries.delete(key);
-    this.#entries.set(key, { value, expiresAt });
-    while (this.#entries.size > MEMORY_CAPACITY) {
-      const oldest = this.#entries.keys().next();
+    const entries = (this.#entries ??= new Map());
+    entries.delete(key);
+    entries.set(key, { value, expiresAt });
+    while (entries.size > MEMORY_CAPACITY) {
+      const oldest = entries.keys().next();
       if (oldest.done) break;
-      this.#entries.delete(oldest.value);
+      entries.delete(oldest.value);
     }
   }
 }

@@ -188,6 +188,10 @@ export class CheckpointEncoder {
       known.entries += `${i === 0 ? '' : ','}\n    ${JSON.stringify(name)}`;
       known.names.push(name);
     }
+    // Flattens the string in place (V8 does so on a character read): appended to at every
+    // checkpoint, it would otherwise grow into a chain of one piece per step that each write
+    // walks again.
+    known.entries.charCodeAt(0);
     return `[${known.entries}\n  ]`;
   }
 }

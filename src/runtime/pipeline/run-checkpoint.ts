@@ -62,7 +62,8 @@ export async function checkpoint(
   const draft = {
     last_step: lastStep,
     next_step: run.steps[next]?.name ?? '',
-    completed_steps: [...run.completed],
+    // Not copied: the store encodes it before it returns and keeps nothing of it.
+    completed_steps: run.completed,
     variables,
     ttl_seconds: ttlValue instanceof DurationValue ? Math.round(ttlValue.ms / 1000) : 0,
     digest: run.definition.digest,

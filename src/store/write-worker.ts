@@ -161,11 +161,12 @@ function write(m) {
   control[C.KIND] = K.WRITTEN;
 }
 
-parentPort.on('message', (m) => {
+function serve(m) {
   write(m);
   Atomics.store(control, C.STATE, S.DONE);
   Atomics.notify(control, C.STATE);
-});
+}
+parentPort.on('message', serve);
 
 function request() {
   if (control[C.NEW_REGION] !== 0) {
@@ -192,7 +193,9 @@ setImmediate(() => {
       Atomics.wait(control, C.STATE, state);
       continue;
     }
-    parentPort.emit('message', request());
+    // With no listener but its own (no code wrapped around this source) it is called directly.
+    if (parentPort.listenerCount('message') === 1) serve(request());
+    else parentPort.emit('message', request());
   }
 });
 `;

@@ -88,14 +88,14 @@ export class DirStore implements Store {
   async put(key: string, value: string, options?: StoreOptions): Promise<void> {
     const path = this.#path(key, options);
     validateValue(key, value);
-    const data = Buffer.from(value, 'utf8');
     // The directory usually exists already (a run's checkpoints replace one file), so the
     // first attempt writes straight away and only an ENOENT makes it create the directories:
     // a mkdir and a stat fewer per write. Each later attempt creates them first.
     for (let attempt = 0; ; attempt++) {
       try {
         if (attempt > 0) await makeDirs(this.#fs, dirname(path));
-        await writeAtomic(this.#fs, path, data, {
+        // The text itself: the write worker encodes it straight into the memory it shares.
+        await writeAtomic(this.#fs, path, value, {
           signal: options?.signal,
           offloader: this.#offloader,
         });

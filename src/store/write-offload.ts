@@ -85,14 +85,14 @@ export class WriteOffloader {
   }
 
   /**
-   * Writes `data` to `tmp` (created exclusively, `mode`), fsyncs it and renames it over `path`
+   * Writes `data` (text as UTF-8) to `tmp` (created exclusively, `mode`), fsyncs it and renames it over `path`
    * on the worker thread; undefined when the worker cannot take it now (the caller then writes
    * itself). Honours `signal`: an abort before the rename leaves `path` untouched.
    */
   write(
     tmp: string,
     path: string,
-    data: Uint8Array,
+    data: Uint8Array | string,
     mode: number,
     signal?: AbortSignal,
   ): Promise<OffloadOutcome> | undefined {
@@ -227,14 +227,15 @@ class WriteThread {
    * or the write is larger than any region it is given.
    */
   take(
-    request: { tmp: string; path: string; data: Uint8Array; mode: number },
+    request: { tmp: string; path: string; data: Uint8Array | string; mode: number },
     signal: AbortSignal | undefined,
   ): Promise<OffloadOutcome> | undefined {
     if (!this.ready || this.#inFlight !== undefined) return undefined;
     const { tmp, path, data, mode } = request;
     const tmpLen = Buffer.byteLength(tmp, 'utf8');
     const pathLen = Buffer.byteLength(path, 'utf8');
-    const needed = tmpLen + pathLen + data.length;
+    const dataLen = typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.length;
+    const needed = tmpLen + pathLen + dataLen;
     const control = this.#control;
     if (needed > this.#region.length) {
       if (needed > MAX_REGION_BYTES) return undefined;
@@ -248,10 +249,11 @@ class WriteThread {
     const region = this.#region;
     region.write(tmp, 0, tmpLen, 'utf8');
     region.write(path, tmpLen, pathLen, 'utf8');
-    region.set(data, tmpLen + pathLen);
+    if (typeof data === 'string') region.write(data, tmpLen + pathLen, dataLen, 'utf8');
+    else region.set(data, tmpLen + pathLen);
     control[CONTROL.TMP_LEN] = tmpLen;
     control[CONTROL.PATH_LEN] = pathLen;
-    control[CONTROL.DATA_LEN] = data.length;
+    control[CONTROL.DATA_LEN] = dataLen;
     control[CONTROL.MODE] = mode;
     Atomics.store(control, CONTROL.ABORT, signal?.aborted ? 1 : 0);
     const onAbort = () => Atomics.store(control, CONTROL.ABORT, 1);

@@ -56,6 +56,9 @@ export class DirStore implements Store {
   readonly #fs: AtomicFs;
   readonly #offloader: WriteOffloader | undefined;
   #closed = false;
+  /** The last key `#path` accepted, and its file. */
+  #lastKey: string | undefined;
+  #lastPath = '';
 
   /** `root` holds every key; it is created (0700) on the first write when missing. */
   constructor(root: string, options: DirStoreOptions = {}) {
@@ -162,6 +165,8 @@ export class DirStore implements Store {
   /** The file of a valid key, checked (belt and braces) to lie inside the root. */
   #path(key: string, options: StoreOptions | undefined): string {
     this.#open(key, options);
+    // A run writes one key again and again (its checkpoint): its file is remembered.
+    if (key === this.#lastKey) return this.#lastPath;
     const path = join(this.root, validateKey(key));
     if (!path.startsWith(this.root + sep)) {
       throw new StoreError(
@@ -170,6 +175,8 @@ export class DirStore implements Store {
         'invalid store key: escapes the root',
       );
     }
+    this.#lastKey = key;
+    this.#lastPath = path;
     return path;
   }
 

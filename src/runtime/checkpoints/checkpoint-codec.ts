@@ -141,6 +141,18 @@ const STEPS_SLOT = '\u0000completed_steps';
 const STEPS_NEEDLE = `\n  "completed_steps": ${JSON.stringify(STEPS_SLOT)}`;
 /** How many checkpoint keys a `CheckpointEncoder` remembers (concurrent runs of one store). */
 const ENCODER_KEYS = 16;
+/** How many entries an encoded step list gathers before they are made one string with the rest. */
+const PIECES = 32;
+
+/** The `completed_steps` of one key, encoded: `\n    "S0",\n    "S1"`, as two strings. */
+interface EncodedSteps {
+  readonly names: string[];
+  /** The older entries, one flat string. */
+  flat: string;
+  /** The newest entries (at most `PIECES`), appended one by one. */
+  recent: string;
+  pieces: number;
+}
 
 /**
  * Encodes checkpoint records as `encodeRecord` does, byte for byte, keeping for each of the last
@@ -150,8 +162,7 @@ const ENCODER_KEYS = 16;
  * registered, every record takes `encodeRecord`'s two redaction passes instead.
  */
 export class CheckpointEncoder {
-  /** Per checkpoint key: the steps encoded and their entries (`\n    "S0",\n    "S1"`). */
-  readonly #steps = new Map<string, { readonly names: string[]; entries: string }>();
+  readonly #steps = new Map<string, EncodedSteps>();
 
   /** The stored text of `record`, the checkpoint at `key`. */
   encode(key: string, record: CheckpointRecord, redactor: Redactor): string {
@@ -180,19 +191,23 @@ export class CheckpointEncoder {
       const oldest = this.#steps.keys().next();
       if (this.#steps.size >= ENCODER_KEYS && oldest.done !== true)
         this.#steps.delete(oldest.value);
-      known = { names: [], entries: '' };
+      known = { names: [], flat: '', recent: '', pieces: 0 };
     }
     this.#steps.set(key, known);
     for (let i = known.names.length; i < names.length; i++) {
       const name = names[i] as string;
-      known.entries += `${i === 0 ? '' : ','}\n    ${JSON.stringify(name)}`;
+      known.recent += `${i === 0 ? '' : ','}\n    ${JSON.stringify(name)}`;
       known.names.push(name);
+      if (++known.pieces < PIECES) continue;
+      // Appended to at every checkpoint, one string would grow into a chain of one piece per
+      // step that each write walks again; so every PIECES entries the chain is made flat (V8
+      // flattens a string in place on a character read), and the write walks at most PIECES.
+      known.flat += known.recent;
+      known.flat.charCodeAt(0);
+      known.recent = '';
+      known.pieces = 0;
     }
-    // Flattens the string in place (V8 does so on a character read): appended to at every
-    // checkpoint, it would otherwise grow into a chain of one piece per step that each write
-    // walks again.
-    known.entries.charCodeAt(0);
-    return `[${known.entries}\n  ]`;
+    return `[${known.flat}${known.recent}\n  ]`;
   }
 }
 

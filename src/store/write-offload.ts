@@ -219,6 +219,10 @@ class WriteThread {
       this.#regions.close();
       resolveOnline(false);
       this.#inFlight?.settle({ kind: 'lost' });
+      // Ends the wait of a write the dead worker will never answer (it finds itself settled),
+      // so no waiter outlives the thread.
+      Atomics.store(this.#control, CONTROL.STATE, STATE.DONE);
+      Atomics.notify(this.#control, CONTROL.STATE);
     });
   }
 

@@ -4,15 +4,20 @@
  * directory fsync for a new name), each costing the event loop a wake-up; on a busy two-core
  * machine those wake-ups cost as much as the fsync itself (docs/benchmarks.md, checkpoints). The
  * worker makes the same calls synchronously on its own thread: one round trip per write, and the
- * event loop is never blocked.
+ * event loop is never blocked. The round trip is through shared memory, not messages: the
+ * request and the outcome are copied into buffers the two threads share, the worker sleeps in
+ * `Atomics.wait` and the event loop awaits `Atomics.waitAsync` (layout: `write-worker.ts`), which
+ * costs each wake-up less than a message port's (docs/benchmarks.md, checkpoints).
  *
  * A `WriteOffloader` runs at most one worker at a time, and the worker takes one write at a
  * time. A write that finds it busy, still starting, or stopped is declined (`write` returns
  * undefined) and the caller writes through `fs/promises` as before, so concurrent writes keep
  * the thread pool's parallelism. The worker starts once the offloader has seen `startAfter`
  * writes (a one-off writer never pays for a thread) and stops after `idleMs` without a write,
- * giving back its memory. Each worker owns its in-flight write and its abort flag, so a stopped
- * worker whose exit arrives late settles only its own write, never its successor's.
+ * giving back its memory (its shared region grows with the largest write it took, up to 64 MiB;
+ * a larger write is declined). Each worker owns its in-flight write and its shared memory, abort
+ * flag included, so a stopped worker whose exit arrives late settles only its own write, never
+ * its successor's.
  *
  * This module hands writes to a thread; it knows nothing of temp names or stores.
  */

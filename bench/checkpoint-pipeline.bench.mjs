@@ -1,9 +1,10 @@
 // Per-step checkpoint cost of a real run: a 1,000-step no-op pipeline run with checkpoints on,
 // minus the same run with `checkpoint: {enabled: false}`, per step; beside it, in the same run,
 // a bare write+fsync+rename (and + directory fsync) of the same checkpoint bytes 1,000 times,
-// with synchronous calls (the floor: no thread hand-off at all). One JSON line per figure (the
-// median of ROUNDS rounds), then the ratios and the goal line (issue 11: at most 1.5 times the
-// bare write). Build first: this imports dist/.
+// with synchronous calls (no thread hand-off at all), and the same loop on a worker thread
+// behind each of two hand-offs (the floors of any design that keeps fsync off the event loop).
+// One JSON line per figure (the median of ROUNDS rounds), then the ratios and the goal line
+// (issue 11: at most 1.5 times the bare write). Build first: this imports dist/.
 import {
   closeSync,
   existsSync,
@@ -123,6 +124,61 @@ async function bareOnWorker(bytes, under = root) {
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
+// The same floor with the hand-off the write worker uses (src/store/write-worker.ts): no message
+// at all, the paths and bytes copied into a shared region, the worker asleep in Atomics.wait, the
+// main thread awaiting Atomics.waitAsync. The least a design like the store's can pay.
+const SAB_WORKER = `
+const { workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const control = new Int32Array(workerData.control);
+const region = Buffer.from(workerData.region);
+for (;;) {
+  const state = Atomics.load(control, 0);
+  if (state !== 1) {
+    Atomics.wait(control, 0, state);
+    continue;
+  }
+  const tmpLen = control[1];
+  const targetLen = control[2];
+  const tmp = region.toString('utf8', 0, tmpLen);
+  const target = region.toString('utf8', tmpLen, tmpLen + targetLen);
+  const fd = fs.openSync(tmp, 'w', 0o600);
+  fs.writeSync(fd, region, tmpLen + targetLen, control[3]);
+  fs.fsyncSync(fd);
+  fs.closeSync(fd);
+  fs.renameSync(tmp, target);
+  Atomics.store(control, 0, 2);
+  Atomics.notify(control, 0);
+}`;
+const sabControl = new Int32Array(new SharedArrayBuffer(16));
+const sabRegion = Buffer.from(new SharedArrayBuffer(64 * 1024));
+const sabHandoff = new Worker(SAB_WORKER, {
+  eval: true,
+  workerData: { control: sabControl.buffer, region: sabRegion.buffer },
+});
+await new Promise((resolve) => sabHandoff.once('online', resolve));
+
+async function bareOnSabWorker(bytes, under = root) {
+  const dir = mkdtempSync(join(under, 'sab-'));
+  const target = join(dir, 'Noop.json');
+  const data = Buffer.from(bytes);
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < STEPS; i++) {
+    const tmp = join(dir, `.tmp-${i}`);
+    const tmpLen = sabRegion.write(tmp, 0);
+    const targetLen = sabRegion.write(target, tmpLen);
+    sabRegion.set(data, tmpLen + targetLen);
+    sabControl[1] = tmpLen;
+    sabControl[2] = targetLen;
+    sabControl[3] = data.length;
+    Atomics.store(sabControl, 0, 1);
+    Atomics.notify(sabControl, 0);
+    const wait = Atomics.waitAsync(sabControl, 0, 1);
+    if (wait.async) await wait.value;
+  }
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
 // A representative checkpoint's bytes, captured from a paused copy of the same pipeline.
 const sample = JSON.stringify(
   {
@@ -163,6 +219,7 @@ for (let round = 0; round < ROUNDS; round++) {
   const bare = bareWrites(sample, false);
   const bareDir = bareWrites(sample, true);
   const onWorker = await bareOnWorker(sample);
+  const onSabWorker = await bareOnSabWorker(sample);
   lastDir = on.dir;
   const perStepUs = ((on.seconds - off.seconds) / STEPS) * 1e6;
   rounds.push({
@@ -172,7 +229,9 @@ for (let round = 0; round < ROUNDS; round++) {
     bare: (bare / STEPS) * 1e6,
     bareDir: (bareDir / STEPS) * 1e6,
     onWorker: (onWorker / STEPS) * 1e6,
+    onSabWorker: (onSabWorker / STEPS) * 1e6,
     floor: onWorker / bare,
+    sabFloor: onSabWorker / bare,
     ratio: perStepUs / ((bare / STEPS) * 1e6),
     ratioDir: perStepUs / ((bareDir / STEPS) * 1e6),
   });
@@ -185,6 +244,7 @@ const figures = [
   { figure: 'bare_write_fsync_rename_us', value: pick('bare') },
   { figure: 'bare_write_fsync_rename_dirsync_us', value: pick('bareDir') },
   { figure: 'bare_write_on_worker_us', value: pick('onWorker') },
+  { figure: 'bare_write_on_worker_sab_us', value: pick('onSabWorker') },
 ];
 for (const f of figures)
   console.log(
@@ -203,12 +263,14 @@ if (existsSync(SHM)) {
     const overheads = [];
     const bares = [];
     const onWorkers = [];
+    const onSabWorkers = [];
     for (let round = 0; round < ROUNDS; round++) {
       const on = await timeRun(true, shm);
       const off = await timeRun(false, shm);
       overheads.push(((on.seconds - off.seconds) / STEPS) * 1e6);
       bares.push((bareWrites(sample, false, shm) / STEPS) * 1e6);
       onWorkers.push(((await bareOnWorker(sample, shm)) / STEPS) * 1e6);
+      onSabWorkers.push(((await bareOnSabWorker(sample, shm)) / STEPS) * 1e6);
       rmSync(on.dir, { recursive: true, force: true });
     }
     const overhead = median(overheads);
@@ -216,6 +278,7 @@ if (existsSync(SHM)) {
       ['checkpoint_cost_on_tmpfs_us', overhead],
       ['bare_write_on_tmpfs_us', median(bares)],
       ['bare_write_on_worker_on_tmpfs_us', median(onWorkers)],
+      ['bare_write_on_worker_sab_on_tmpfs_us', median(onSabWorkers)],
     ])
       console.log(
         JSON.stringify({
@@ -246,7 +309,15 @@ console.log(
     bench: 'checkpoint-pipeline',
     figure: 'ratio_bare_on_worker_vs_bare',
     value: +pick('floor').toFixed(2),
-    note: 'the hand-off alone: the floor of ratio_vs_bare for writes kept off the event loop',
+    note: 'the hand-off alone (a message each way): the floor of ratio_vs_bare for writes kept off the event loop',
+  }),
+);
+console.log(
+  JSON.stringify({
+    bench: 'checkpoint-pipeline',
+    figure: 'ratio_bare_on_worker_sab_vs_bare',
+    value: +pick('sabFloor').toFixed(2),
+    note: "the same with the store's hand-off (shared memory, Atomics.wait/waitAsync): its floor",
   }),
 );
 console.log(
@@ -273,4 +344,5 @@ console.log(
   }),
 );
 await handoff.terminate();
+await sabHandoff.terminate();
 rmSync(root, { recursive: true, force: true });

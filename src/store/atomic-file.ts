@@ -128,7 +128,7 @@ async function mkdirCause(fs: AtomicFs, dir: string, original: unknown): Promise
 }
 
 /**
- * Replaces `path` with `data` atomically, mode 0600. When the rename fails with `EXDEV` (the
+ * Replaces `path` with `data` (text is written as UTF-8) atomically, mode 0600. When the rename fails with `EXDEV` (the
  * directory spans devices, as some bind and overlay mounts do), it falls back to rewriting
  * `path` in place and syncing it: durable, but not atomic. Aborting `signal` before the rename
  * removes the temp file and leaves `path` untouched; after the rename the write stands.
@@ -140,7 +140,7 @@ async function mkdirCause(fs: AtomicFs, dir: string, original: unknown): Promise
 export async function writeAtomic(
   fs: AtomicFs,
   path: string,
-  data: Uint8Array,
+  data: Uint8Array | string,
   options: WriteAtomicOptions = {},
 ): Promise<void> {
   const { signal, tempPrefix = TEMP_PREFIX } = options;
@@ -151,18 +151,23 @@ export async function writeAtomic(
   const offloaded = offloader?.write(tmp, path, data, FILE_MODE, signal);
   const outcome = offloaded === undefined ? undefined : await offloaded;
   if (outcome === undefined) {
-    await writeHere(fs, tmp, path, data, signal);
+    await writeHere(fs, tmp, path, bytesOf(data), signal);
   } else if (outcome.kind === 'lost') {
     // The worker died mid-write: its temp file may exist, so this write takes another name,
     // and the old one is removed once a write succeeds.
     if (stranded.size < MAX_STRANDED) stranded.add(tmp);
-    await writeHere(fs, tempName(), path, data, signal);
+    await writeHere(fs, tempName(), path, bytesOf(data), signal);
   } else if (outcome.kind !== 'written') {
     if (outcome.stranded && stranded.size < MAX_STRANDED) stranded.add(tmp);
     if (outcome.kind === 'aborted') signal?.throwIfAborted();
     throw outcome.kind === 'failed' ? outcome.error : new Error('write aborted');
   }
   if (stranded.size > 0) await removeStranded(fs);
+}
+
+/** Text as UTF-8 bytes; bytes as they are. */
+function bytesOf(data: Uint8Array | string): Uint8Array {
+  return typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
 }
 
 /** `writeAtomic`'s steps through `fs`, as few of them in sequence as their order allows. */
@@ -266,6 +271,5 @@ export async function writeFileAtomic(
 ): Promise<void> {
   await makeDirs(NODE_FS, dirname(path));
   signal?.throwIfAborted();
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  await writeAtomic(NODE_FS, path, bytes, { signal });
+  await writeAtomic(NODE_FS, path, data, { signal });
 }

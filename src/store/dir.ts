@@ -56,6 +56,9 @@ export class DirStore implements Store {
   readonly #fs: AtomicFs;
   readonly #offloader: WriteOffloader | undefined;
   #closed = false;
+  /** The last key `#path` accepted, and its file. */
+  #lastKey: string | undefined;
+  #lastPath = '';
 
   /** `root` holds every key; it is created (0700) on the first write when missing. */
   constructor(root: string, options: DirStoreOptions = {}) {
@@ -88,14 +91,14 @@ export class DirStore implements Store {
   async put(key: string, value: string, options?: StoreOptions): Promise<void> {
     const path = this.#path(key, options);
     validateValue(key, value);
-    const data = Buffer.from(value, 'utf8');
     // The directory usually exists already (a run's checkpoints replace one file), so the
     // first attempt writes straight away and only an ENOENT makes it create the directories:
     // a mkdir and a stat fewer per write. Each later attempt creates them first.
     for (let attempt = 0; ; attempt++) {
       try {
         if (attempt > 0) await makeDirs(this.#fs, dirname(path));
-        await writeAtomic(this.#fs, path, data, {
+        // The text itself: the write worker encodes it straight into the memory it shares.
+        await writeAtomic(this.#fs, path, value, {
           signal: options?.signal,
           offloader: this.#offloader,
         });
@@ -162,6 +165,8 @@ export class DirStore implements Store {
   /** The file of a valid key, checked (belt and braces) to lie inside the root. */
   #path(key: string, options: StoreOptions | undefined): string {
     this.#open(key, options);
+    // A run writes one key again and again (its checkpoint): its file is remembered.
+    if (key === this.#lastKey) return this.#lastPath;
     const path = join(this.root, validateKey(key));
     if (!path.startsWith(this.root + sep)) {
       throw new StoreError(
@@ -170,6 +175,8 @@ export class DirStore implements Store {
         'invalid store key: escapes the root',
       );
     }
+    this.#lastKey = key;
+    this.#lastPath = path;
     return path;
   }
 

@@ -278,6 +278,16 @@ export const MAX_SEGMENT_BYTES = 255;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const LONE_SURROGATE = /\p{Cs}/u;
 
+/**
+ * Whether `text` holds no lone surrogate. `String.prototype.isWellFormed` (ES2024, in Node 20)
+ * answers a string V8 stores one byte per character without reading it, where the regular
+ * expression scanned every checkpoint (2 µs at 6 KB).
+ */
+function isWellFormed(text: string): boolean {
+  const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
+  return native === undefined ? !LONE_SURROGATE.test(text) : native.call(text);
+}
+
 /** Why `key` is not a valid key, or undefined when it is. */
 function keyProblem(key: string): string | undefined {
   if (key.length === 0) return 'is empty';
@@ -346,7 +356,7 @@ export function validateValue(key: string, value: string): string {
   if (typeof value !== 'string') {
     throw new StoreError(STORE_ERROR_CODES.INVALID_VALUE, key, 'store value is not a string');
   }
-  if (LONE_SURROGATE.test(value)) {
+  if (!isWellFormed(value)) {
     throw new StoreError(
       STORE_ERROR_CODES.INVALID_VALUE,
       key,

@@ -4,20 +4,25 @@
  * directory fsync for a new name), each costing the event loop a wake-up; on a busy two-core
  * machine those wake-ups cost as much as the fsync itself (docs/benchmarks.md, checkpoints). The
  * worker makes the same calls synchronously on its own thread: one round trip per write, and the
- * event loop is never blocked.
+ * event loop is never blocked. The round trip is through shared memory, not messages: the
+ * request and the outcome are copied into buffers the two threads share, the worker sleeps in
+ * `Atomics.wait` and the event loop awaits `Atomics.waitAsync` (layout: `write-worker.ts`), which
+ * costs each wake-up less than a message port's (docs/benchmarks.md, checkpoints).
  *
  * A `WriteOffloader` runs at most one worker at a time, and the worker takes one write at a
  * time. A write that finds it busy, still starting, or stopped is declined (`write` returns
  * undefined) and the caller writes through `fs/promises` as before, so concurrent writes keep
  * the thread pool's parallelism. The worker starts once the offloader has seen `startAfter`
  * writes (a one-off writer never pays for a thread) and stops after `idleMs` without a write,
- * giving back its memory. Each worker owns its in-flight write and its abort flag, so a stopped
- * worker whose exit arrives late settles only its own write, never its successor's.
+ * giving back its memory (its shared region grows with the largest write it took, up to 64 MiB;
+ * a larger write is declined). Each worker owns its in-flight write and its shared memory, abort
+ * flag included, so a stopped worker whose exit arrives late settles only its own write, never
+ * its successor's.
  *
  * This module hands writes to a thread; it knows nothing of temp names or stores.
  */
-import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { WRITE_WORKER_SOURCE } from './write-worker.js';
+import { MessageChannel, type MessagePort, Worker, type WorkerOptions } from 'node:worker_threads';
+import { CONTROL, KIND, STATE, WRITE_WORKER_SOURCE } from './write-worker.js';
 
 /** How an offloaded write ended. */
 export type OffloadOutcome =
@@ -40,21 +45,27 @@ export interface WriteOffloaderOptions {
 
 const START_AFTER = 8;
 const IDLE_MS = 30_000;
+/** The shared region a worker starts with: a checkpoint of a few thousand steps fits. */
+const REGION_BYTES = 64 * 1024;
+/**
+ * The largest region a worker is given. A bigger write is declined to the thread pool: the
+ * region stays allocated until the worker stops, and a write that size is dominated by its
+ * bytes, not by the hand-off.
+ */
+const MAX_REGION_BYTES = 64 * 1024 * 1024;
 
-interface Reply {
-  readonly id: number;
-  readonly aborted?: true;
-  readonly stranded?: boolean;
-  readonly error?: {
-    readonly code?: string;
-    readonly errno?: number;
-    readonly syscall?: string;
-    readonly message: string;
-  };
-}
+/** `Atomics.waitAsync` (ES2024, in Node since 16), which the project's `lib` setting does not type. */
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(
+      array: Int32Array,
+      index: number,
+      value: number,
+    ): { async: false; value: string } | { async: true; value: Promise<string> };
+  }
+).waitAsync;
 
 interface InFlight {
-  readonly id: number;
   readonly settle: (outcome: OffloadOutcome) => void;
 }
 
@@ -79,14 +90,14 @@ export class WriteOffloader {
   }
 
   /**
-   * Writes `data` to `tmp` (created exclusively, `mode`), fsyncs it and renames it over `path`
+   * Writes `data` (text as UTF-8) to `tmp` (created exclusively, `mode`), fsyncs it and renames it over `path`
    * on the worker thread; undefined when the worker cannot take it now (the caller then writes
    * itself). Honours `signal`: an abort before the rename leaves `path` untouched.
    */
   write(
     tmp: string,
     path: string,
-    data: Uint8Array,
+    data: Uint8Array | string,
     mode: number,
     signal?: AbortSignal,
   ): Promise<OffloadOutcome> | undefined {
@@ -125,22 +136,26 @@ export class WriteOffloader {
   }
 
   #start(): WriteThread | undefined {
-    const abortFlag = new Int32Array(new SharedArrayBuffer(4));
+    const control = new Int32Array(new SharedArrayBuffer(CONTROL.SIZE * 4));
+    const region = new SharedArrayBuffer(REGION_BYTES);
+    const { port1: regions, port2: workerRegions } = new MessageChannel();
     let worker: Worker;
     try {
       // No inherited execArgv: a test runner's `--test` or `--import` has no business there.
       worker = this.#spawn(WRITE_WORKER_SOURCE, {
         eval: true,
-        workerData: { abort: abortFlag.buffer },
+        workerData: { control: control.buffer, region, regions: workerRegions },
+        transferList: [workerRegions],
         execArgv: [],
         stdout: false,
         stderr: false,
       });
     } catch {
+      regions.close();
       this.#broken = true;
       return undefined;
     }
-    const thread = new WriteThread(worker, abortFlag, this.#idleMs, () => {
+    const thread = new WriteThread(worker, { control, region, regions }, this.#idleMs, () => {
       if (this.#thread === thread) void this.stop();
     });
     this.#thread = thread;
@@ -159,29 +174,42 @@ export class WriteOffloader {
   }
 }
 
-/** One worker thread and the state that belongs to it alone: its write in flight, its abort flag. */
+/** The memory a worker shares with the main thread (its layout: `write-worker.ts`). */
+interface Shared {
+  readonly control: Int32Array;
+  readonly region: SharedArrayBuffer;
+  /** Where a larger region goes to the worker, just before the request that needs it. */
+  readonly regions: MessagePort;
+}
+
+/**
+ * One worker thread and the state that belongs to it alone: its write in flight, its shared
+ * memory (the request, the outcome and the abort flag).
+ */
 class WriteThread {
   readonly #worker: Worker;
-  /** Raised by an abort while this thread's write is in flight; it reads it before the rename. */
-  readonly #abortFlag: Int32Array;
+  readonly #control: Int32Array;
+  readonly #regions: MessagePort;
+  #region: Buffer;
   #inFlight: InFlight | undefined;
-  #nextId = 1;
   #idleTimer: NodeJS.Timeout | undefined;
   ready = false;
   /** Resolves true once the worker takes writes, false if it exits first. */
   readonly online: Promise<boolean>;
 
-  constructor(worker: Worker, abortFlag: Int32Array, idleMs: number, onIdle: () => void) {
+  constructor(worker: Worker, shared: Shared, idleMs: number, onIdle: () => void) {
     this.#worker = worker;
-    this.#abortFlag = abortFlag;
+    this.#control = shared.control;
+    this.#regions = shared.regions;
+    this.#region = Buffer.from(shared.region);
     let resolveOnline: (online: boolean) => void = () => {};
     this.online = new Promise((resolve) => {
       resolveOnline = resolve;
     });
-    worker.unref();
     worker.once('online', () => {
-      // Again: on Node 20 an unref() made before the thread is online does not hold, and the
-      // idle worker would keep a finished `mhl run` alive until the idle stop.
+      // Held until now, so a process awaiting `start()` sees it resolve (a starting thread is
+      // a few milliseconds); from here an idle worker never keeps a process alive. (On Node 20
+      // an unref() made before the thread is online would not hold anyway.)
       worker.unref();
       this.ready = true;
       this.#idleTimer = setTimeout(() => {
@@ -190,43 +218,108 @@ class WriteThread {
       }, idleMs).unref();
       resolveOnline(true);
     });
-    worker.on('message', (reply: Reply) => {
-      if (this.#inFlight?.id === reply.id) this.#inFlight.settle(outcomeOf(reply));
-    });
     worker.once('exit', () => {
       this.ready = false;
       clearTimeout(this.#idleTimer);
+      this.#regions.close();
       resolveOnline(false);
       this.#inFlight?.settle({ kind: 'lost' });
+      // Ends the wait of a write the dead worker will never answer (it finds itself settled),
+      // so no waiter outlives the thread.
+      Atomics.store(this.#control, CONTROL.STATE, STATE.DONE);
+      Atomics.notify(this.#control, CONTROL.STATE);
     });
   }
 
-  /** Posts the write, or undefined when this thread is not online or already busy. */
+  /**
+   * Hands the write to the worker, or undefined when this thread is not online, already busy,
+   * or the write is larger than any region it is given.
+   */
   take(
-    request: { tmp: string; path: string; data: Uint8Array; mode: number },
+    request: { tmp: string; path: string; data: Uint8Array | string; mode: number },
     signal: AbortSignal | undefined,
   ): Promise<OffloadOutcome> | undefined {
     if (!this.ready || this.#inFlight !== undefined) return undefined;
-    const id = this.#nextId++;
-    Atomics.store(this.#abortFlag, 0, signal?.aborted ? 1 : 0);
-    const onAbort = () => Atomics.store(this.#abortFlag, 0, 1);
+    const { tmp, path, data, mode } = request;
+    const tmpLen = Buffer.byteLength(tmp, 'utf8');
+    const pathLen = Buffer.byteLength(path, 'utf8');
+    const dataLen = typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.length;
+    const needed = tmpLen + pathLen + dataLen;
+    const control = this.#control;
+    if (needed > this.#region.length) {
+      if (needed > MAX_REGION_BYTES) return undefined;
+      let bytes = this.#region.length * 2;
+      while (bytes < needed) bytes *= 2;
+      const region = new SharedArrayBuffer(Math.min(bytes, MAX_REGION_BYTES));
+      this.#region = Buffer.from(region);
+      this.#regions.postMessage(region);
+      control[CONTROL.NEW_REGION] = 1;
+    }
+    const region = this.#region;
+    region.write(tmp, 0, tmpLen, 'utf8');
+    region.write(path, tmpLen, pathLen, 'utf8');
+    if (typeof data === 'string') region.write(data, tmpLen + pathLen, dataLen, 'utf8');
+    else region.set(data, tmpLen + pathLen);
+    control[CONTROL.TMP_LEN] = tmpLen;
+    control[CONTROL.PATH_LEN] = pathLen;
+    control[CONTROL.DATA_LEN] = dataLen;
+    control[CONTROL.MODE] = mode;
+    Atomics.store(control, CONTROL.ABORT, signal?.aborted ? 1 : 0);
+    const onAbort = () => Atomics.store(control, CONTROL.ABORT, 1);
     signal?.addEventListener('abort', onAbort, { once: true });
     return new Promise<OffloadOutcome>((resolve) => {
       this.#inFlight = {
-        id,
         settle: (outcome) => {
           this.#inFlight = undefined;
           signal?.removeEventListener('abort', onAbort);
           // Held open only while a write is in flight, so an idle worker never keeps a
-          // process alive, and a pending write never lets it exit.
+          // process alive, and a pending write never lets it exit (a pending waitAsync does
+          // not hold the event loop).
           this.#worker.unref();
           this.#idleTimer?.refresh();
           resolve(outcome);
         },
       };
       this.#worker.ref();
-      this.#worker.postMessage({ id, ...request });
+      Atomics.store(control, CONTROL.STATE, STATE.REQUESTED);
+      Atomics.notify(control, CONTROL.STATE);
+      const wait = waitAsync(control, CONTROL.STATE, STATE.REQUESTED);
+      const inFlight = this.#inFlight;
+      const done = () => {
+        // A worker stopped mid-write never answers; its exit settled the write `lost`.
+        if (this.#inFlight === inFlight) inFlight.settle(this.#outcome());
+      };
+      if (wait.async) void wait.value.then(done);
+      else done();
     });
+  }
+
+  /** The outcome the worker left in the shared memory. */
+  #outcome(): OffloadOutcome {
+    const control = this.#control;
+    const kind = control[CONTROL.KIND];
+    if (kind === KIND.WRITTEN) return { kind: 'written' };
+    const stranded = control[CONTROL.STRANDED] !== 0;
+    if (kind === KIND.ABORTED) return { kind: 'aborted', stranded };
+    const region = this.#region;
+    const codeLen = control[CONTROL.CODE_LEN] as number;
+    const syscallLen = control[CONTROL.SYSCALL_LEN] as number;
+    const messageLen = control[CONTROL.MESSAGE_LEN] as number;
+    let at = 0;
+    const text = (length: number) => {
+      if (length < 0) return undefined;
+      at += length;
+      return region.toString('utf8', at - length, at);
+    };
+    const code = text(codeLen);
+    const syscall = text(syscallLen);
+    const message = text(messageLen) ?? '';
+    const error = Object.assign(new Error(message), {
+      ...(code !== undefined && { code }),
+      ...(control[CONTROL.HAS_ERRNO] !== 0 && { errno: control[CONTROL.ERRNO] }),
+      ...(syscall !== undefined && { syscall }),
+    });
+    return { kind: 'failed', error, stranded };
   }
 
   /** Terminates the worker; its write in flight settles `lost` when it has exited. */
@@ -235,17 +328,4 @@ class WriteThread {
     clearTimeout(this.#idleTimer);
     await this.#worker.terminate();
   }
-}
-
-function outcomeOf(reply: Reply): OffloadOutcome {
-  const stranded = reply.stranded === true;
-  if (reply.aborted) return { kind: 'aborted', stranded };
-  if (reply.error === undefined) return { kind: 'written' };
-  const { code, errno, syscall, message } = reply.error;
-  const error = Object.assign(new Error(message), {
-    ...(code !== undefined && { code }),
-    ...(errno !== undefined && { errno }),
-    ...(syscall !== undefined && { syscall }),
-  });
-  return { kind: 'failed', error, stranded };
 }

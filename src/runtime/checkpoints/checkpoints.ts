@@ -12,6 +12,7 @@ import { fromJson } from '../interpreter/values.js';
 import type { Redactor } from '../services/redact.js';
 import {
   CHECKPOINT_ERROR_CODES,
+  CheckpointEncoder,
   CheckpointError,
   decodeRecord,
   encodeRecord,
@@ -88,6 +89,7 @@ export class CheckpointStore {
   readonly #runtimeVersion: string | undefined;
   readonly #now: () => Date;
   readonly #latestPointer: boolean;
+  readonly #encoder = new CheckpointEncoder();
 
   /** Run state in `store`; every record passes through `redactor` before it is written. */
   constructor(store: Store, redactor: Redactor, options: CheckpointStoreOptions = {}) {
@@ -118,7 +120,8 @@ export class CheckpointStore {
       pipeline,
       last_step: draft.last_step,
       next_step: draft.next_step,
-      completed_steps: [...draft.completed_steps],
+      // Not copied: encoded before this returns, never kept.
+      completed_steps: draft.completed_steps as string[],
       variables: plainVariables(draft.variables, key),
       saved_at: this.#now().toISOString(),
       ttl_seconds: draft.ttl_seconds,
@@ -127,7 +130,7 @@ export class CheckpointStore {
       state_version: STATE_VERSION,
       ...(draft.paused && { paused: { reason: draft.paused.reason } }),
     };
-    await this.#write(key, record, options);
+    await this.#putText(key, this.#encoder.encode(key, record, this.#redactor), options);
   }
 
   /**
@@ -234,6 +237,7 @@ export class CheckpointStore {
       state_version: STATE_VERSION,
     };
     const checkpoint = stateKeys.checkpoint(session, pipeline);
+    this.#encoder.forget(checkpoint);
     if (options?.fence === undefined && storeCan(this.#store, 'batch')) {
       // One transaction: no reader sees the result with the checkpoint still there, or neither.
       const text = encodeRecord(record, this.#redactor);

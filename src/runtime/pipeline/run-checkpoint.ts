@@ -47,6 +47,20 @@ function checkpointEnabled(run: RunState): boolean {
   return run.definition.checkpoints;
 }
 
+/** `checkpoint: {ttl: …}` in seconds (0: none), per pipeline: a literal, read once, not per step. */
+const ttls = new WeakMap<RunState['decl'], number>();
+
+function ttlSeconds(run: RunState): number {
+  let seconds = ttls.get(run.decl);
+  if (seconds === undefined) {
+    const ttl = setting(run, 'checkpoint');
+    const ttlValue = isObject(ttl) ? ttl['ttl'] : undefined;
+    seconds = ttlValue instanceof DurationValue ? Math.round(ttlValue.ms / 1000) : 0;
+    ttls.set(run.decl, seconds);
+  }
+  return seconds;
+}
+
 export async function checkpoint(
   run: RunState,
   next: number,
@@ -56,16 +70,15 @@ export async function checkpoint(
   // A pause is written even when ephemeral: it is what the caller needs to resume the run.
   if (run.options.ephemeral && paused === undefined) return;
   if (!checkpointEnabled(run) && paused === undefined) return;
-  const ttl = setting(run, 'checkpoint');
-  const ttlValue = isObject(ttl) ? ttl['ttl'] : undefined;
   const variables = snapshot(run);
   variables['__last_step'] = lastStep;
   const draft = {
     last_step: lastStep,
     next_step: run.steps[next]?.name ?? '',
-    completed_steps: [...run.completed],
+    // Not copied: the store encodes it before it returns and keeps nothing of it.
+    completed_steps: run.completed,
     variables,
-    ttl_seconds: ttlValue instanceof DurationValue ? Math.round(ttlValue.ms / 1000) : 0,
+    ttl_seconds: ttlSeconds(run),
     digest: run.definition.digest,
     ...(paused !== undefined ? { paused: { reason: formatValue(paused) } } : {}),
   };

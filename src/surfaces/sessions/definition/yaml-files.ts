@@ -6,7 +6,7 @@
  * synchronously: they are small and local.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { parse } from 'yaml';
+import { yaml } from '../../../lang/index.js';
 
 interface Cached {
   readonly stamp: string;
@@ -66,7 +66,7 @@ export function readYaml(path: string): { value: unknown } | { error: string } |
   if (hit === undefined) return undefined;
   if (hit.parsed === undefined) {
     try {
-      hit.parsed = { value: parse(hit.text) };
+      hit.parsed = { value: yaml().parse(hit.text) };
     } catch (e) {
       hit.parsed = { error: e instanceof Error ? e.message : String(e) };
     }

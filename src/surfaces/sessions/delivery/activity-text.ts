@@ -3,7 +3,7 @@
  * written, with every `ref:` line of a checkpoint step replaced by the fragment's body at the
  * same indentation, so a worker never sees a ref. Text in, text out.
  */
-import { stringify } from 'yaml';
+import { yaml as yamlLib } from '../../../lang/index.js';
 import type { CheckpointBody } from '../definition/definition.schema.js';
 
 /**
@@ -30,7 +30,7 @@ export function materialiseRefs(
       const body = resolve(ref[2] as string);
       if (body !== undefined) {
         const pad = ref[1] as string;
-        const yaml = stringify(body, { lineWidth: 0 }).trimEnd();
+        const yaml = yamlLib().stringify(body, { lineWidth: 0 }).trimEnd();
         out.push(...yaml.split('\n').map((l) => pad + l));
         continue;
       }

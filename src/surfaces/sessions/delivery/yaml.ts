@@ -1,4 +1,4 @@
-import { stringify } from 'yaml';
+import { yaml } from '../../../lang/index.js';
 
 /**
  * The YAML every response carries (no folding, so hashes and lengths are of one-line text).
@@ -7,5 +7,5 @@ import { stringify } from 'yaml';
  * inputs); the public server builds every entry afresh and writes each one out in full.
  */
 export function toYaml(value: unknown): string {
-  return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
+  return yaml().stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
 }

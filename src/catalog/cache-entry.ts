@@ -7,10 +7,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { Diagnostic } from '../lang/index.js';
+import type { CredentialSlot } from './effects.js';
 import type { JsonObject } from './types.js';
 
 /** Bumped whenever the entry's shape or meaning changes: older entries then read as misses. */
-export const ENTRY_FORMAT = 1;
+export const ENTRY_FORMAT = 2;
 
 export interface CachedWorkflow {
   readonly name: string;
@@ -20,6 +21,7 @@ export interface CachedWorkflow {
   /** Absolute path of the declaring file. */
   readonly file: string;
   readonly inputSchema: JsonObject;
+  readonly credentialSlots: readonly CredentialSlot[];
 }
 
 export interface CachedPrompt {
@@ -92,7 +94,18 @@ function isWorkflow(v: unknown): boolean {
     typeof v['loop'] === 'boolean' &&
     typeof v['description'] === 'string' &&
     typeof v['file'] === 'string' &&
-    isObject(v['inputSchema'])
+    isObject(v['inputSchema']) &&
+    Array.isArray(v['credentialSlots']) &&
+    v['credentialSlots'].every(isSlot)
+  );
+}
+
+function isSlot(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    typeof v['name'] === 'string' &&
+    Array.isArray(v['kinds']) &&
+    v['kinds'].every((kind) => typeof kind === 'string')
   );
 }
 

@@ -193,6 +193,7 @@ function projections(result: Extract<CatalogResult, { ok: true }>) {
       description: w.description,
       file: w.file,
       inputSchema: w.inputSchema,
+      credentialSlots: w.credentialSlots,
     }),
   );
   const prompts = [...result.catalog.prompts.values()].map(
@@ -300,6 +301,7 @@ function cachedWorkflow(
     file: w.file,
     source,
     inputSchema,
+    credentialSlots: deepFreeze(w.credentialSlots),
     validate: compile(w.name, inputSchema),
     get definition() {
       return real().definition;

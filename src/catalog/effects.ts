@@ -68,7 +68,7 @@ export interface CredentialSlot {
  * (a call without one accepts any kind). A call passes a vault record id for a slot under
  * `credentials.<slot>`; `vault()` with a computed name has no slot a client could fill.
  */
-export function workflowSlots(workflow: Workflow): CredentialSlot[] {
+export function workflowSlots(workflow: Pick<Workflow, 'decl' | 'program'>): CredentialSlot[] {
   const walk = new EffectWalk(workflow.program.namespace);
   walk.code(workflow.decl, workflow.program.root);
   walk.drain();

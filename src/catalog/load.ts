@@ -19,6 +19,7 @@ import {
   pipelineDefinition,
   type SourceHost,
 } from '../lang/index.js';
+import { type CredentialSlot, workflowSlots } from './effects.js';
 import { projectInputSchema } from './input-schema.js';
 import { workflowDescription } from './manifest.js';
 import { collectPrompts } from './prompts.js';
@@ -204,6 +205,7 @@ function makeWorkflow(
   // Once per workflow for the catalog's life, on first use: hashing every file at start-up
   // would cost a served folder's start-up time for workflows that may never run.
   let definition: PipelineDefinition | undefined;
+  let slots: readonly CredentialSlot[] | undefined;
   return Object.freeze({
     name: decl.name,
     kind: decl.flavor,
@@ -214,6 +216,10 @@ function makeWorkflow(
     file: program.root.path,
     source: program.root.text,
     inputSchema,
+    get credentialSlots(): readonly CredentialSlot[] {
+      slots ??= deepFreeze(workflowSlots({ decl, program }));
+      return slots;
+    },
     validate: compile(decl.name, inputSchema),
     get definition(): PipelineDefinition {
       definition ??= pipelineDefinition(program, decl);

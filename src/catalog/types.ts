@@ -4,6 +4,7 @@
  * them is `load.ts`'s job, projecting them `manifest.ts`'s and `resources.ts`'s.
  */
 import type { LoadedProgram, PipelineDecl, PipelineDefinition } from '../lang/index.js';
+import type { CredentialSlot } from './effects.js';
 import type { CatalogPrompt } from './prompts.js';
 
 /** Any JSON value, as projections hand it to a serialiser. */
@@ -75,6 +76,11 @@ export interface Workflow {
   readonly source: string;
   /** Projected from the `input` members; deeply frozen. */
   readonly inputSchema: JsonObject;
+  /**
+   * Its credential slots (`workflowSlots`), walked once. A cached catalog holds them too, so
+   * `tools/list` shows them without loading a program.
+   */
+  readonly credentialSlots: readonly CredentialSlot[];
   /** The Ajv 2020 validator for `inputSchema`, compiled once at load. */
   readonly validate: InputValidator;
   readonly annotations?: ToolAnnotations;

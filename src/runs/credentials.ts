@@ -5,7 +5,7 @@
  * `tools/list` shows each slot with guidance (how to find an id with `secrets.list`), never an
  * id. Shared by synchronous calls, jobs and async runs, like `context`.
  */
-import { type CredentialSlot, type Workflow, workflowSlots } from '../catalog/index.js';
+import type { CredentialSlot, Workflow } from '../catalog/index.js';
 import { ArgumentError, shortKey } from './argument-error.js';
 
 /** The vault's record id shape (src/secrets/records.ts `RECORD_ID`). */
@@ -15,19 +15,16 @@ const CREDENTIAL_ID = new RegExp(CREDENTIAL_ID_PATTERN);
 /** Record ids by slot name. */
 export type CallCredentials = Readonly<Record<string, string>>;
 
-const SLOTS = new WeakMap<Workflow, readonly CredentialSlot[]>();
-
-/** The workflow's slots, walked once per workflow. */
+/** The workflow's slots (walked once, with the catalog). */
 export function slotsOf(workflow: Workflow): readonly CredentialSlot[] {
-  let slots = SLOTS.get(workflow);
-  if (slots === undefined) {
-    slots = workflowSlots(workflow);
-    SLOTS.set(workflow, slots);
-  }
-  return slots;
+  return workflow.credentialSlots;
 }
 
-/** True when `credentials` is this workflow's reserved argument rather than an input. */
+/**
+ * True when `credentials` is this workflow's reserved argument rather than an input. Its slots
+ * first: most workflows have none, and their declaration (a cached catalog loads it on first
+ * use) is then never read.
+ */
 export function takesCredentials(workflow: Workflow): boolean {
   return (
     slotsOf(workflow).length > 0 && !workflow.decl.inputs.some((i) => i.name === 'credentials')

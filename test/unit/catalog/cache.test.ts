@@ -100,6 +100,7 @@ function shape(catalog: Catalog) {
       file: w.file,
       source: w.source,
       inputSchema: w.inputSchema,
+      credentialSlots: w.credentialSlots,
       decl: w.decl,
       digest: w.definition.digest,
       programRoot: w.program.root.path,
@@ -236,6 +237,34 @@ describe('loadCatalogCached', () => {
     assert.equal(loadCatalogCached(served, added).cache, 'written');
     assert.equal(loadCatalogCached(served, options(cache)).cache, 'hit');
     assert.equal(loadCatalogCached(served, upgraded).cache, 'hit');
+  });
+
+  it('serves credential slots from the entry, so tools/list needs no program', () => {
+    const base = temp();
+    write(base, {
+      'keys.mh': 'pipeline Keys {\n  step S { log(vault("gh", kind: "token")) }\n}\n',
+    });
+    const cache = temp();
+    const first = loadCatalogCached(base, options(cache));
+    const slots = [{ name: 'gh', kinds: ['token'] }];
+    assert.deepEqual(ok(first.result).catalog.workflows.get('Keys')?.credentialSlots, slots);
+    // An entry whose slots differ from the program's: a hit shows the entry's until its
+    // programs are loaded, which proves where they came from; loading them finds the mismatch.
+    rewriteEntry(cache, (entry) => {
+      const [keys] = entry['workflows'] as Record<string, unknown>[];
+      (keys as Record<string, unknown>)['credentialSlots'] = [{ name: 'other', kinds: [] }];
+    });
+    const told: CacheFallback[] = [];
+    const hit = loadCatalogCached(base, options(cache, { onFallback: (f) => told.push(f) }));
+    assert.equal(hit.cache, 'hit');
+    const keys = ok(hit.result).catalog.workflows.get('Keys');
+    assert.deepEqual(keys?.credentialSlots, [{ name: 'other', kinds: [] }]);
+    assert.equal(told.length, 0, 'no program was loaded for the slots');
+    hit.materialise();
+    assert.deepEqual(
+      told.map((f) => f.reason),
+      ['mismatch'],
+    );
   });
 
   it('falls back to a fresh load when the programs do not match the entry, and drops it', () => {

@@ -52,7 +52,8 @@ export class MemoryCache {
   }
 
   set(key: string, value: string, expiresAt: number): void {
-    const entries = (this.#entries ??= new Map());
+    this.#entries ??= new Map();
+    const entries = this.#entries;
     entries.delete(key);
     entries.set(key, { value, expiresAt });
     while (entries.size > MEMORY_CAPACITY) {

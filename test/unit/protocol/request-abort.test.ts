@@ -31,7 +31,10 @@ describe('RequestAbort', () => {
     const reason = new DOMException('late', 'TimeoutError');
     abort.abort(reason);
     assert.equal(abort.aborted, true);
-    assert.throws(() => abort.throwIfAborted(), (e) => e === reason);
+    assert.throws(
+      () => abort.throwIfAborted(),
+      (e) => e === reason,
+    );
     assert.equal(abort.signal.aborted, true);
     assert.equal(abort.signal.reason, reason);
   });

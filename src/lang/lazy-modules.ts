@@ -49,9 +49,9 @@ function readVersions(): readonly string[] | null {
   const found = new Set<string>();
   const visit = (name: string, from: string): boolean => {
     const dir = packageDir(name, from);
+    if (dir === undefined) return false;
     let manifest: { version?: unknown; dependencies?: Record<string, unknown> };
     try {
-      if (dir === undefined) return false;
       manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as typeof manifest;
     } catch {
       return false;

@@ -7,12 +7,7 @@
 import { isAbsolute } from 'node:path';
 import { validateArguments, type Workflow } from '../catalog/index.js';
 import { ArgumentError, shortKey } from './argument-error.js';
-import {
-  type CallCredentials,
-  parseCredentials,
-  slotsOf,
-  takesCredentials,
-} from './credentials.js';
+import { type CallCredentials, parseCredentials, takesCredentials } from './credentials.js';
 
 /** The server's side of a call's context: what applies when the caller says nothing. */
 export interface CallDefaults {
@@ -98,7 +93,7 @@ export function checkWorkflowCall(
     const { credentials, ...declared } = rest;
     inputs = declared;
     if (credentials !== undefined)
-      call = { ...call, credentials: parseCredentials(credentials, slotsOf(workflow)) };
+      call = { ...call, credentials: parseCredentials(credentials, workflow.credentialSlots) };
   }
   const check = validateArguments(workflow, inputs);
   if (!check.ok) {

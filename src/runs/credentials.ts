@@ -15,11 +15,6 @@ const CREDENTIAL_ID = new RegExp(CREDENTIAL_ID_PATTERN);
 /** Record ids by slot name. */
 export type CallCredentials = Readonly<Record<string, string>>;
 
-/** The workflow's slots (walked once, with the catalog). */
-export function slotsOf(workflow: Workflow): readonly CredentialSlot[] {
-  return workflow.credentialSlots;
-}
-
 /**
  * True when `credentials` is this workflow's reserved argument rather than an input. Its slots
  * first: most workflows have none, and their declaration (a cached catalog loads it on first
@@ -27,7 +22,8 @@ export function slotsOf(workflow: Workflow): readonly CredentialSlot[] {
  */
 export function takesCredentials(workflow: Workflow): boolean {
   return (
-    slotsOf(workflow).length > 0 && !workflow.decl.inputs.some((i) => i.name === 'credentials')
+    workflow.credentialSlots.length > 0 &&
+    !workflow.decl.inputs.some((i) => i.name === 'credentials')
   );
 }
 

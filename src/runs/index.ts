@@ -23,7 +23,6 @@ export {
   CREDENTIAL_ID_PATTERN,
   credentialsSchema,
   slotGuidance,
-  slotsOf,
   takesCredentials,
 } from './credentials.js';
 export {

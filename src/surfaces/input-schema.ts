@@ -4,12 +4,7 @@
  * reads is exactly what the run layer's `checkWorkflowCall` accepts. Pure data, no I/O.
  */
 import type { Workflow } from '../catalog/index.js';
-import {
-  ABSOLUTE_PATH_PATTERN,
-  credentialsSchema,
-  slotsOf,
-  takesCredentials,
-} from '../runs/index.js';
+import { ABSOLUTE_PATH_PATTERN, credentialsSchema, takesCredentials } from '../runs/index.js';
 
 /**
  * The reserved per-call `context` argument every workflow tool accepts (seed 002), exactly as
@@ -61,7 +56,7 @@ export function listedSchema(
   const required = (workflow.inputSchema as { required?: string[] }).required ?? [];
   // Slot guidance only: which slots exist and how to find an id, never a record id.
   const credentials = takesCredentials(workflow)
-    ? { credentials: credentialsSchema(slotsOf(workflow)) }
+    ? { credentials: credentialsSchema(workflow.credentialSlots) }
     : {};
   return {
     ...workflow.inputSchema,

@@ -24,7 +24,6 @@ import {
   type CallCredentials,
   checkWorkflowCall,
   slotGuidance,
-  slotsOf,
   takesCredentials,
 } from '../runs/index.js';
 import type { AgentLimiters, VaultLookup } from '../runtime/index.js';
@@ -88,7 +87,7 @@ function listedEntry(
 ): ToolDefinition['entry'] {
   const entry = toolEntry(workflow);
   const { annotations, risk } = workflowRisk(workflow);
-  const slots = takesCredentials(workflow) ? slotsOf(workflow) : [];
+  const slots = takesCredentials(workflow) ? workflow.credentialSlots : [];
   return {
     ...entry,
     ...(slots.length > 0 ? { description: `${entry.description} ${slotGuidance(slots)}` } : {}),

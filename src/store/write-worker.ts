@@ -193,9 +193,7 @@ setImmediate(() => {
       Atomics.wait(control, C.STATE, state);
       continue;
     }
-    // With no listener but its own (no code wrapped around this source) it is called directly.
-    if (parentPort.listenerCount('message') === 1) serve(request());
-    else parentPort.emit('message', request());
+    parentPort.emit('message', request());
   }
 });
 `;

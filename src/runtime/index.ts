@@ -34,7 +34,7 @@ export { coerceInput, matchesType, typeText } from './pipeline/inputs.js';
 export { type LoadResult, loadProgram, selectPipeline } from './pipeline/program.js';
 export { canResume } from './pipeline/resumable.js';
 export type { FailureKind, RunEvent, RunOutcome, RunStatus } from './pipeline/runner.js';
-export { type Cancellation, type DeferredSignal, signalOf } from './services/cancellation.js';
+export { type Cancellation, signalOf } from './services/cancellation.js';
 export { childEnvironment } from './services/child-env.js';
 export { type Deadline, deadline } from './services/deadline.js';
 export { REDACTED, Redactor } from './services/redact.js';

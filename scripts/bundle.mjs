@@ -9,9 +9,10 @@
 // (src/lang/lazy-modules.ts); so do the language server's libraries (only `mhl lsp` loads them),
 // undici (only an http call with `tls` or `proxy` does), the MCP and A2A client SDKs (only a
 // workflow calling an `extension mcp` or `extension a2a` does) and pg (only a PostgreSQL store
-// loads it, src/store/postgres.ts): every start reads and hashes the
-// bundle, so code most commands never run should not be in it. zod's translated error messages are left out: mhl never selects a
+// loads it, src/store/postgres.ts): every start reads the bundle, so code most commands never
+// run should not be in it. zod's translated error messages are left out: mhl never selects a
 // locale, and the 64 of them were a third of the bundle's bytes.
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
@@ -77,10 +78,13 @@ await build({
 // 1 MB of every server's heap. Outside comments nothing is left to change.
 const mainFile = `${outdir}/mhl-main.cjs`;
 const text = readFileSync(mainFile, 'utf8');
-writeFileSync(
-  mainFile,
-  text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+const ascii = text.replace(
+  /[\u0080-\uffff]/g,
+  (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
 );
+writeFileSync(mainFile, ascii);
+// The launcher keys the code cache on this digest instead of hashing the bundle at every start.
+const bundleDigest = createHash('sha256').update(ascii, 'latin1').digest('hex');
 
 // The launcher is CommonJS too: an ES module entry point loads Node's ES module loader first
 // (~8 ms, measured as `node x.mjs` against `node x.cjs`). dist/bin/package.json says so, so the
@@ -93,7 +97,10 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  define: { 'import.meta.url': '__mhlLauncherUrl' },
+  define: {
+    'import.meta.url': '__mhlLauncherUrl',
+    __MHL_BUNDLE_SHA256: JSON.stringify(bundleDigest),
+  },
   banner: { js: "const __mhlLauncherUrl = require('node:url').pathToFileURL(__filename).href;" },
   logLevel: 'warning',
 });

@@ -222,7 +222,12 @@ export function readServeConfig(
     const assembled = assemble(dir, given, env, command === 'a2a' ? DEFAULT_A2A_PORT : undefined);
     return {
       ok: true,
-      config: ServeConfigSchema.parse({ serve: command, ...(assembled as object) }),
+      // Parsed once per process: zod's compiled fast path (a `new Function` per object schema,
+      // which V8's code cache cannot hold) would cost more to build than this one parse.
+      config: ServeConfigSchema.parse(
+        { serve: command, ...(assembled as object) },
+        { jitless: true },
+      ),
     };
   } catch (error) {
     if (error instanceof Refused) return { ok: false, message: error.message, exit: error.exit };

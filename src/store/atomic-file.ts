@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { DIR_MODE, FILE_MODE, TEMP_PREFIX } from './file-modes.js';
 import { WriteOffloader } from './write-offload.js';
 
 /** The file system functions the dir store uses; `NODE_FS` is the real one. */
@@ -19,12 +20,7 @@ export const NODE_FS = { mkdir, open, readdir, readFile, rename, rmdir, stat, un
 /** The shape of `NODE_FS`: what a test substitutes to simulate file system failures. */
 export type AtomicFs = typeof NODE_FS;
 
-/** Mode of every file written (owner read/write). */
-export const FILE_MODE = 0o600;
-/** Mode of every directory created (owner only). */
-export const DIR_MODE = 0o700;
-/** Temp files start with this; keys never have a segment starting with ".". */
-export const TEMP_PREFIX = '.tmp-';
+export { DIR_MODE, FILE_MODE, TEMP_PREFIX } from './file-modes.js';
 
 /**
  * The write worker of every `writeAtomic` on the real file system that names none. One per

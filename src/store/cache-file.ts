@@ -28,7 +28,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { DIR_MODE, FILE_MODE, TEMP_PREFIX } from './atomic-file.js';
+import { DIR_MODE, FILE_MODE, TEMP_PREFIX } from './file-modes.js';
 
 /** The environment variables that place or disable the cache. */
 export const CACHE_ENV = {

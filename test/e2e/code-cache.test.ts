@@ -2,9 +2,11 @@
 // written 0600 in a 0700 folder, read back on the next start, and a corrupt or untrusted entry
 // ignored (the command still works) and replaced. MHL_NO_CACHE leaves the folder alone.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { cacheKey } from '../../src/store/index.js';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 
 function codeEntries(cache: string): string[] {
@@ -36,6 +38,20 @@ describe('the code cache', () => {
     const lint = await runCli(['lint', 'examples'], { env: { MHL_CACHE_DIR: cache } });
     assert.equal(lint.code, 0, lint.stderr);
     assert.ok(codeEntries(cache).some((e) => e.endsWith('-lint.bin')));
+  });
+
+  it('keys its entries on the digest of the bundle as it was built', async () => {
+    // scripts/bundle.mjs defines the digest in the launcher rather than each start hashing the
+    // bundle: it must be the digest of the bytes the launcher runs, or a later build step that
+    // changed them would leave a stale key behind.
+    const bundle = readFileSync(join(REPO_ROOT, 'dist/bin/mhl-main.cjs'));
+    const digest = createHash('sha256').update(bundle).digest('hex');
+    const launcher = readFileSync(join(REPO_ROOT, 'dist/bin/mhl.js'), 'latin1');
+    assert.ok(launcher.includes(`"${digest}"`), 'the launcher holds the digest of the bundle');
+    const cache = join(tempDir('mhl-code-cache-'), 'cache');
+    await help({ MHL_CACHE_DIR: cache });
+    const key = cacheKey(['mhl-code-cache', process.version, process.arch, digest]);
+    assert.deepEqual(codeEntries(cache), [`${key}-other.bin`]);
   });
 
   it("keeps a server command's entry, made under the V8 flag that command sets", async () => {

@@ -77,6 +77,8 @@ const LAZY_FACES: Readonly<Record<string, string>> = {
   'src/transport/mcp-post.ts':
     'the POST exchange, and how it reads the principal header: HTTP only',
   'src/transport/client-key.ts': 'who an HTTP request is counted as, for the quotas: HTTP only',
+  'src/store/cache-file.ts':
+    "the cache entries the launcher reads first: through the index it would load the stores' writer",
   'src/catalog/sources.ts':
     'the .mh file walk, for mhl lint and mhl run, which must not load the catalog validators',
 };

@@ -74,29 +74,36 @@ const STATE_NAMES = [
   'paused',
 ] as const;
 
-/** A run record as read back: loose beyond the fields the run layer relies on (newer writers). */
-const RunRecordSchema = z.looseObject({
-  version: z.literal(RECORD_VERSION),
-  workflow: z.string(),
-  arguments: z.record(z.string(), z.unknown()),
-  principalOwner: z.string().optional(),
-  digest: z.string(),
-  owner: z.string().optional(),
-  state: z.enum(STATE_NAMES).optional(),
-  resumable: z.boolean().optional(),
-  view: z.looseObject({
-    runId: z.string().regex(/^[0-9a-f]{32}$/),
-    tool: z.string(),
-    state: z.enum(STATE_NAMES),
-    startedAt: z.string(),
-    updatedAt: z.string(),
-  }),
-});
+/**
+ * A run record as read back: loose beyond the fields the run layer relies on (newer writers).
+ * Built on first parse, not at import: a server that reads no stored run never needs it.
+ */
+function buildRecordSchema() {
+  return z.looseObject({
+    version: z.literal(RECORD_VERSION),
+    workflow: z.string(),
+    arguments: z.record(z.string(), z.unknown()),
+    principalOwner: z.string().optional(),
+    digest: z.string(),
+    owner: z.string().optional(),
+    state: z.enum(STATE_NAMES).optional(),
+    resumable: z.boolean().optional(),
+    view: z.looseObject({
+      runId: z.string().regex(/^[0-9a-f]{32}$/),
+      tool: z.string(),
+      state: z.enum(STATE_NAMES),
+      startedAt: z.string(),
+      updatedAt: z.string(),
+    }),
+  });
+}
+let recordSchema: ReturnType<typeof buildRecordSchema> | undefined;
 
 /** The record in `text`, or undefined when it is not one this version wrote. */
 export function parseRecord(text: string): RunRecord | undefined {
   try {
-    const parsed = RunRecordSchema.safeParse(JSON.parse(text));
+    recordSchema ??= buildRecordSchema();
+    const parsed = recordSchema.safeParse(JSON.parse(text));
     return parsed.success ? (parsed.data as unknown as RunRecord) : undefined;
   } catch {
     return undefined;

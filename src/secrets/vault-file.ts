@@ -11,7 +11,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { SECRETS_ERROR_CODES as CODES, SecretsError } from './errors.js';
 import { keyId } from './key.js';
-import { type VaultContent, VaultContentSchema } from './records.js';
+import { type VaultContent, vaultSchemas } from './records.js';
 
 export const VAULT_FORMAT = 'mhl-vault';
 export const VAULT_VERSION = 1;
@@ -87,7 +87,7 @@ export function openVault(text: string, key: Buffer, file: string): VaultContent
   } catch (error) {
     throw corrupt(file, 'its sealed data does not authenticate (the file was changed)', error);
   }
-  const content = VaultContentSchema.safeParse(safeJson(plain));
+  const content = vaultSchemas().content.safeParse(safeJson(plain));
   if (!content.success) throw corrupt(file, 'its records are not valid');
   return content.data;
 }

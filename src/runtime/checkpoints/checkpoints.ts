@@ -33,11 +33,9 @@ import {
 } from './checkpoint-keys.js';
 import {
   type CheckpointRecord,
-  CheckpointRecordSchema,
   type LoopRecord,
-  LoopRecordSchema,
   type ResultRecord,
-  ResultRecordSchema,
+  recordSchemas,
   STATE_VERSION,
 } from './checkpoint-records.schema.js';
 import type {
@@ -144,7 +142,7 @@ export class CheckpointStore {
     options?: WriteOptions,
   ): Promise<Checkpoint | undefined> {
     const key = stateKeys.checkpoint(session, pipeline);
-    const record = await this.#read(key, CheckpointRecordSchema, options);
+    const record = await this.#read(key, recordSchemas().checkpoint, options);
     if (record === undefined) return undefined;
     if (record.pipeline !== pipeline) {
       throw new CheckpointError(
@@ -207,7 +205,7 @@ export class CheckpointStore {
     pipeline: string,
     options?: ReadOptions,
   ): Promise<LoopRecord | undefined> {
-    return this.#read(stateKeys.loop(session, pipeline), LoopRecordSchema, options);
+    return this.#read(stateKeys.loop(session, pipeline), recordSchemas().loop, options);
   }
 
   /**
@@ -256,7 +254,7 @@ export class CheckpointStore {
 
   /** The result of the completed run `session`, or undefined. @throws CheckpointError `STATE_CORRUPT`, `STATE_SCHEMA_TOO_NEW`. */
   async readResult(session: string, options?: ReadOptions): Promise<RunResult | undefined> {
-    const record = await this.#read(stateKeys.result(session), ResultRecordSchema, options);
+    const record = await this.#read(stateKeys.result(session), recordSchemas().result, options);
     if (record === undefined) return undefined;
     const { output, ...rest } = record;
     return {
@@ -277,7 +275,7 @@ export class CheckpointStore {
     for (const key of await this.#store.list('state/', options)) {
       const m = /^state\/([^/]+)\/result\.json$/.exec(key);
       if (!m || !isSessionId(m[1] as string)) continue;
-      const record = await this.#read(key, ResultRecordSchema, options).catch((err: unknown) => {
+      const record = await this.#read(key, recordSchemas().result, options).catch((err: unknown) => {
         if (err instanceof CheckpointError) return undefined;
         throw err;
       });
@@ -300,7 +298,7 @@ export class CheckpointStore {
       options?.signal?.throwIfAborted();
       for (const pipeline of checkpointPipelines(files)) {
         const key = stateKeys.checkpoint(session, pipeline);
-        const record = await this.#read(key, CheckpointRecordSchema, options).catch(
+        const record = await this.#read(key, recordSchemas().checkpoint, options).catch(
           (err: unknown) => {
             if (!(err instanceof CheckpointError)) throw err;
             report.unreadable.push(key);

@@ -9,11 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import {
-  CheckpointRecordSchema,
-  LoopRecordSchema,
-  ResultRecordSchema,
-} from '../../../../src/runtime/checkpoints/checkpoint-records.schema.js';
+import { recordSchemas } from '../../../../src/runtime/checkpoints/checkpoint-records.schema.js';
 import {
   CheckpointError,
   CheckpointStore,
@@ -395,7 +391,7 @@ describe('CheckpointStore.sweepExpired', () => {
 
 describe('state record schemas', () => {
   it('generate JSON Schema with a description on every field', () => {
-    for (const schema of [CheckpointRecordSchema, LoopRecordSchema, ResultRecordSchema]) {
+    for (const schema of Object.values(recordSchemas())) {
       const json = z.toJSONSchema(schema, { io: 'input' }) as {
         description?: string;
         properties: Record<string, { description?: string }>;

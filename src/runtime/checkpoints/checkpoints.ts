@@ -275,10 +275,12 @@ export class CheckpointStore {
     for (const key of await this.#store.list('state/', options)) {
       const m = /^state\/([^/]+)\/result\.json$/.exec(key);
       if (!m || !isSessionId(m[1] as string)) continue;
-      const record = await this.#read(key, recordSchemas().result, options).catch((err: unknown) => {
-        if (err instanceof CheckpointError) return undefined;
-        throw err;
-      });
+      const record = await this.#read(key, recordSchemas().result, options).catch(
+        (err: unknown) => {
+          if (err instanceof CheckpointError) return undefined;
+          throw err;
+        },
+      );
       if (record?.pipeline !== pipeline) continue;
       const at = Date.parse(record.completed_at);
       if (best === undefined || at > best.at) best = { session: m[1] as string, at };

@@ -52,14 +52,18 @@ export interface SetupRoutesOptions {
   readonly body: BodyLimits;
 }
 
-const MintSchema = z
-  .object({
-    mode: z.enum(['add', 'edit']).describe('add a new secret or change an existing one'),
-    name: z.string().describe('the secret the link sets'),
-    kind: z.string().optional().describe('its kind (add: default generic; edit: unchanged)'),
-    label: z.string().optional().describe('a label to prefill'),
-  })
-  .strict();
+/** The body of a link request; built on the first one, not at every server's start-up. */
+function buildMintSchema() {
+  return z
+    .object({
+      mode: z.enum(['add', 'edit']).describe('add a new secret or change an existing one'),
+      name: z.string().describe('the secret the link sets'),
+      kind: z.string().optional().describe('its kind (add: default generic; edit: unchanged)'),
+      label: z.string().optional().describe('a label to prefill'),
+    })
+    .strict();
+}
+let mintSchema: ReturnType<typeof buildMintSchema> | undefined;
 
 export function setupRoutes(options: SetupRoutesOptions): Route[] {
   const { body } = options;
@@ -190,7 +194,8 @@ async function mint(
     );
   let grant: SetupGrant;
   try {
-    const parsed = MintSchema.safeParse(JSON.parse(read.text));
+    mintSchema ??= buildMintSchema();
+    const parsed = mintSchema.safeParse(JSON.parse(read.text));
     if (!parsed.success)
       return sendJson(res, 400, {
         error: 'INVALID_REQUEST',

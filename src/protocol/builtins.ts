@@ -16,7 +16,7 @@ import {
   type ServerInfo,
 } from './era.js';
 import { RPC_ERROR_CODES, RpcError } from './errors.js';
-import { isRecord, type RequestId, RequestIdSchema } from './jsonrpc.js';
+import { envelopeSchemas, isRecord, type RequestId } from './jsonrpc.js';
 import type { ClientInfo, Session } from './session.js';
 
 /** What the server says about itself in `initialize` and `server/discover`. */
@@ -32,32 +32,37 @@ export interface ServerDescription {
   instructions?: string | undefined;
 }
 
-const ObjectByReference = z.custom<Record<string, unknown>>(isRecord, {
-  message: 'must be an object',
-});
+/** Params schemas of the built-in methods, built on first use: a modern client sends neither. */
+function buildParamsSchemas() {
+  const objectByReference = z.custom<Record<string, unknown>>(isRecord, {
+    message: 'must be an object',
+  });
 
-/** `initialize` params; loose, and only `protocolVersion` is required. */
-export const InitializeParamsSchema = z
-  .looseObject({
-    protocolVersion: z.string().describe('The revision the client asks for'),
-    capabilities: ObjectByReference.optional().describe('The client capabilities'),
-    clientInfo: z
-      .looseObject({
-        name: z.string().describe('Client name'),
-        version: z.string().describe('Client version'),
-      })
-      .optional()
-      .describe('The client implementation'),
-  })
-  .describe('Params of the legacy initialize request');
+  /** `initialize` params; loose, and only `protocolVersion` is required. */
+  const initialize = z
+    .looseObject({
+      protocolVersion: z.string().describe('The revision the client asks for'),
+      capabilities: objectByReference.optional().describe('The client capabilities'),
+      clientInfo: z
+        .looseObject({
+          name: z.string().describe('Client name'),
+          version: z.string().describe('Client version'),
+        })
+        .optional()
+        .describe('The client implementation'),
+    })
+    .describe('Params of the legacy initialize request');
 
-/** `notifications/cancelled` params. */
-export const CancelledParamsSchema = z
-  .looseObject({
-    requestId: RequestIdSchema.describe('The id of the request to cancel'),
-    reason: z.string().optional().describe('Why, for logs'),
-  })
-  .describe('Params of notifications/cancelled');
+  /** `notifications/cancelled` params. */
+  const cancelled = z
+    .looseObject({
+      requestId: envelopeSchemas().requestId.describe('The id of the request to cancel'),
+      reason: z.string().optional().describe('Why, for logs'),
+    })
+    .describe('Params of notifications/cancelled');
+  return { initialize, cancelled };
+}
+let paramsSchemas: ReturnType<typeof buildParamsSchemas> | undefined;
 
 /**
  * Answers `initialize`: negotiates the version (echo a supported one, else 2025-11-25), records it
@@ -69,7 +74,8 @@ export function answerInitialize(
   session: Session,
   server: ServerDescription,
 ): Record<string, unknown> {
-  const parsed = InitializeParamsSchema.safeParse(params);
+  paramsSchemas ??= buildParamsSchemas();
+  const parsed = paramsSchemas.initialize.safeParse(params);
   if (!parsed.success) {
     const field = parsed.error.issues[0]?.path.join('.') ?? '';
     throw new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, 'invalid initialize params', { field });
@@ -105,7 +111,8 @@ export function answerDiscover(server: ServerDescription): Record<string, unknow
 export function cancelTarget(
   params: unknown,
 ): { requestId: RequestId; reason?: string } | undefined {
-  const parsed = CancelledParamsSchema.safeParse(params);
+  paramsSchemas ??= buildParamsSchemas();
+  const parsed = paramsSchemas.cancelled.safeParse(params);
   if (!parsed.success) return undefined;
   const { requestId, reason } = parsed.data;
   return reason === undefined ? { requestId } : { requestId, reason };

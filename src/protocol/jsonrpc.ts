@@ -63,26 +63,38 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A request id: a string or a number. */
-export const RequestIdSchema = z
-  .union([z.string(), z.number()])
-  .describe('JSON-RPC request id: a string or a number (null marks a notification)');
+/**
+ * The envelope's schemas, built on first use: nearly every message takes the hand-read path
+ * (`plainEnvelope`), so a server need not build them at start-up.
+ */
+function buildEnvelopeSchemas() {
+  /** A request id: a string or a number. */
+  const requestId = z
+    .union([z.string(), z.number()])
+    .describe('JSON-RPC request id: a string or a number (null marks a notification)');
+  const params = z
+    .custom<Params>((value) => typeof value === 'object' && value !== null, {
+      message: 'params must be an object or an array',
+    })
+    .describe('Method parameters, passed on by reference');
+  /** The envelope of a request or notification, loose so other SDKs' extra members pass. */
+  const message = z
+    .looseObject({
+      jsonrpc: z.literal('2.0').describe('Always "2.0"'),
+      id: requestId.nullable().optional().describe('Absent or null for a notification'),
+      method: z.string().min(1).describe('The method name, e.g. "tools/call"'),
+      params: params.optional(),
+    })
+    .describe('A JSON-RPC 2.0 request or notification');
+  return { requestId, message };
+}
+let envelope: ReturnType<typeof buildEnvelopeSchemas> | undefined;
 
-const ParamsSchema = z
-  .custom<Params>((value) => typeof value === 'object' && value !== null, {
-    message: 'params must be an object or an array',
-  })
-  .describe('Method parameters, passed on by reference');
-
-/** The envelope of a request or notification, loose so other SDKs' extra members pass. */
-export const JsonRpcMessageSchema = z
-  .looseObject({
-    jsonrpc: z.literal('2.0').describe('Always "2.0"'),
-    id: RequestIdSchema.nullable().optional().describe('Absent or null for a notification'),
-    method: z.string().min(1).describe('The method name, e.g. "tools/call"'),
-    params: ParamsSchema.optional(),
-  })
-  .describe('A JSON-RPC 2.0 request or notification');
+/** The schemas of a request id and of a request or notification. */
+export function envelopeSchemas(): ReturnType<typeof buildEnvelopeSchemas> {
+  envelope ??= buildEnvelopeSchemas();
+  return envelope;
+}
 
 /** A successful response with `result`. */
 export function resultResponse(
@@ -223,7 +235,7 @@ export function classifyMessage(value: unknown): InboundMessage {
   }
   const plain = plainEnvelope(value);
   if (plain !== undefined) return classified(plain.id, plain.method, plain.params);
-  const parsed = JsonRpcMessageSchema.safeParse(value);
+  const parsed = envelopeSchemas().message.safeParse(value);
   if (!parsed.success) {
     const field = parsed.error.issues[0]?.path.join('.') ?? '';
     const error = new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, 'invalid request', { field });
@@ -246,7 +258,7 @@ function classified(
 }
 
 /**
- * The envelope of a message that `JsonRpcMessageSchema` accepts, read by hand: nearly every
+ * The envelope of a message that `envelopeSchemas().message` accepts, read by hand: nearly every
  * message is well formed, and the schema's parse was 1% of a trivial call's CPU. Anything this
  * does not accept (undefined) goes through the schema, which names the offending field.
  */

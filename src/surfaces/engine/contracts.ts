@@ -6,7 +6,7 @@
  */
 import type { ValidateFunction } from 'ajv';
 import { ajv2020Class } from '../../lang/index.js';
-import { SHARED_CONTRACTS, TOOL_SCHEMAS, type ToolName } from './contract-schemas.js';
+import { contractSchemas, type ToolName } from './contract-schemas.js';
 
 export interface Contract {
   readonly name: ToolName;
@@ -47,18 +47,22 @@ const ANNOTATIONS: Readonly<Record<ToolName, Record<string, boolean>>> = {
   },
 };
 
-/** The four tool names, in the order they are listed. */
-export const TOOL_NAMES = Object.keys(TOOL_SCHEMAS) as ToolName[];
+/**
+ * The four tool names, in the order they are listed: `DESCRIPTIONS` names each exactly once, in
+ * the contracts' order, so the names need not build the contracts.
+ */
+export const TOOL_NAMES = Object.keys(DESCRIPTIONS) as ToolName[];
 
 /** Every contract checked and compiled; throws naming the contract that is not a valid schema. */
 export function compileContracts(): Contract[] {
+  const { tools, shared } = contractSchemas();
   const ajv = new (ajv2020Class())({ allErrors: true, strict: false });
-  for (const [name, schema] of Object.entries(SHARED_CONTRACTS)) {
+  for (const [name, schema] of Object.entries(shared)) {
     if (!ajv.validateSchema(schema))
       throw new Error(`contract ${name} is not a valid JSON Schema 2020-12`);
   }
   return TOOL_NAMES.map((name) => {
-    const { input, output } = TOOL_SCHEMAS[name];
+    const { input, output } = tools[name];
     for (const [part, schema] of [
       ['input', input],
       ['output', output],
@@ -90,7 +94,7 @@ export function contractDocuments(contracts: readonly Contract[]): Map<string, s
   for (const c of contracts) {
     docs.set(`mhl://engine/contracts/${c.name}.json`, JSON.stringify(c.entry, null, 2));
   }
-  for (const [name, schema] of Object.entries(SHARED_CONTRACTS)) {
+  for (const [name, schema] of Object.entries(contractSchemas().shared)) {
     docs.set(`mhl://engine/contracts/${name}.json`, JSON.stringify(schema, null, 2));
   }
   return docs;

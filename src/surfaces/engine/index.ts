@@ -5,7 +5,7 @@
  */
 export { canonicalDigest, canonicalJson, sha256Hex } from './canonical-json.js';
 export type { EngineContext } from './checkpoint.js';
-export { TOOL_SCHEMAS, type ToolName } from './contract-schemas.js';
+export { contractSchemas, type ToolName } from './contract-schemas.js';
 export { type Contract, compileContracts, TOOL_NAMES } from './contracts.js';
 export { ENGINE_ERROR_CODES, EngineError } from './errors.js';
 export { ENGINE_KEY_ENV, KEY_FILE, type KeySource, loadEngineKeys, takeEngineKey } from './keys.js';

@@ -12,11 +12,9 @@ import { checkAdapters, checkCatalogue, checkWorkflow } from './release-check.js
 import { readReleaseFiles } from './release-files.js';
 import {
   type AdapterDef,
-  AdapterSchema,
   hostAssetPath,
-  ReleaseManifestSchema,
+  releaseSchemas,
   type WorkflowDef,
-  WorkflowSchema,
 } from './release-schema.js';
 
 export type ReleaseResult =
@@ -29,15 +27,16 @@ export function loadRelease(root: string): ReleaseResult {
   if (!read.ok) return read;
   const { files, digest } = read;
   const problems: string[] = [];
-  const manifest = parseFile(files, 'release.yaml', ReleaseManifestSchema, problems);
+  const formats = releaseSchemas();
+  const manifest = parseFile(files, 'release.yaml', formats.manifest, problems);
   if (manifest === undefined) return { ok: false, problems };
   const locators = new Map<string, (field: string) => string>();
   const defs = manifest.workflows.flatMap((file) => {
-    const def = parseFile(files, file, WorkflowSchema, problems, locators);
+    const def = parseFile(files, file, formats.workflow, problems, locators);
     return def === undefined ? [] : [{ file, def }];
   });
   const adapters = manifest.host_adapters.flatMap((file) => {
-    const def = parseFile(files, file, AdapterSchema, problems);
+    const def = parseFile(files, file, formats.adapter, problems);
     return def === undefined ? [] : [{ file, def }];
   });
   for (const { file, def } of defs) {

@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import {
   type Activity,
-  ActivitySchema,
+  definitionSchemas,
   type Manifest,
-  ManifestSchema,
   type Step,
   type Variable,
 } from './definition.schema.js';
@@ -66,7 +65,7 @@ export function readManifest(
   }
   const raw = (read.value ?? {}) as Record<string, unknown>;
   const { activitiesDir: _dir, ...rest } = raw;
-  const parsed = ManifestSchema.safeParse(rest);
+  const parsed = definitionSchemas().manifest.safeParse(rest);
   if (!parsed.success) {
     throw new WorkflowError(
       DEFINITION_CODES.WORKFLOW_INVALID,
@@ -205,7 +204,7 @@ function loadActivityFile(
   } catch (e) {
     return fail((e as Error).message);
   }
-  const parsed = ActivitySchema.safeParse(value);
+  const parsed = definitionSchemas().activity.safeParse(value);
   if (!parsed.success) return fail(issueText(parsed.error));
   const steps = parsed.data.steps ?? [];
   const duplicate = duplicateId(steps);

@@ -14,7 +14,7 @@ import { canonicalJson, seal, verifySeal } from './canonical.js';
 import { SESSION_CODES, SessionStoreError } from './errors.js';
 import { LOCK_FILE, lockFolder } from './folder-lock.js';
 import { writeSealedPair } from './sealed-write.js';
-import { type SessionFile, SessionFileSchema } from './session.schema.js';
+import { type SessionFile, sessionSchemas } from './session.schema.js';
 
 export const SESSION_FILE = 'session.json';
 export const SEAL_FILE = '.session-token';
@@ -147,7 +147,7 @@ export class SessionStore {
     } catch {
       throw new SessionStoreError(SESSION_CODES.SEAL_MISMATCH);
     }
-    const parsed = SessionFileSchema.safeParse(json);
+    const parsed = sessionSchemas().sessionFile.safeParse(json);
     if (!parsed.success) throw new SessionStoreError(SESSION_CODES.SEAL_MISMATCH);
     return parsed.data;
   }

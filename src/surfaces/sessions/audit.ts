@@ -1,6 +1,6 @@
 /**
  * The audit wrapper every sessions tool runs in (seed 004 §1–2): arguments are checked by the
- * tool's zod schema (built once), the handler is timed, one `audit` JSON line goes to the log
+ * tool's zod schema (built once, when the surface is made), the handler is timed, one `audit` JSON line goes to the log
  * (stderr), and a trace event is recorded for session-bound tools whatever the outcome. A
  * handler's failure becomes an `isError` result whose text is the message and whose
  * `_meta["mhl/diagnostic"]` carries the stable code; internal faults are logged, and the client
@@ -24,19 +24,24 @@ export const MAX_ARGUMENT_BYTES = 1024 * 1024;
 export interface SessionTool<S extends z.ZodType> {
   readonly name: string;
   readonly description: string;
-  readonly input: S;
+  /**
+   * The argument schema. A function, so a module's schemas are built when the surface is made
+   * (`defineTool`), not when the module is imported by a server on another profile.
+   */
+  readonly input: () => S;
   /** Whether calls are traced (session-bound tools, less the read-only status tools). */
   readonly traced: boolean;
   readonly readOnly?: boolean;
   run(args: z.infer<S>, ctx: SessionsContext, note: CallNote): Promise<ToolResult> | ToolResult;
 }
 
-/** The `ToolDefinition` of a sessions tool, its input JSON Schema made once. */
+/** The `ToolDefinition` of a sessions tool, its argument schema and input JSON Schema made once. */
 export function defineTool<S extends z.ZodType>(
   tool: SessionTool<S>,
   ctx: SessionsContext,
 ): ToolDefinition {
-  const inputSchema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<
+  const input = tool.input();
+  const inputSchema = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' }) as Record<
     string,
     unknown
   >;
@@ -55,7 +60,7 @@ export function defineTool<S extends z.ZodType>(
     prepare(args) {
       if (Buffer.byteLength(JSON.stringify(args ?? {}), 'utf8') > MAX_ARGUMENT_BYTES)
         throw new ArgumentError('', `arguments: larger than ${MAX_ARGUMENT_BYTES} bytes as JSON`);
-      const parsed = tool.input.safeParse(args);
+      const parsed = input.safeParse(args);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         // An unknown key is named by the key itself, so a client can drop it by name.

@@ -30,30 +30,47 @@ import { advanceSession, historyEvent, startStep } from '../store/advance.js';
 import type { SessionFile } from '../store/session.schema.js';
 import { batchReading } from './batch.js';
 import {
-  AgentIdParam,
   assertNoCheckpoint,
-  BundleParam,
   inSession,
   noteWarnings,
-  SessionIndexParam,
   scopeOf,
   sessionMeta,
+  sessionParams,
   sessionWorkflow,
   TOOL_CODES,
   textResult,
   toYaml,
 } from './common.js';
 
-const Input = z.object({
-  session_index: SessionIndexParam,
-  context_tokens: z
-    .number()
-    .int()
-    .positive()
-    .describe("The worker's context window in tokens; bounds eager bundling."),
-  agent_id: AgentIdParam,
-  bundle: BundleParam,
-});
+/**
+ * The argument schema, built on first use rather than at import: only the sessions surface
+ * builds it (when it is made), so a server on another profile (the default `--profile
+ * pipelines`) never pays for it (about 0.05 ms of start-up, measured with initprof).
+ */
+function buildActivitySchemas() {
+  const params = sessionParams();
+  const Input = z.object({
+    session_index: params.sessionIndex,
+    context_tokens: z
+      .number()
+      .int()
+      .positive()
+      .describe("The worker's context window in tokens; bounds eager bundling."),
+    agent_id: params.agentId,
+    bundle: params.bundle,
+  });
+
+  return { input: Input };
+}
+
+let built: ReturnType<typeof buildActivitySchemas> | undefined;
+
+function activitySchemas(): ReturnType<typeof buildActivitySchemas> {
+  built ??= buildActivitySchemas();
+  return built;
+}
+
+type Schemas = ReturnType<typeof activitySchemas>;
 
 /** Said beside `resources` (reference mode, some bodies bundled). */
 const RESOURCES_BUNDLED_NOTE =
@@ -96,11 +113,11 @@ function heldByScope(
   return otherScope === undefined ? { held } : { held, otherScope };
 }
 
-export const getActivity: SessionTool<typeof Input> = {
+export const getActivity: SessionTool<Schemas['input']> = {
   name: 'get_activity',
   description:
     'Worker tool: the current activity (from session state) with its technique bundle; context_tokens bounds eager step-technique bundling.',
-  input: Input,
+  input: () => activitySchemas().input,
   traced: true,
   run: async (args, ctx, note) => {
     return inSession(ctx, args.session_index, note, args.agent_id, async (handle) => {

@@ -12,28 +12,45 @@ import type { SessionFile } from '../store/session.schema.js';
 import type { SessionHandle } from '../store/session-store.js';
 import { checkVersion, validation } from '../validators.js';
 
-export const SessionIndexParam = z
-  .string()
-  .regex(/^[A-Z2-7]{6}$/, 'session_index is six characters of A-Z and 2-7')
-  .describe('The six-character session index start_session returned.');
+/**
+ * The parameters the tools share, built on first use rather than at import: only the sessions
+ * surface builds them (when it is made), so a server on another profile (the default
+ * `--profile pipelines`) never pays for them (about 0.07 ms of start-up, measured with initprof).
+ */
+function buildParams() {
+  const sessionIndex = z
+    .string()
+    .regex(/^[A-Z2-7]{6}$/, 'session_index is six characters of A-Z and 2-7')
+    .describe('The six-character session index start_session returned.');
 
-export const AgentIdParam = safeKeySchema('agent_id')
-  .min(1)
-  .optional()
-  .describe('The calling agent (worker context) id.');
+  const agentId = safeKeySchema('agent_id')
+    .min(1)
+    .optional()
+    .describe('The calling agent (worker context) id.');
 
-/** How content tools deliver what the agent already holds (get_activity, get_technique, get_resource). */
-export const BundleParam = z
-  .enum(['reference', 'full'])
-  .optional()
-  .describe(
-    'reference: repeated content comes back as unchanged markers; full: always the whole text.',
-  );
+  /** How content tools deliver what the agent already holds (get_activity, get_technique, get_resource). */
+  const bundle = z
+    .enum(['reference', 'full'])
+    .optional()
+    .describe(
+      'reference: repeated content comes back as unchanged markers; full: always the whole text.',
+    );
 
-export const FullParam = z
-  .boolean()
-  .optional()
-  .describe('true sends the whole text even if this agent already holds it.');
+  const full = z
+    .boolean()
+    .optional()
+    .describe('true sends the whole text even if this agent already holds it.');
+
+  return { sessionIndex, agentId, bundle, full };
+}
+
+let built: ReturnType<typeof buildParams> | undefined;
+
+/** `sessionIndex`, `agentId`, `bundle` and `full`: one schema each, shared by every tool. */
+export function sessionParams(): ReturnType<typeof buildParams> {
+  built ??= buildParams();
+  return built;
+}
 
 /** Codes of tool failures that are not session-store or definition errors. */
 export const TOOL_CODES = {

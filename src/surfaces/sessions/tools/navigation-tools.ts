@@ -23,13 +23,12 @@ import {
 } from '../validators.js';
 import { batchReading } from './batch.js';
 import {
-  AgentIdParam,
   inGatedSession,
   inSession,
   jsonResult,
   noteWarnings,
-  SessionIndexParam,
   sessionMeta,
+  sessionParams,
   sessionWorkflow,
   TOOL_CODES,
   textResult,
@@ -38,13 +37,94 @@ import {
 
 const SEPARATOR = '\n\n---\n\n';
 
-const GetWorkflowInput = z.object({ session_index: SessionIndexParam, agent_id: AgentIdParam });
+/**
+ * The argument schemas, built on first use rather than at import: only the sessions surface
+ * builds them (when it is made), so a server on another profile (the default `--profile
+ * pipelines`) never pays for them (about 0.2 ms of start-up, measured with initprof).
+ */
+function buildNavigationSchemas() {
+  const params = sessionParams();
+  const GetWorkflowInput = z.object({
+    session_index: params.sessionIndex,
+    agent_id: params.agentId,
+  });
 
-export const getWorkflow: SessionTool<typeof GetWorkflowInput> = {
+  const NextInput = z.object({
+    session_index: params.sessionIndex,
+    activity_id: z
+      .string()
+      .min(1)
+      .describe('Target activity id (initialActivity first, then a transition target).'),
+    transition_condition: z
+      .string()
+      .optional()
+      .describe('The condition text of the transition taken (checked, advice only).'),
+    step_manifest: z
+      .array(
+        z.object({
+          step_id: z.string().describe('A step of the activity being left.'),
+          output: z.string().describe('What the step produced (empty: not done).'),
+        }),
+      )
+      .optional()
+      .describe('Steps done in the activity being left, in order.'),
+    activity_manifest: z
+      .array(
+        z.object({
+          activity_id: z.string().describe('An activity completed.'),
+          outcome: z.string().describe('Its outcome.'),
+          transition_condition: z.string().optional().describe('The condition it left by.'),
+        }),
+      )
+      .optional()
+      .describe('Activities completed since the last call (for workers that ran several).'),
+    variables_changed: z
+      .record(safeKeySchema('variables_changed key'), z.unknown())
+      .optional()
+      .describe('Variables to set, name to value, before moving.'),
+    artifacts_produced: z
+      .array(
+        z.object({
+          id: z.string().describe('Artifact id.'),
+          name: z.string().describe('Artifact name.'),
+          path: z.string().optional().describe('Path, relative to the planning folder.'),
+        }),
+      )
+      .optional()
+      .describe('Artifacts written so far; merged by id into the session.'),
+    agent_id: params.agentId,
+    context_tokens: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("The worker's context window in tokens; with agent_id, returns the batch reading."),
+    progress_published: z
+      .boolean()
+      .optional()
+      .describe('Whether progress was published to the user for this move.'),
+  });
+
+  return {
+    getWorkflowInput: GetWorkflowInput,
+    nextInput: NextInput,
+  };
+}
+
+let built: ReturnType<typeof buildNavigationSchemas> | undefined;
+
+function navigationSchemas(): ReturnType<typeof buildNavigationSchemas> {
+  built ??= buildNavigationSchemas();
+  return built;
+}
+
+type Schemas = ReturnType<typeof navigationSchemas>;
+
+export const getWorkflow: SessionTool<Schemas['getWorkflowInput']> = {
   name: 'get_workflow',
   description:
     'Orchestrator tool: the orchestrator technique bundle, then ---, then the workflow summary (initialActivity, activities).',
-  input: GetWorkflowInput,
+  input: () => navigationSchemas().getWorkflowInput,
   traced: true,
   run: async (args, ctx, note) => {
     return inGatedSession(ctx, args, note, async (handle, wf, drift) => {
@@ -98,67 +178,11 @@ export const getWorkflow: SessionTool<typeof GetWorkflowInput> = {
   },
 };
 
-const NextInput = z.object({
-  session_index: SessionIndexParam,
-  activity_id: z
-    .string()
-    .min(1)
-    .describe('Target activity id (initialActivity first, then a transition target).'),
-  transition_condition: z
-    .string()
-    .optional()
-    .describe('The condition text of the transition taken (checked, advice only).'),
-  step_manifest: z
-    .array(
-      z.object({
-        step_id: z.string().describe('A step of the activity being left.'),
-        output: z.string().describe('What the step produced (empty: not done).'),
-      }),
-    )
-    .optional()
-    .describe('Steps done in the activity being left, in order.'),
-  activity_manifest: z
-    .array(
-      z.object({
-        activity_id: z.string().describe('An activity completed.'),
-        outcome: z.string().describe('Its outcome.'),
-        transition_condition: z.string().optional().describe('The condition it left by.'),
-      }),
-    )
-    .optional()
-    .describe('Activities completed since the last call (for workers that ran several).'),
-  variables_changed: z
-    .record(safeKeySchema('variables_changed key'), z.unknown())
-    .optional()
-    .describe('Variables to set, name to value, before moving.'),
-  artifacts_produced: z
-    .array(
-      z.object({
-        id: z.string().describe('Artifact id.'),
-        name: z.string().describe('Artifact name.'),
-        path: z.string().optional().describe('Path, relative to the planning folder.'),
-      }),
-    )
-    .optional()
-    .describe('Artifacts written so far; merged by id into the session.'),
-  agent_id: AgentIdParam,
-  context_tokens: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("The worker's context window in tokens; with agent_id, returns the batch reading."),
-  progress_published: z
-    .boolean()
-    .optional()
-    .describe('Whether progress was published to the user for this move.'),
-});
-
-export const nextActivity: SessionTool<typeof NextInput> = {
+export const nextActivity: SessionTool<Schemas['nextInput']> = {
   name: 'next_activity',
   description:
     'Orchestrator tool: move the session to activity_id (use __terminal__ to end). Manifests enable advisory validation.',
-  input: NextInput,
+  input: () => navigationSchemas().nextInput,
   traced: true,
   run: async (args, ctx, note) => {
     return inSession(ctx, args.session_index, note, args.agent_id, async (handle) => {

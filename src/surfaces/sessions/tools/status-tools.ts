@@ -12,32 +12,96 @@ import { safeKeySchema } from '../store/safe-keys.js';
 import type { SessionFile } from '../store/session.schema.js';
 import { type TraceEvent, verifyTrace } from '../trace.js';
 import {
-  AgentIdParam,
   assertNoCheckpoint,
   inSession,
   jsonResult,
   openSession,
-  SessionIndexParam,
   sessionMeta,
+  sessionParams,
   sessionWorkflow,
   TOOL_CODES,
 } from './common.js';
 
-const TraceInput = z.object({
-  session_index: SessionIndexParam,
-  trace_tokens: z
-    .array(z.string().max(1_000_000))
-    .max(1000)
-    .optional()
-    .describe('Trace tokens next_activity returned, to decode and verify instead of memory.'),
-  agent_id: AgentIdParam,
-});
+/**
+ * The argument schemas, built on first use rather than at import: only the sessions surface
+ * builds them (when it is made), so a server on another profile (the default `--profile
+ * pipelines`) never pays for them (about 0.2 ms of start-up, measured with initprof).
+ */
+function buildStatusSchemas() {
+  const params = sessionParams();
+  const TraceInput = z.object({
+    session_index: params.sessionIndex,
+    trace_tokens: z
+      .array(z.string().max(1_000_000))
+      .max(1000)
+      .optional()
+      .describe('Trace tokens next_activity returned, to decode and verify instead of memory.'),
+    agent_id: params.agentId,
+  });
 
-export const getTrace: SessionTool<typeof TraceInput> = {
+  const IndexOnly = z.object({ session_index: params.sessionIndex });
+
+  const InspectInput = z.object({
+    session_index: params.sessionIndex,
+    view: z
+      .enum([
+        'identity',
+        'variables',
+        'checkpoints',
+        'activities',
+        'history',
+        'children',
+        'usage',
+        'summary',
+      ])
+      .default('summary')
+      .describe('Which part of the session to show.'),
+    child_index: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Show the dispatched child at this position instead.'),
+    variable: safeKeySchema('variable')
+      .optional()
+      .describe('With view variables: only this variable.'),
+    agent_id: params.agentId,
+  });
+
+  const UsageInput = z.object({
+    session_index: params.sessionIndex,
+    activity: z.string().min(1).describe('The completed activity the usage is for.'),
+    usage: z
+      .record(safeKeySchema('usage key'), z.unknown())
+      .describe('Usage figures as the harness reports them (e.g. token counts).'),
+    basis: z
+      .enum(['delta', 'cumulative'])
+      .describe('delta: for this activity alone; cumulative: running total so far.'),
+    agent_id: params.agentId,
+  });
+
+  return {
+    traceInput: TraceInput,
+    indexOnly: IndexOnly,
+    inspectInput: InspectInput,
+    usageInput: UsageInput,
+  };
+}
+
+let built: ReturnType<typeof buildStatusSchemas> | undefined;
+
+function statusSchemas(): ReturnType<typeof buildStatusSchemas> {
+  built ??= buildStatusSchemas();
+  return built;
+}
+
+type Schemas = ReturnType<typeof statusSchemas>;
+
+export const getTrace: SessionTool<Schemas['traceInput']> = {
   name: 'get_trace',
   description:
     'The session trace: decode trace_tokens segments, or the in-memory trace. agent_id keeps matching events only.',
-  input: TraceInput,
+  input: () => statusSchemas().traceInput,
   traced: false,
   run: async (args, ctx, note) => {
     return inSession(ctx, args.session_index, note, undefined, async (handle) => {
@@ -89,13 +153,11 @@ export const getTrace: SessionTool<typeof TraceInput> = {
   },
 };
 
-const IndexOnly = z.object({ session_index: SessionIndexParam });
-
-export const getWorkflowStatus: SessionTool<typeof IndexOnly> = {
+export const getWorkflowStatus: SessionTool<Schemas['indexOnly']> = {
   name: 'get_workflow_status',
   description:
     'Read-only: whether the session is active or blocked on a checkpoint, and where it is.',
-  input: IndexOnly,
+  input: () => statusSchemas().indexOnly,
   traced: false,
   readOnly: true,
   run: (args, ctx, note) => {
@@ -138,33 +200,6 @@ export const getWorkflowStatus: SessionTool<typeof IndexOnly> = {
     );
   },
 };
-
-const InspectInput = z.object({
-  session_index: SessionIndexParam,
-  view: z
-    .enum([
-      'identity',
-      'variables',
-      'checkpoints',
-      'activities',
-      'history',
-      'children',
-      'usage',
-      'summary',
-    ])
-    .default('summary')
-    .describe('Which part of the session to show.'),
-  child_index: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe('Show the dispatched child at this position instead.'),
-  variable: safeKeySchema('variable')
-    .optional()
-    .describe('With view variables: only this variable.'),
-  agent_id: AgentIdParam,
-});
 
 const MILESTONES = new Set([
   'activity_entered',
@@ -373,7 +408,7 @@ function usage(s: SessionFile, agentId: string | undefined): Row {
 
 function project(
   s: SessionFile,
-  view: z.infer<typeof InspectInput>['view'],
+  view: z.infer<Schemas['inspectInput']>['view'],
   variable: string | undefined,
   agentId: string | undefined,
 ): unknown {
@@ -404,11 +439,11 @@ function project(
   }
 }
 
-export const inspectSession: SessionTool<typeof InspectInput> = {
+export const inspectSession: SessionTool<Schemas['inspectInput']> = {
   name: 'inspect_session',
   description:
     'Read-only views of the session file (identity, variables, checkpoints, activities, history, children, usage, summary).',
-  input: InspectInput,
+  input: () => statusSchemas().inspectInput,
   traced: false,
   readOnly: true,
   run: (args, ctx, note) => {
@@ -428,22 +463,10 @@ export const inspectSession: SessionTool<typeof InspectInput> = {
   },
 };
 
-const UsageInput = z.object({
-  session_index: SessionIndexParam,
-  activity: z.string().min(1).describe('The completed activity the usage is for.'),
-  usage: z
-    .record(safeKeySchema('usage key'), z.unknown())
-    .describe('Usage figures as the harness reports them (e.g. token counts).'),
-  basis: z
-    .enum(['delta', 'cumulative'])
-    .describe('delta: for this activity alone; cumulative: running total so far.'),
-  agent_id: AgentIdParam,
-});
-
-export const recordUsage: SessionTool<typeof UsageInput> = {
+export const recordUsage: SessionTool<Schemas['usageInput']> = {
   name: 'record_usage',
   description: 'Record harness-reported token usage for one completed activity.',
-  input: UsageInput,
+  input: () => statusSchemas().usageInput,
   traced: true,
   run: async (args, ctx, note) => {
     return inSession(ctx, args.session_index, note, args.agent_id, async (handle) => {

@@ -415,8 +415,9 @@ function buildContractSchemas() {
   }
 
   /**
-   * No length bounds in the schema: an empty or over-long (65,536+) token is `invalid_checkpoint`
-   * (spec §4), a domain answer from tokens.ts, not INVALID_ARGUMENT; the transport bounds the bytes.
+   * No length bounds in the schema: an empty or over-long (65,536+) token is
+   * `invalid_checkpoint` (spec §4), a domain answer from tokens.ts, not INVALID_ARGUMENT; the
+   * transport bounds the bytes.
    */
   const CHECKPOINT = str({ description: 'the checkpoint token' });
 

@@ -1,10 +1,10 @@
 /**
  * The audit wrapper every sessions tool runs in (seed 004 §1–2): arguments are checked by the
- * tool's zod schema (built once, when the surface is made), the handler is timed, one `audit` JSON line goes to the log
- * (stderr), and a trace event is recorded for session-bound tools whatever the outcome. A
- * handler's failure becomes an `isError` result whose text is the message and whose
- * `_meta["mhl/diagnostic"]` carries the stable code; internal faults are logged, and the client
- * sees only a generic message (no paths, no stacks).
+ * tool's zod schema (built once, when the surface is made), the handler is timed, one `audit`
+ * JSON line goes to the log (stderr), and a trace event is recorded for session-bound tools
+ * whatever the outcome. A handler's failure becomes an `isError` result whose text is the message
+ * and whose `_meta["mhl/diagnostic"]` carries the stable code; internal faults are logged, and
+ * the client sees only a generic message (no paths, no stacks).
  */
 import { z } from 'zod';
 import { ArgumentError } from '../../runs/index.js';

@@ -28,7 +28,7 @@ function buildParams() {
     .optional()
     .describe('The calling agent (worker context) id.');
 
-  /** How content tools deliver what the agent already holds (get_activity, get_technique, get_resource). */
+  /** How content tools deliver what the agent holds (get_activity, get_technique, get_resource). */
   const bundle = z
     .enum(['reference', 'full'])
     .optional()

@@ -21,20 +21,24 @@ const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
-const EnvelopeSchema = z
-  .object({
-    format: z.literal(VAULT_FORMAT).describe('always "mhl-vault"'),
-    version: z.literal(VAULT_VERSION).describe('the format version'),
-    cipher: z.literal('aes-256-gcm').describe('the AEAD cipher'),
-    key_id: z
-      .string()
-      .regex(/^[0-9a-f]{16}$/)
-      .describe('which key sealed the data'),
-    nonce: z.string().regex(BASE64URL).describe('96-bit nonce, base64url'),
-    data: z.string().regex(BASE64URL).describe('the sealed records, base64url'),
-    tag: z.string().regex(BASE64URL).describe('128-bit GCM tag, base64url'),
-  })
-  .strict();
+/** The vault file's envelope; built on the first open, not at every server's start-up. */
+function buildEnvelopeSchema() {
+  return z
+    .object({
+      format: z.literal(VAULT_FORMAT).describe('always "mhl-vault"'),
+      version: z.literal(VAULT_VERSION).describe('the format version'),
+      cipher: z.literal('aes-256-gcm').describe('the AEAD cipher'),
+      key_id: z
+        .string()
+        .regex(/^[0-9a-f]{16}$/)
+        .describe('which key sealed the data'),
+      nonce: z.string().regex(BASE64URL).describe('96-bit nonce, base64url'),
+      data: z.string().regex(BASE64URL).describe('the sealed records, base64url'),
+      tag: z.string().regex(BASE64URL).describe('128-bit GCM tag, base64url'),
+    })
+    .strict();
+}
+let envelopeSchema: ReturnType<typeof buildEnvelopeSchema> | undefined;
 
 function additionalData(id: string): Buffer {
   return Buffer.from(`${VAULT_FORMAT}/${VAULT_VERSION}/aes-256-gcm/${id}`, 'utf8');
@@ -92,10 +96,14 @@ export function openVault(text: string, key: Buffer, file: string): VaultContent
   return content.data;
 }
 
-function parseEnvelope(text: string, file: string): z.infer<typeof EnvelopeSchema> {
+function parseEnvelope(
+  text: string,
+  file: string,
+): z.infer<ReturnType<typeof buildEnvelopeSchema>> {
   const value = safeJson(text);
   if (value === undefined) throw corrupt(file, 'it is not JSON');
-  const envelope = EnvelopeSchema.safeParse(value);
+  envelopeSchema ??= buildEnvelopeSchema();
+  const envelope = envelopeSchema.safeParse(value);
   if (!envelope.success) {
     const issue = envelope.error.issues[0];
     throw corrupt(file, `field ${issue?.path.join('.') || '(top)'}: ${issue?.message}`);

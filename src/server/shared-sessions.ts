@@ -11,13 +11,17 @@ import type { SessionDirectory, SharedSession } from '../transport/index.js';
 
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const SharedSessionSchema = z.looseObject({
-  id: z.string().regex(SESSION_ID),
-  principalDigest: z.string().optional(),
-  protocol: z.enum(['2025-11-25', '2025-06-18', '2025-03-26']),
-  initialized: z.boolean(),
-  lastUsed: z.number(),
-});
+/** A shared session record as read back; built on the first read, not at start-up. */
+function buildSessionSchema() {
+  return z.looseObject({
+    id: z.string().regex(SESSION_ID),
+    principalDigest: z.string().optional(),
+    protocol: z.enum(['2025-11-25', '2025-06-18', '2025-03-26']),
+    initialized: z.boolean(),
+    lastUsed: z.number(),
+  });
+}
+let sessionSchema: ReturnType<typeof buildSessionSchema> | undefined;
 
 const keyOf = (id: string) => `sessions/${id}/record`;
 
@@ -36,7 +40,8 @@ export function storeSessionDirectory(
       const text = await store.get(keyOf(id));
       if (text === undefined) return undefined;
       try {
-        const parsed = SharedSessionSchema.safeParse(JSON.parse(text));
+        sessionSchema ??= buildSessionSchema();
+        const parsed = sessionSchema.safeParse(JSON.parse(text));
         if (parsed.success && parsed.data.id === id) return parsed.data as SharedSession;
       } catch {
         // Not JSON: treated as absent, like any record this version did not write.

@@ -15,19 +15,30 @@ export type Predicate =
   | { readonly any: readonly Predicate[] }
   | { readonly not: Predicate };
 
-const FIELD = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a top-level state field name');
+/**
+ * The authoring schema of a predicate (strict: an unknown key is an error). Built with the
+ * release format it belongs to (release-schema.ts), on first use rather than at import.
+ */
+export function predicateSchema(): z.ZodType<Predicate> {
+  built ??= buildPredicateSchema();
+  return built;
+}
+let built: z.ZodType<Predicate> | undefined;
 
-/** The authoring schema of a predicate (strict: an unknown key is an error). */
-export const PredicateSchema: z.ZodType<Predicate> = z.lazy(() =>
-  z.union([
-    z.object({ field: FIELD, equals: z.json() }).strict(),
-    z.object({ field: FIELD, in: z.array(z.json()).min(1) }).strict(),
-    z.object({ field: FIELD, exists: z.boolean() }).strict(),
-    z.object({ all: z.array(PredicateSchema).min(1) }).strict(),
-    z.object({ any: z.array(PredicateSchema).min(1) }).strict(),
-    z.object({ not: PredicateSchema }).strict(),
-  ]),
-) as z.ZodType<Predicate>;
+function buildPredicateSchema(): z.ZodType<Predicate> {
+  const field = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a top-level state field name');
+  const self: z.ZodType<Predicate> = z.lazy(() =>
+    z.union([
+      z.object({ field, equals: z.json() }).strict(),
+      z.object({ field, in: z.array(z.json()).min(1) }).strict(),
+      z.object({ field, exists: z.boolean() }).strict(),
+      z.object({ all: z.array(self).min(1) }).strict(),
+      z.object({ any: z.array(self).min(1) }).strict(),
+      z.object({ not: self }).strict(),
+    ]),
+  ) as z.ZodType<Predicate>;
+  return self;
+}
 
 export type Truth = true | false | 'missing';
 

@@ -5,7 +5,7 @@
  * unique, assets present) is `release-check.ts`'s job.
  */
 import { z } from 'zod';
-import { PredicateSchema } from './predicates.js';
+import { predicateSchema } from './predicates.js';
 import { isSemVer } from './semver.js';
 
 /**
@@ -77,7 +77,7 @@ function buildReleaseSchemas() {
       validators: z.array(ValidatorSchema).default([]),
       next: ID.optional(),
       branches: z
-        .array(z.object({ when: PredicateSchema, to: ID }).strict())
+        .array(z.object({ when: predicateSchema(), to: ID }).strict())
         .min(1)
         .optional(),
       questions: z.array(QuestionSchema).default([]),

@@ -89,6 +89,18 @@ export interface CachedCatalogResult {
    * it once it is serving. A no-op otherwise.
    */
   readonly materialise: () => void;
+  /**
+   * The folder's `.mh` files and their texts as this load read them, when it read them all: what
+   * a caller scanning the same files again (the server's store declaration) reads instead of
+   * the disk, so both see the same bytes.
+   */
+  readonly sources?: ServedSources;
+}
+
+/** The `.mh` files of a served folder, sorted, and their texts in the same order. */
+export interface ServedSources {
+  readonly files: readonly string[];
+  readonly texts: readonly string[];
 }
 
 const NOTHING = () => {};
@@ -150,7 +162,7 @@ export function loadCatalogCached(dir: string, options: CatalogCacheOptions): Ca
       options.onFallback?.({ entry, reason, ...(error === undefined ? {} : { error }), result });
       return result;
     };
-    return fromEntry(hit, root, host, compile, { full, fresh });
+    return { ...fromEntry(hit, root, host, compile, { full, fresh }), sources: { files, texts } };
   }
   const result = buildCatalog({ root: dir, files, host, source: 'dir' });
   if (!result.ok) return { result, cache: 'bypassed', materialise: NOTHING };
@@ -164,7 +176,12 @@ export function loadCatalogCached(dir: string, options: CatalogCacheOptions): Ca
   // must give what this load gave.
   const exact = isDeepStrictEqual(JSON.parse(bytes.toString('utf8')), entry);
   const written = exact && writeCacheEntry(options.dir, name, bytes);
-  return { result, cache: written ? 'written' : 'unwritten', materialise: NOTHING };
+  return {
+    result,
+    cache: written ? 'written' : 'unwritten',
+    materialise: NOTHING,
+    sources: { files, texts },
+  };
 }
 
 function readsUnchanged(entry: CatalogEntry, host: SourceHost): boolean {

@@ -10,6 +10,7 @@ export {
   type CatalogCacheOptions,
   type FallbackReason,
   loadCatalogCached,
+  type ServedSources,
 } from './cached-load.js';
 export {
   JSON_SCHEMA_DIALECT,

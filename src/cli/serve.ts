@@ -9,8 +9,10 @@ import { join } from 'node:path';
 import {
   type CachedCatalogResult,
   type CacheFallback,
+  type CatalogResult,
   loadCatalog,
   loadCatalogCached,
+  type ServedSources,
 } from '../catalog/index.js';
 import { checkerVersions } from '../lang/index.js';
 import { createLogger, type Logger } from '../log/index.js';
@@ -67,11 +69,18 @@ export async function runServe(
   const { config } = read;
   const logger = createLogger(config.logLevel);
   // A profile that does not serve `.mh` workflows reads DIR itself when it is built.
-  const loaded = !CATALOG_PROFILES.has(config.profile)
-    ? ({ ok: true, catalog: emptyCatalog(config.root) } as const)
-    : config.workflowsPack === undefined
+  const catalogProfile = CATALOG_PROFILES.has(config.profile);
+  const pack = config.workflowsPack;
+  const folder =
+    catalogProfile && pack === undefined
       ? loadFolder(config.root, options, version, fallbackTo(logger, io))
-      : loadServedPack(config.workflowsPack, config.root, packKey);
+      : undefined;
+  const loaded =
+    folder !== undefined
+      ? folder.result
+      : catalogProfile && pack !== undefined
+        ? loadServedPack(pack, config.root, packKey)
+        : ({ ok: true, catalog: emptyCatalog(config.root) } as const);
   if (!loaded.ok) {
     reportCatalogProblems(loaded, io, name);
     return 1;
@@ -84,8 +93,8 @@ export async function runServe(
   }
   let store: ServeStore | undefined;
   const declared =
-    config.workflowsPack === undefined
-      ? findDeclaredStore(config.root, process.env)
+    pack === undefined
+      ? findDeclaredStore(config.root, process.env, folder?.sources)
       : ({ kind: 'none' } as const);
   if (declared.kind === 'problem') {
     io.err(`${name}: ${declared.problem}`);
@@ -164,7 +173,7 @@ function loadFolder(
   options: ServeOptions,
   version: string,
   onFallback: (fallback: CacheFallback) => void,
-) {
+): { readonly result: CatalogResult; readonly sources?: ServedSources | undefined } {
   const cache = cacheRoot(process.env);
   const build = buildId();
   const dependencies = checkerVersions();
@@ -174,7 +183,7 @@ function loadFolder(
     build === undefined ||
     dependencies === undefined
   ) {
-    return loadCatalog(root);
+    return { result: loadCatalog(root) };
   }
   const loaded: CachedCatalogResult = loadCatalogCached(root, {
     dir: join(cache, 'catalogs'),
@@ -184,7 +193,7 @@ function loadFolder(
     onFallback,
   });
   if (loaded.cache === 'hit') setTimeout(loaded.materialise, MATERIALISE_DELAY_MS).unref();
-  return loaded.result;
+  return loaded;
 }
 
 /**

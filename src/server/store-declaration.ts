@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import type { ServedSources } from '../catalog/index.js';
 import { listMhFiles } from '../catalog/sources.js';
 import { type Expr, type Property, parse } from '../lang/index.js';
 import type { StoreSource } from './state-store.js';
@@ -20,13 +21,17 @@ export type DeclaredStore =
   | { readonly kind: 'store'; readonly source: StoreSource }
   | { readonly kind: 'problem'; readonly problem: string };
 
-/** Reads every `.mh` file under `root` for an `extension store` declaration. */
-export function findDeclaredStore(root: string, env: Env): DeclaredStore {
+/**
+ * Reads every `.mh` file under `root` for an `extension store` declaration; `sources`, when the
+ * catalog load has just read them all, instead of reading them again.
+ */
+export function findDeclaredStore(root: string, env: Env, sources?: ServedSources): DeclaredStore {
   const found: { name: string; where: string; props: readonly Property[] }[] = [];
-  for (const file of listMhFiles(root)) {
+  const files = sources?.files ?? listMhFiles(root);
+  for (const [i, file] of files.entries()) {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = sources?.texts[i] ?? readFileSync(file, 'utf8');
     } catch {
       // The catalog load already reported an unreadable file.
       continue;

@@ -9,7 +9,9 @@
 //   - `mhl --version` and `mhl lint examples` to exit, beside `node -e 0` to exit.
 // The goals apply to the warm start: a server is restarted far more often than its folder or
 // mhl itself changes, and a restart is what a user waits for. One JSON line per figure, then one
-// goal line each. Build first: this runs dist/.
+// goal line each. `--baseline=PATH` (another build's dist/bin/mhl.js) also times that build's
+// warm starts, interleaved with the rest, as `baseline_minus_bare_ms` lines: a before and after
+// in one run. Build first: this runs dist/.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 
 const RUNS = Number(process.env.MHL_BENCH_RUNS ?? 11);
 const CLI = fileURLToPath(new URL('../dist/bin/mhl.js', import.meta.url));
+const BASELINE = process.argv.find((a) => a.startsWith('--baseline='))?.slice('--baseline='.length);
 const EXAMPLES = fileURLToPath(new URL('../examples', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'mhl-bench-startup-'));
 
@@ -128,11 +131,13 @@ async function medians(variants) {
 const w100 = workflows(100);
 const w1000 = workflows(1000);
 const warmCache = join(scratch, 'warm');
-const serve = (dir) => [CLI, 'serve', 'mcp', dir];
+const baseCache = join(scratch, 'baseline-warm');
+const serve = (dir, cli = CLI) => [cli, 'serve', 'mcp', dir];
 const bare = { args: ['-e', bareAnswer], input: discover };
 // Warm the cache once per folder, as the previous start would have.
 for (const dir of [w100, w1000]) {
   await settle({ args: serve(dir), input: discover, cache: warmCache });
+  if (BASELINE) await settle({ args: serve(dir, BASELINE), input: discover, cache: baseCache });
 }
 await settle({ args: [CLI, '--version'], cache: warmCache, toExit: true });
 await settle({ args: [CLI, 'lint', EXAMPLES], cache: warmCache, toExit: true });
@@ -147,6 +152,10 @@ const { wall: m, cpu } = await medians({
   nodeExit: { args: ['-e', '0'], toExit: true },
   version: { args: [CLI, '--version'], cache: warmCache, toExit: true },
   lint: { args: [CLI, 'lint', EXAMPLES], cache: warmCache, toExit: true },
+  ...(BASELINE && {
+    baseWarm100: { args: serve(w100, BASELINE), input: discover, cache: baseCache },
+    baseWarm1000: { args: serve(w1000, BASELINE), input: discover, cache: baseCache },
+  }),
 });
 
 const r = (x) => +x.toFixed(1);
@@ -189,6 +198,16 @@ line({ figure: 'mhl_version_spawn_to_exit_ms', cache: 'warm', value: r(m.version
 line({ figure: 'mhl_version_minus_node_ms', value: r(m.version - m.nodeExit) });
 line({ figure: 'mhl_lint_examples_spawn_to_exit_ms', cache: 'warm', value: r(m.lint) });
 line({ figure: 'mhl_lint_examples_minus_node_ms', value: r(m.lint - m.nodeExit) });
+if (BASELINE) {
+  for (const n of [100, 1000]) {
+    const warm = `baseWarm${n}`;
+    const extra = { workflows: n, cache: 'warm', cli: BASELINE };
+    line({ figure: 'baseline_minus_bare_ms', ...extra, value: r(m[warm] - m.bare) });
+    if (Number.isFinite(cpu.bare)) {
+      line({ figure: 'baseline_minus_bare_cpu_ms', ...extra, value: r(cpu[warm] - cpu.bare) });
+    }
+  }
+}
 for (const [goal, over, target] of [
   ['startup_100_workflows_over_bare', m.warm100 - m.bare, 50],
   ['startup_1000_workflows_over_bare', m.warm1000 - m.bare, 250],

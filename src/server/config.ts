@@ -8,7 +8,7 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import {
   DEFAULT_QUEUED_PER_CALLER,
   DEFAULT_RUNS_PER_CALLER,
@@ -16,6 +16,7 @@ import {
   MAX_RUNS,
 } from '../runs/index.js';
 import { MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT } from '../transport/index.js';
+import { optional, positiveInt } from './config-schema.js';
 import { nonEmpty, parseDuration, Refused, wholeNumber } from './config-values.js';
 import { MAX_DEADLINE_MS, readPublicUrl, readSlowClientLimits } from './http-limits.js';
 import { REPLICA_FIELDS, readReplicas } from './replica-config.js';
@@ -43,98 +44,87 @@ const MAX_QUEUED_PER_CALLER = MAX_QUEUED_RUNS;
 const CONFIGURATION_ID = /^[0-9a-f]{32}$/;
 
 /** The HTTP listener and its guards. */
-export const HttpConfigSchema = z
-  .object({
-    host: z.string().min(1).describe('the address to bind; also what Host must name'),
-    port: z.number().int().min(0).max(65535).describe('the port; 0 picks a free one'),
-    token: z.string().min(1).optional().describe('bearer token every MCP request must carry'),
-    principalHeader: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('header carrying the caller identity; honoured only with a token'),
-    publicUrl: z
-      .string()
-      .url()
-      .optional()
-      .describe(
-        'the base URL clients reach the server at (http or https, no query or fragment, no ' +
-          'trailing slash); the Agent Card is built from it, and its host counts as the ' +
-          "server's own origin",
-      ),
-    maxSessions: z.number().int().min(1).describe('legacy sessions held at once'),
-    maxSessionsPerClient: z
-      .number()
-      .int()
-      .min(1)
-      .describe('legacy sessions one client (principal, else address) holds at once'),
-    sessionIdleTtlMs: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe('how long an idle legacy session is kept (MHL_SERVE_SESSION_IDLE_TTL)'),
-    headersTimeoutMs: z.number().int().positive().describe("deadline for a request's headers"),
-    requestTimeoutMs: z.number().int().positive().describe('deadline for headers and body'),
-    bodyTimeoutMs: z.number().int().positive().describe('deadline for a body once headers are in'),
-    maxConnections: z.number().int().positive().describe('open connections at once'),
-    maxConnectionsPerAddress: z.number().int().positive().describe('the same, per remote address'),
-    bodyBufferBytes: z.number().int().positive().describe('bytes of bodies held at once'),
-    configurationId: z
-      .string()
-      .regex(CONFIGURATION_ID)
-      .optional()
-      .describe('the managed-service configuration identity readiness reports'),
-  })
-  .strict();
+export const HttpConfigSchema = z.strictObject({
+  host: z
+    .string()
+    .check(z.minLength(1), z.describe('the address to bind; also what Host must name')),
+  port: z.int().check(z.gte(0), z.lte(65535), z.describe('the port; 0 picks a free one')),
+  token: optional(z.string().check(z.minLength(1)), 'bearer token every MCP request must carry'),
+  principalHeader: optional(
+    z.string().check(z.minLength(1)),
+    'header carrying the caller identity; honoured only with a token',
+  ),
+  publicUrl: optional(
+    z.url(),
+    'the base URL clients reach the server at (http or https, no query or fragment, no ' +
+      'trailing slash); the Agent Card is built from it, and its host counts as the ' +
+      "server's own origin",
+  ),
+  maxSessions: z.int().check(z.gte(1), z.describe('legacy sessions held at once')),
+  maxSessionsPerClient: z
+    .int()
+    .check(
+      z.gte(1),
+      z.describe('legacy sessions one client (principal, else address) holds at once'),
+    ),
+  sessionIdleTtlMs: optional(
+    positiveInt(),
+    'how long an idle legacy session is kept (MHL_SERVE_SESSION_IDLE_TTL)',
+  ),
+  headersTimeoutMs: positiveInt("deadline for a request's headers"),
+  requestTimeoutMs: positiveInt('deadline for headers and body'),
+  bodyTimeoutMs: positiveInt('deadline for a body once headers are in'),
+  maxConnections: positiveInt('open connections at once'),
+  maxConnectionsPerAddress: positiveInt('the same, per remote address'),
+  bodyBufferBytes: positiveInt('bytes of bodies held at once'),
+  configurationId: optional(
+    z.string().check(z.regex(CONFIGURATION_ID)),
+    'the managed-service configuration identity readiness reports',
+  ),
+});
 
 export type HttpConfig = z.infer<typeof HttpConfigSchema>;
 
-export const ServeConfigSchema = z
-  .object({
-    serve: z
-      .enum(['mcp', 'a2a'])
-      .describe('the command: serve mcp (MCP, and A2A over HTTP) or serve a2a (A2A only)'),
-    profile: z.enum(PROFILES).describe('which surfaces are served'),
-    root: z.string().describe('absolute path of the served folder'),
-    workflowsPack: z.string().optional().describe('path of a DMPK pack to serve'),
-    migrationTarget: z.string().optional().describe('the workflow-engine migration target'),
-    http: HttpConfigSchema.optional().describe('set for Streamable HTTP; absent for stdio'),
-    cwd: z.string().describe('absolute working directory of calls without context.cwd'),
-    requireCwd: z.boolean().describe('refuse calls without an absolute context.cwd'),
-    defaultTimeoutMs: z.number().int().positive().describe('bounds every synchronous call'),
-    maxActive: z.number().int().min(1).max(MAX_MAX_ACTIVE).describe('execution slots'),
-    maxRunsPerCaller: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_RUNS_PER_CALLER)
-      .describe('async runs one owner may hold, finished ones included'),
-    maxQueuedPerCaller: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_QUEUED_PER_CALLER)
-      .describe('async runs of one owner that may wait for a slot'),
-    stateDir: z.string().optional().describe('where async runs are kept; else a temp dir'),
-    ...REPLICA_FIELDS,
-    drainMs: z.number().int().min(0).describe('how long working runs may finish at shutdown'),
-    terminalRunTtlMs: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe('how long a finished run stays pollable'),
-    a2aWaitMs: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe('how long a blocking A2A send waits for its task (MHL_SERVE_A2A_WAIT; 30 s)'),
-    passEnv: z.array(z.string()).describe('extra variable names children inherit (MHL_PASS_ENV)'),
-    logLevel: z.string().describe('pino level (MHL_LOG_LEVEL)'),
-  })
-  .strict();
+export const ServeConfigSchema = z.strictObject({
+  serve: z
+    .enum(['mcp', 'a2a'])
+    .check(z.describe('the command: serve mcp (MCP, and A2A over HTTP) or serve a2a (A2A only)')),
+  profile: z.enum(PROFILES).check(z.describe('which surfaces are served')),
+  root: z.string().check(z.describe('absolute path of the served folder')),
+  workflowsPack: optional(z.string(), 'path of a DMPK pack to serve'),
+  migrationTarget: optional(z.string(), 'the workflow-engine migration target'),
+  http: optional(HttpConfigSchema, 'set for Streamable HTTP; absent for stdio'),
+  cwd: z.string().check(z.describe('absolute working directory of calls without context.cwd')),
+  requireCwd: z.boolean().check(z.describe('refuse calls without an absolute context.cwd')),
+  defaultTimeoutMs: positiveInt('bounds every synchronous call'),
+  maxActive: z.int().check(z.gte(1), z.lte(MAX_MAX_ACTIVE), z.describe('execution slots')),
+  maxRunsPerCaller: z
+    .int()
+    .check(
+      z.gte(1),
+      z.lte(MAX_RUNS_PER_CALLER),
+      z.describe('async runs one owner may hold, finished ones included'),
+    ),
+  maxQueuedPerCaller: z
+    .int()
+    .check(
+      z.gte(1),
+      z.lte(MAX_QUEUED_PER_CALLER),
+      z.describe('async runs of one owner that may wait for a slot'),
+    ),
+  stateDir: optional(z.string(), 'where async runs are kept; else a temp dir'),
+  ...REPLICA_FIELDS,
+  drainMs: z.int().check(z.gte(0), z.describe('how long working runs may finish at shutdown')),
+  terminalRunTtlMs: optional(positiveInt(), 'how long a finished run stays pollable'),
+  a2aWaitMs: optional(
+    positiveInt(),
+    'how long a blocking A2A send waits for its task (MHL_SERVE_A2A_WAIT; 30 s)',
+  ),
+  passEnv: z
+    .array(z.string())
+    .check(z.describe('extra variable names children inherit (MHL_PASS_ENV)')),
+  logLevel: z.string().check(z.describe('pino level (MHL_LOG_LEVEL)')),
+});
 
 /** The whole serve configuration, immutable once read. */
 export type ServeConfig = Readonly<z.infer<typeof ServeConfigSchema>>;
@@ -231,7 +221,7 @@ export function readServeConfig(
     };
   } catch (error) {
     if (error instanceof Refused) return { ok: false, message: error.message, exit: error.exit };
-    if (error instanceof z.ZodError) {
+    if (error instanceof z.core.$ZodError) {
       // Every flag was checked while assembling: what is left is a value the setup cannot use.
       const issue = error.issues[0];
       return { ok: false, message: `invalid ${issue?.path.join('.')}: ${issue?.message}`, exit: 1 };

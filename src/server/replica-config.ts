@@ -3,30 +3,32 @@
  * the URL never repeated, since it may hold a password), `--single-replica` /
  * `MHL_SERVE_SINGLE_REPLICA`, `MHL_SERVE_RUN_LOCK_TTL` and `MHL_SERVE_REPLICA_ID`.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import type { ServeFlags } from './config.js';
+import { optional } from './config-schema.js';
 import { nonEmpty, parseDuration } from './config-values.js';
 
 /** The replica fields of `ServeConfigSchema`. */
 export const REPLICA_FIELDS = {
-  store: z
-    .string()
-    .optional()
-    .describe('store URL (--store, MHL_SERVE_STORE): postgres://… or file:///dir; never logged'),
+  store: optional(
+    z.string(),
+    'store URL (--store, MHL_SERVE_STORE): postgres://… or file:///dir; never logged',
+  ),
   singleReplica: z
     .boolean()
-    .describe('acknowledges one writer, so a store without cas may be used (--single-replica)'),
+    .check(
+      z.describe('acknowledges one writer, so a store without cas may be used (--single-replica)'),
+    ),
   runLockTtlMs: z
-    .number()
     .int()
-    .min(100)
-    .describe('run lease TTL on a shared store (MHL_SERVE_RUN_LOCK_TTL, default 45 s)'),
-  replicaId: z
-    .string()
-    .min(1)
-    .max(128)
-    .optional()
-    .describe('this replica in lease rows and logs (MHL_SERVE_REPLICA_ID); random by default'),
+    .check(
+      z.gte(100),
+      z.describe('run lease TTL on a shared store (MHL_SERVE_RUN_LOCK_TTL, default 45 s)'),
+    ),
+  replicaId: optional(
+    z.string().check(z.minLength(1), z.maxLength(128)),
+    'this replica in lease rows and logs (MHL_SERVE_REPLICA_ID); random by default',
+  ),
 } as const;
 
 /** The default run lease TTL (seed 000): a slow renew on a busy host is not a dead replica. */

@@ -233,3 +233,21 @@ describe('readServeConfig', () => {
     assert.equal(c.logLevel, 'debug');
   });
 });
+
+describe('ServeConfigSchema', () => {
+  // The configuration's schemas use zod's mini build (config-schema.ts), which loads no locale
+  // of its own: a refusal must still say what is wrong, whatever else has loaded zod.
+  it('refuses a value the flags cannot produce with a message saying what is wrong', async () => {
+    const { ServeConfigSchema } = await import('../../../src/server/config.js');
+    const base = config({});
+    const parsed = ServeConfigSchema.safeParse({ ...base, maxActive: 0 });
+    assert.equal(parsed.success, false);
+    const issue = parsed.error?.issues[0];
+    assert.deepEqual(issue?.path, ['maxActive']);
+    assert.equal(issue?.code, 'too_small');
+    assert.notEqual(issue?.message, 'Invalid input');
+    const unknown = ServeConfigSchema.safeParse({ ...base, extra: 1 });
+    assert.equal(unknown.error?.issues[0]?.code, 'unrecognized_keys');
+    assert.equal(ServeConfigSchema.safeParse(base).success, true);
+  });
+});

@@ -13,10 +13,11 @@
 // warm starts, interleaved with the rest, as `baseline_minus_bare_ms` lines: a before and after
 // in one run. Build first: this runs dist/.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DISCOVER_LINE, MODERN_META, writeWorkflows } from './lib/startup-fixture.mjs';
 
 const RUNS = Number(process.env.MHL_BENCH_RUNS ?? 11);
 const CLI = fileURLToPath(new URL('../dist/bin/mhl.js', import.meta.url));
@@ -24,24 +25,9 @@ const BASELINE = process.argv.find((a) => a.startsWith('--baseline='))?.slice('-
 const EXAMPLES = fileURLToPath(new URL('../examples', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'mhl-bench-startup-'));
 
-function workflows(count) {
-  const dir = join(scratch, `w${count}`);
-  mkdirSync(dir);
-  for (let i = 0; i < count; i++) {
-    writeFileSync(
-      join(dir, `flow${i}.mh`),
-      `pipeline Flow${i} {\n  description: "workflow ${i}"\n  input name: string\n  input count: number = 1\n  var out = ""\n  step Build { out = "\${name} \${count}" }\n  step Report { log(out) }\n}\n`,
-    );
-  }
-  return dir;
-}
-
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-const discover = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META } })}\n`;
-const call = `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Flow57', arguments: { name: 'x' }, _meta: META } })}\n`;
+const workflows = (count) => writeWorkflows(join(scratch, `w${count}`), count);
+const discover = DISCOVER_LINE;
+const call = `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Flow57', arguments: { name: 'x' }, _meta: MODERN_META } })}\n`;
 const bareAnswer =
   "process.stdin.once('data', () => { process.stdout.write('{}\\n'); process.exit(0); })";
 

@@ -9,10 +9,11 @@
 //   node bench/startup-init.mjs [--starts=N] [--top=N] [--cli=PATH/dist/bin/mhl.js]
 // The first module to build a zod schema also pays zod's one-off warm-up: read the total.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DISCOVER_LINE, writeWorkflows } from './lib/startup-fixture.mjs';
 
 const flag = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const STARTS = Number(flag('starts') ?? 7);
@@ -72,32 +73,14 @@ text = patch(
 );
 writeFileSync(bundle, text, 'latin1');
 
-const flows = join(scratch, 'flows');
-mkdirSync(flows);
-for (let i = 0; i < 100; i++) {
-  writeFileSync(
-    join(flows, `flow${i}.mh`),
-    `pipeline Flow${i} {\n  description: "workflow ${i}"\n  input name: string\n  var out = ""\n  step Build { out = "\${name}" }\n}\n`,
-  );
-}
-const discover = `${JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'server/discover',
-  params: {
-    _meta: {
-      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-      'io.modelcontextprotocol/clientCapabilities': {},
-    },
-  },
-})}\n`;
+const flows = writeWorkflows(join(scratch, 'flows'), 100);
 
 const samples = [];
 try {
   for (let i = 0; i <= STARTS; i++) {
     // stdin ends after the discover: the server answers it, then shuts down and exits.
     const run = spawnSync(process.execPath, [join(copy, 'bin', 'mhl.js'), 'serve', 'mcp', flows], {
-      input: discover,
+      input: DISCOVER_LINE,
       env: { ...process.env, MHL_CACHE_DIR: join(scratch, 'cache') },
       encoding: 'utf8',
     });

@@ -124,13 +124,14 @@ async function mkdirCause(fs: AtomicFs, dir: string, original: unknown): Promise
 }
 
 /**
- * Replaces `path` with `data` (text is written as UTF-8) atomically, mode 0600. When the rename fails with `EXDEV` (the
- * directory spans devices, as some bind and overlay mounts do), it falls back to rewriting
- * `path` in place and syncing it: durable, but not atomic. Aborting `signal` before the rename
- * removes the temp file and leaves `path` untouched; after the rename the write stands.
- * `tempPrefix` names the temp file (a random suffix follows), so a caller can find what a killed
- * writer left behind. On the real file system the write goes to the write worker when it is free
- * (`write-offload.ts`: one round trip instead of seven); an injected `fs` is always called here.
+ * Replaces `path` with `data` (text is written as UTF-8) atomically, mode 0600. When the rename
+ * fails with `EXDEV` (the directory spans devices, as some bind and overlay mounts do), it falls
+ * back to rewriting `path` in place and syncing it: durable, but not atomic. Aborting `signal`
+ * before the rename removes the temp file and leaves `path` untouched; after the rename the write
+ * stands. `tempPrefix` names the temp file (a random suffix follows), so a caller can find what a
+ * killed writer left behind. On the real file system the write goes to the write worker when it
+ * is free (`write-offload.ts`: one round trip instead of seven); an injected `fs` is always
+ * called here.
  * @throws the underlying system error (`ENOENT` when the directory vanished).
  */
 export async function writeAtomic(

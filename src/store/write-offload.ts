@@ -90,9 +90,10 @@ export class WriteOffloader {
   }
 
   /**
-   * Writes `data` (text as UTF-8) to `tmp` (created exclusively, `mode`), fsyncs it and renames it over `path`
-   * on the worker thread; undefined when the worker cannot take it now (the caller then writes
-   * itself). Honours `signal`: an abort before the rename leaves `path` untouched.
+   * Writes `data` (text as UTF-8) to `tmp` (created exclusively, `mode`), fsyncs it and renames
+   * it over `path` on the worker thread; undefined when the worker cannot take it now (the
+   * caller then writes itself). Honours `signal`: an abort before the rename leaves `path`
+   * untouched.
    */
   write(
     tmp: string,
